@@ -1,0 +1,201 @@
+//! Command-line interface: argument definitions and one module per subcommand. Each `run` returns
+//! the process exit code: 0 success, 1 when any input failed, 2 for usage errors.
+
+pub mod attach;
+pub mod bench;
+pub mod demo;
+pub mod pose;
+pub mod rig;
+pub mod score;
+pub mod watch;
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+
+use crate::export::Format;
+
+/// Geppetto: automatic rigging for character meshes.
+#[derive(Debug, Parser)]
+#[command(name = "geppetto", version, about, long_about = None)]
+pub struct Cli {
+    /// Subcommand.
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+/// Subcommands.
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Rig meshes: embed a skeleton, compute weights, write OUT/NAME.rig.json and OUT/NAME.glb.
+    Rig(RigArgs),
+    /// Compute skin weights for a skeleton you already have (from a rig.json or a rigged .glb).
+    Attach(AttachArgs),
+    /// Pose a rig (linear blend skinning) and write the deformed mesh as OBJ.
+    Pose(PoseArgs),
+    /// Score a rig against an artist rig (corpus scoring conventions).
+    Score(ScoreArgs),
+    /// Benchmark the corpus: per-stage times, wall time, peak memory, quality.
+    Bench(BenchArgs),
+    /// Watch an asset folder and rig every saved mesh (terminal UI, or --headless).
+    Watch(WatchArgs),
+    /// Generate procedural demo characters into a folder and open the watch UI on it.
+    Demo(DemoArgs),
+}
+
+/// `geppetto rig`.
+#[derive(Debug, Args)]
+pub struct RigArgs {
+    /// Mesh files (.obj, .glb, .gltf, .off, .ply).
+    #[arg(required = true)]
+    pub meshes: Vec<PathBuf>,
+    /// Skeleton template: human, quadruped, horse, centaur, or a YAML file.
+    #[arg(long, default_value = "human")]
+    pub skeleton: String,
+    /// Hints file (default: NAME.hints.yaml next to each mesh, if present).
+    #[arg(long)]
+    pub hints: Option<PathBuf>,
+    /// Output folder.
+    #[arg(long, default_value = "rigged")]
+    pub out: PathBuf,
+    /// `default` (+Y up, facing +Z), `auto` (try all 24 axis-aligned orientations), or e.g. `+z,-y`
+    /// (the mesh axes that point up and forward).
+    #[arg(long, default_value = "default")]
+    pub orientation: String,
+    /// Engine configuration file (default: the built-in config/rig.yaml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Output formats (comma-separated).
+    #[arg(long, value_delimiter = ',', default_values = ["json", "glb"])]
+    pub format: Vec<Format>,
+    /// Skip skin weights (skeleton only).
+    #[arg(long)]
+    pub no_skin: bool,
+    /// Parallel jobs (default: number of cores).
+    #[arg(short = 'j', long)]
+    pub jobs: Option<usize>,
+}
+
+/// `geppetto attach`.
+#[derive(Debug, Args)]
+pub struct AttachArgs {
+    /// Mesh file.
+    pub mesh: PathBuf,
+    /// Skeleton source: a rig.json or a rigged .glb.
+    #[arg(long)]
+    pub skeleton_from: PathBuf,
+    /// Output folder.
+    #[arg(long, default_value = "rigged")]
+    pub out: PathBuf,
+    /// Output formats (comma-separated).
+    #[arg(long, value_delimiter = ',', default_values = ["json", "glb"])]
+    pub format: Vec<Format>,
+    /// Engine configuration file.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// `geppetto pose`.
+#[derive(Debug, Args)]
+pub struct PoseArgs {
+    /// A rig.json with skin weights.
+    pub rig: PathBuf,
+    /// Random pose from this seed (each joint rotated up to --max-degrees about a random axis).
+    #[arg(long)]
+    pub random: Option<u64>,
+    /// Largest random rotation per joint, degrees.
+    #[arg(long, default_value_t = 30.0)]
+    pub max_degrees: f64,
+    /// The mesh (default: the `mesh` path recorded in the rig).
+    #[arg(long)]
+    pub mesh: Option<PathBuf>,
+    /// Output OBJ.
+    #[arg(long)]
+    pub out: PathBuf,
+}
+
+/// `geppetto score`.
+#[derive(Debug, Args)]
+pub struct ScoreArgs {
+    /// Predicted rig: rig.json or rigged .glb.
+    pub pred: PathBuf,
+    /// Truth: corpus truth JSON or rigged .glb.
+    pub truth: PathBuf,
+    /// Print JSON instead of a table.
+    #[arg(long)]
+    pub json: bool,
+    /// Mesh the rigs belong to (for the extent and skin measures; default: from the rig).
+    #[arg(long)]
+    pub mesh: Option<PathBuf>,
+    /// Random poses for the deformation error.
+    #[arg(long, default_value_t = 20)]
+    pub poses: usize,
+    /// Seed of the random poses.
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+}
+
+/// `geppetto bench`.
+#[derive(Debug, Args)]
+pub struct BenchArgs {
+    /// Corpus folder (with meshes/, truth/, MANIFEST.tsv).
+    #[arg(long, default_value = "../shared/corpus")]
+    pub corpus: PathBuf,
+    /// Runs per mesh.
+    #[arg(long, default_value_t = 3)]
+    pub runs: usize,
+    /// Only meshes whose name matches this glob.
+    #[arg(long)]
+    pub filter: Option<String>,
+    /// Also write the results as JSON.
+    #[arg(long)]
+    pub json: Option<PathBuf>,
+    /// Scaling study of one mesh (subdivided to ~1x, 4x, 16x vertices).
+    #[arg(long)]
+    pub scaling: Option<PathBuf>,
+    /// Engine configuration file.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// `geppetto watch`.
+#[derive(Debug, Args)]
+pub struct WatchArgs {
+    /// Asset folder to watch.
+    pub dir: PathBuf,
+    /// No screen: one log line per event.
+    #[arg(long)]
+    pub headless: bool,
+    /// Watch configuration (default: the built-in config/default.yaml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+    /// Output folder (default from the config: DIR/rigged).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Force the image protocol: auto, kitty, sixel, iterm2, halfblocks.
+    #[arg(long)]
+    pub protocol: Option<String>,
+    /// Skeleton template.
+    #[arg(long)]
+    pub skeleton: Option<String>,
+    /// Worker threads (default: cores - 1, at least 1).
+    #[arg(long)]
+    pub workers: Option<usize>,
+    /// Poll the folder instead of using OS events (network filesystems, WSL).
+    #[arg(long)]
+    pub poll: bool,
+    /// Exit after every asset found at start-up is rigged (headless scripts, CI).
+    #[arg(long)]
+    pub once: bool,
+}
+
+/// `geppetto demo`.
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Folder to write the demo characters into (default: ./geppetto-demo).
+    #[arg(default_value = "geppetto-demo")]
+    pub dir: PathBuf,
+    /// Rig without the UI and print a summary (for scripts and dumb terminals).
+    #[arg(long)]
+    pub headless: bool,
+}

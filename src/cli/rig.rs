@@ -1,0 +1,142 @@
+//! `geppetto rig MESH...`: rig meshes in parallel, write outputs, one line per result.
+
+use std::io::IsTerminal;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+use anyhow::Context;
+use rayon::prelude::*;
+
+use super::RigArgs;
+use crate::embed::OrientationMode;
+use crate::export::{self, Format};
+use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
+use crate::progress::{NoProgress, Progress};
+use crate::rig::hints::Hints;
+use crate::rig::Status;
+use crate::{config::RigConfig, skeleton, RigError};
+
+/// Load the engine configuration: `--config FILE` or the built-in default.
+pub fn load_config(path: Option<&std::path::Path>) -> anyhow::Result<RigConfig> {
+    match path {
+        Some(p) => RigConfig::load(p),
+        None => Ok(RigConfig::default()),
+    }
+}
+
+/// Run `geppetto rig`.
+pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
+    let Some(orientation) = OrientationMode::parse(&args.orientation) else {
+        eprintln!(
+            "error: --orientation '{}': expected default, auto, or up,forward axes like +z,-y",
+            args.orientation
+        );
+        return Ok(ExitCode::from(2));
+    };
+    let skeleton = match skeleton::load_template(&args.skeleton) {
+        Ok(s) => Arc::new(s),
+        Err(e) => {
+            eprintln!("error: --skeleton: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let config = load_config(args.config.as_deref())?;
+    let hints = match &args.hints {
+        Some(p) => Some((Hints::load(p)?, p.clone())),
+        None => None,
+    };
+    let mut formats = args.format.clone();
+    if args.no_skin {
+        formats.retain(|f| *f == Format::Json);
+    }
+    let pipeline = Pipeline::new(config);
+    let pool = rayon::ThreadPoolBuilder::new()
+        .num_threads(args.jobs.unwrap_or(0))
+        .build()
+        .context("thread pool")?;
+    let bar = progress_bar(args.meshes.len());
+    let results: Vec<Result<RigOutcome, RigError>> = pool.install(|| {
+        args.meshes
+            .par_iter()
+            .map(|mesh| {
+                let req = match &hints {
+                    Some(h) => Ok(RigRequest {
+                        mesh_path: mesh.clone(),
+                        skeleton: skeleton.clone(),
+                        hints: Some(h.clone()),
+                        orientation,
+                        skin: !args.no_skin,
+                    }),
+                    None => RigRequest::with_sidecar(mesh, skeleton.clone()).map(|mut r| {
+                        r.orientation = orientation;
+                        r.skin = !args.no_skin;
+                        r
+                    }),
+                };
+                let out = req
+                    .and_then(|r| pipeline.rig(&r, &NoProgress as &dyn Progress))
+                    .and_then(|o| {
+                        export::write_outputs(&o, &args.out, &formats)?;
+                        Ok(o)
+                    });
+                if let Some(b) = &bar {
+                    b.inc(1);
+                }
+                out
+            })
+            .collect()
+    });
+    if let Some(b) = bar {
+        b.finish_and_clear();
+    }
+    let mut failed = 0;
+    for r in &results {
+        match r {
+            Ok(o) => print_success(o, &args.out),
+            Err(e) => {
+                failed += 1;
+                eprintln!("error: {e}");
+            }
+        }
+    }
+    Ok(if failed == 0 {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn progress_bar(n: usize) -> Option<indicatif::ProgressBar> {
+    if n < 2 || !std::io::stderr().is_terminal() {
+        return None;
+    }
+    let bar = indicatif::ProgressBar::new(n as u64);
+    if let Ok(style) =
+        indicatif::ProgressStyle::with_template("{bar:40} {pos}/{len} meshes  {elapsed}")
+    {
+        bar.set_style(style);
+    }
+    Some(bar)
+}
+
+fn print_success(o: &RigOutcome, out: &std::path::Path) {
+    let rig = &o.rig;
+    let name = crate::pipeline::asset_name(std::path::Path::new(&rig.mesh));
+    let total = rig.timings_ms.get("total").copied().unwrap_or(0.0);
+    let status = match rig.status {
+        Status::Ok => "ok",
+        Status::LowConfidence => "low confidence",
+    };
+    println!(
+        "{status:>14}  {}  skeleton {}, penalty {:.3}, {}, {:.0} ms -> {}",
+        rig.mesh,
+        rig.skeleton,
+        rig.penalty.total,
+        rig.orientation,
+        total,
+        out.join(format!("{name}.rig.json")).display()
+    );
+    for w in &rig.warnings {
+        eprintln!("warning: {}: {w}", rig.mesh);
+    }
+}

@@ -1,0 +1,128 @@
+//! Engine configuration (`config/rig.yaml`, compiled in as the default; `--config FILE` overrides).
+
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::discretize::DiscretizeOptions;
+use crate::embed::EmbedOptions;
+use crate::skin::SkinOptions;
+
+/// The built-in `config/rig.yaml`.
+pub const DEFAULT_RIG_YAML: &str = include_str!("../config/rig.yaml");
+
+/// Γ by term name (see [`crate::embed::PENALTY_TERMS`]).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PenaltyWeights {
+    /// Chain length.
+    pub length: f64,
+    /// Global direction.
+    pub global_direction: f64,
+    /// Asymmetry.
+    pub asymmetry: f64,
+    /// Shared paths.
+    pub shared_path: f64,
+    /// Feet off the ground.
+    pub foot: f64,
+    /// Zero-length chain.
+    pub zero_length: f64,
+    /// Local direction.
+    pub direction: f64,
+    /// Extremity ending mid-limb.
+    pub mid_limb_end: f64,
+    /// Paths that should be disjoint.
+    pub disjoint: f64,
+}
+
+impl PenaltyWeights {
+    /// In [`PENALTY_TERMS`] order.
+    pub fn as_array(&self) -> [f64; 9] {
+        [
+            self.length,
+            self.global_direction,
+            self.asymmetry,
+            self.shared_path,
+            self.foot,
+            self.zero_length,
+            self.direction,
+            self.mid_limb_end,
+            self.disjoint,
+        ]
+    }
+}
+
+/// Search budget.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SearchBudget {
+    /// Expanded nodes.
+    pub max_nodes: usize,
+    /// Milliseconds per orientation.
+    pub max_millis: u64,
+}
+
+/// The whole engine configuration file.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RigConfig {
+    /// Discretization tunables.
+    pub discretize: DiscretizeOptions,
+    /// Γ.
+    pub penalties: PenaltyWeights,
+    /// Search budget.
+    pub search: SearchBudget,
+    /// Skin tunables.
+    pub skin: SkinOptions,
+}
+
+impl Default for RigConfig {
+    fn default() -> Self {
+        Self::parse(DEFAULT_RIG_YAML, Path::new("config/rig.yaml (built in)"))
+            .expect("the built-in config/rig.yaml parses (checked by a unit test)")
+    }
+}
+
+impl RigConfig {
+    /// Parse YAML; errors carry the path, line and column.
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Self> {
+        serde_saphyr::from_str::<RigConfig>(text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    }
+
+    /// Read a config file.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Self::parse(&text, path)
+    }
+
+    /// Embedding options (orientation mode left at its default; the caller sets it).
+    pub fn embed_options(&self) -> EmbedOptions {
+        EmbedOptions {
+            weights: self.penalties.as_array(),
+            max_nodes: self.search.max_nodes,
+            max_millis: self.search.max_millis,
+            ..EmbedOptions::default()
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_config_parses_to_original_gamma() {
+        let c = RigConfig::parse(DEFAULT_RIG_YAML, Path::new("rig.yaml")).unwrap();
+        assert_eq!(c.embed_options().weights, EmbedOptions::default().weights);
+        assert_eq!(crate::embed::PENALTY_TERMS.len(), 9);
+    }
+
+    #[test]
+    fn bad_config_names_line() {
+        let e =
+            RigConfig::parse("discretize:\n  tolerance: [1,\n", Path::new("x.yaml")).unwrap_err();
+        assert!(e.to_string().contains("x.yaml"), "{e}");
+    }
+}

@@ -1,0 +1,126 @@
+//! Discretization (Baran & Popović 2007 §3): adaptive octree signed distance field, medial-surface
+//! samples, sphere packing, sphere graph with all-pairs shortest paths. Everything here is in the
+//! **normalized frame** and independent of the skeleton, its orientation and hints, so it is cached
+//! by mesh content and reused by hint re-runs.
+//!
+//! One module per stage, each with one entry function:
+//! [`field::build`] → [`medial::sample`] → [`spheres::pack`] → [`graph::connect`].
+//! OWNER: discretize helper. (Stubs until implemented.)
+
+pub mod field;
+pub mod graph;
+pub mod medial;
+pub mod spheres;
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+pub use field::DistanceField;
+pub use graph::SphereGraph;
+
+use crate::geom::P3;
+use std::time::Instant;
+
+use crate::mesh::PreparedMesh;
+use crate::progress::{Progress, Stage};
+use crate::util::ms_since;
+
+/// A sphere in the normalized frame.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Sphere {
+    /// Centre, normalized frame.
+    pub center: P3,
+    /// Radius (depth inside the surface), normalized units.
+    pub radius: f64,
+}
+
+/// Medial-surface samples, sorted by radius, largest first.
+#[derive(Clone, Debug, Default)]
+pub struct MedialSamples {
+    /// All samples (refinement uses all of them, not only the packed spheres).
+    pub samples: Vec<Sphere>,
+}
+
+/// Tunables, in normalized units. Defaults are the original's (pinocchio-facts §1–§4).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DiscretizeOptions {
+    /// Octree tolerance τ (0.003).
+    pub tolerance: f64,
+    /// Maximum octree depth (10).
+    pub max_depth: u32,
+    /// Maximum packed spheres (1000).
+    pub max_spheres: usize,
+}
+
+impl Default for DiscretizeOptions {
+    fn default() -> Self {
+        Self {
+            tolerance: 0.003,
+            max_depth: 10,
+            max_spheres: 1000,
+        }
+    }
+}
+
+/// Why discretization failed (no usable interior).
+#[derive(Debug, Error)]
+pub enum DiscretizeError {
+    /// No medial samples: every part is thinner than the sampling tolerance, or there is no interior.
+    #[error("no interior found: the mesh has no part thicker than {min_thickness:.4} of its size")]
+    NoInterior {
+        /// The smallest thickness that yields samples, relative to the largest extent.
+        min_thickness: f64,
+    },
+    /// Cancelled between stages.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// All discretization outputs, plus per-stage times.
+#[derive(Clone, Debug)]
+pub struct Discretization {
+    /// Signed distance field (negative inside).
+    pub field: DistanceField,
+    /// All medial samples.
+    pub medial: MedialSamples,
+    /// Packed spheres connected into a graph, with all-pairs shortest paths.
+    pub graph: SphereGraph,
+    /// Milliseconds per stage: `field`, `medial`, `spheres`, `graph`.
+    pub timings_ms: Vec<(&'static str, f64)>,
+}
+
+/// Run the four discretization stages in order, reporting each to `progress` and stopping at a
+/// stage boundary if it asks to.
+pub fn discretize(
+    mesh: &PreparedMesh,
+    opts: &DiscretizeOptions,
+    progress: &dyn Progress,
+) -> Result<Discretization, DiscretizeError> {
+    let mut timings_ms = Vec::new();
+    let begin = |stage: Stage| {
+        if progress.cancelled() {
+            return Err(DiscretizeError::Cancelled);
+        }
+        progress.enter(stage);
+        Ok(Instant::now())
+    };
+    let t = begin(Stage::Field)?;
+    let field = field::build(mesh, opts);
+    timings_ms.push(("field", ms_since(t)));
+    let t = begin(Stage::Medial)?;
+    let medial = medial::sample(&field, opts);
+    timings_ms.push(("medial", ms_since(t)));
+    let t = begin(Stage::Spheres)?;
+    let packed = spheres::pack(&medial, opts)?;
+    timings_ms.push(("spheres", ms_since(t)));
+    let t = begin(Stage::Graph)?;
+    let graph = graph::connect(packed, &field);
+    timings_ms.push(("graph", ms_since(t)));
+    Ok(Discretization {
+        field,
+        medial,
+        graph,
+        timings_ms,
+    })
+}

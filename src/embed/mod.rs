@@ -1,0 +1,268 @@
+//! Skeleton embedding (Baran & Popović 2007 §4): reduced skeleton, candidate sets, the 9 discrete
+//! penalty terms, best-first search with a lower bound and a budget, path splitting, continuous
+//! refinement. Works in the normalized frame, rotated by the chosen [`Orientation`].
+//! OWNER: embed helper. (Stub until implemented.)
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::discretize::Discretization;
+use crate::geom::{NodeId, P3};
+
+#[cfg(test)]
+mod orientation_tests {
+    use super::*;
+    use crate::geom::V3;
+
+    #[test]
+    fn twenty_four_proper_rotations() {
+        let all = Orientation::all();
+        assert_eq!(all.len(), 24);
+        assert!(all.contains(&Orientation::IDENTITY));
+        for o in &all {
+            let v = V3::new(0.3, -1.2, 2.5);
+            assert!((o.unapply(&o.apply(&v)) - v).norm() < 1e-12);
+            // proper rotation: x × y = z after mapping
+            let (x, y, z) = (o.apply(&V3::x()), o.apply(&V3::y()), o.apply(&V3::z()));
+            assert!((x.cross(&y) - z).norm() < 1e-12, "{o:?}");
+        }
+        assert_eq!(Orientation::parse("+y,+z"), Some(Orientation::IDENTITY));
+        assert_eq!(Orientation::parse("+z,+z"), None);
+        let zup = Orientation::parse("+z,-y").unwrap();
+        assert_eq!(zup.apply(&V3::z()), V3::y());
+        assert_eq!(zup.label(), "+Z up, -Y forward");
+    }
+}
+use crate::rig::hints::ResolvedHint;
+use crate::skeleton::Skeleton;
+
+/// Names of the 9 discrete penalty terms, in Γ order (pinocchio-facts §6).
+pub const PENALTY_TERMS: [&str; 9] = [
+    "length",
+    "global_direction",
+    "asymmetry",
+    "shared_path",
+    "foot",
+    "zero_length",
+    "direction",
+    "mid_limb_end",
+    "disjoint",
+];
+
+/// An axis-aligned rotation taking the mesh's normalized frame to the template frame (+Y up, facing +Z).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Orientation {
+    /// Signed-permutation matrix rows: `rows[i] = (axis, sign)` means template axis i = sign · mesh axis.
+    pub rows: [(u8, i8); 3],
+}
+
+impl Orientation {
+    /// The identity: the mesh is already +Y up, facing +Z.
+    pub const IDENTITY: Self = Self {
+        rows: [(0, 1), (1, 1), (2, 1)],
+    };
+
+    /// The orientation whose template up (+Y) and forward (+Z) are the given mesh axes
+    /// (`(axis 0..3, sign ±1)`); `None` if they are not perpendicular.
+    pub fn from_up_forward(up: (u8, i8), forward: (u8, i8)) -> Option<Self> {
+        if up.0 == forward.0 || up.0 > 2 || forward.0 > 2 {
+            return None;
+        }
+        let unit = |(a, s): (u8, i8)| {
+            let mut v = [0i8; 3];
+            v[a as usize] = s.signum();
+            v
+        };
+        let (u, f) = (unit(up), unit(forward));
+        // Template X = Y × Z keeps the frame right-handed.
+        let x = [
+            u[1] * f[2] - u[2] * f[1],
+            u[2] * f[0] - u[0] * f[2],
+            u[0] * f[1] - u[1] * f[0],
+        ];
+        let xa = x.iter().position(|c| *c != 0)?;
+        Some(Self {
+            rows: [
+                (xa as u8, x[xa]),
+                (up.0, up.1.signum()),
+                (forward.0, forward.1.signum()),
+            ],
+        })
+    }
+
+    /// Parse `+y,+z` style text: the mesh axes that point up and forward.
+    pub fn parse(text: &str) -> Option<Self> {
+        let axis = |t: &str| -> Option<(u8, i8)> {
+            let t = t.trim().to_ascii_lowercase();
+            let (sign, name) = match t.as_bytes().first()? {
+                b'-' => (-1, &t[1..]),
+                b'+' => (1, &t[1..]),
+                _ => (1, &t[..]),
+            };
+            let a = match name {
+                "x" => 0,
+                "y" => 1,
+                "z" => 2,
+                _ => return None,
+            };
+            Some((a, sign))
+        };
+        let (up, fwd) = text.split_once(',')?;
+        Self::from_up_forward(axis(up)?, axis(fwd)?)
+    }
+
+    /// All 24 axis-aligned proper rotations.
+    pub fn all() -> Vec<Self> {
+        let mut out = Vec::with_capacity(24);
+        for ua in 0..3u8 {
+            for us in [1i8, -1] {
+                for fa in 0..3u8 {
+                    for fs in [1i8, -1] {
+                        if let Some(o) = Self::from_up_forward((ua, us), (fa, fs)) {
+                            out.push(o);
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
+    /// Map a vector from the (normalized) mesh frame to the template frame.
+    pub fn apply(&self, v: &crate::geom::V3) -> crate::geom::V3 {
+        crate::geom::V3::from_fn(|i, _| f64::from(self.rows[i].1) * v[self.rows[i].0 as usize])
+    }
+
+    /// Map a vector from the template frame back to the (normalized) mesh frame.
+    pub fn unapply(&self, v: &crate::geom::V3) -> crate::geom::V3 {
+        let mut out = crate::geom::V3::zeros();
+        for i in 0..3 {
+            out[self.rows[i].0 as usize] = f64::from(self.rows[i].1) * v[i];
+        }
+        out
+    }
+
+    /// A short label like `+Y up, +Z forward` for rig.json and the UI.
+    pub fn label(&self) -> String {
+        let axis = |(a, s): (u8, i8)| {
+            format!(
+                "{}{}",
+                if s > 0 { '+' } else { '-' },
+                ['X', 'Y', 'Z'][a as usize]
+            )
+        };
+        // Template Y (up) and Z (forward) expressed in mesh axes.
+        format!("{} up, {} forward", axis(self.rows[1]), axis(self.rows[2]))
+    }
+}
+
+impl OrientationMode {
+    /// Parse the CLI form: `default`, `auto`, or `+y,+z` (mesh axes pointing up and forward).
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "default" => Some(Self::Default),
+            "auto" => Some(Self::Auto),
+            other => Orientation::parse(other).map(Self::Fixed),
+        }
+    }
+}
+
+/// How to choose the orientation.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub enum OrientationMode {
+    /// +Y up, facing +Z, as the original.
+    #[default]
+    Default,
+    /// Try all 24 axis-aligned orientations, keep the lowest penalty.
+    Auto,
+    /// A given orientation.
+    Fixed(Orientation),
+}
+
+/// Weighted penalty breakdown of the discrete embedding.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct PenaltyBreakdown {
+    /// Sum of weighted terms.
+    pub total: f64,
+    /// Weighted value per term, in [`PENALTY_TERMS`] order.
+    pub terms: [f64; 9],
+}
+
+/// Search and refinement tunables; defaults are the original's Γ and constants.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EmbedOptions {
+    /// Γ, in [`PENALTY_TERMS`] order.
+    pub weights: [f64; 9],
+    /// Maximum search nodes expanded before giving up with the best complete embedding found.
+    pub max_nodes: usize,
+    /// Maximum search time in milliseconds (per orientation tried).
+    pub max_millis: u64,
+    /// Orientation choice.
+    pub orientation: OrientationMode,
+}
+
+impl Default for EmbedOptions {
+    fn default() -> Self {
+        Self {
+            weights: [
+                0.027, 0.023, 0.007, 0.046, 0.014, 0.012, 0.072, 0.005, 0.033,
+            ],
+            max_nodes: 200_000,
+            max_millis: 2_000,
+            orientation: OrientationMode::Default,
+        }
+    }
+}
+
+/// The embedded skeleton.
+#[derive(Clone, Debug)]
+pub struct Embedding {
+    /// One position per template joint (full skeleton), **normalized frame** (not rotated).
+    pub joints: Vec<P3>,
+    /// Graph vertex per reduced joint (for the UI and diagnostics).
+    pub discrete: Vec<NodeId>,
+    /// The orientation used.
+    pub orientation: Orientation,
+    /// Weighted penalty terms of the discrete embedding.
+    pub penalty: PenaltyBreakdown,
+    /// True if the search stopped on its budget (the best complete embedding found is returned).
+    pub budget_hit: bool,
+    /// Search nodes expanded (summed over orientations tried).
+    pub nodes_expanded: usize,
+    /// Plain-language warnings from the search.
+    pub warnings: Vec<String>,
+    /// Milliseconds per stage: `embed`, `refine`.
+    pub timings_ms: Vec<(&'static str, f64)>,
+}
+
+/// Why no embedding exists.
+#[derive(Debug, Error)]
+pub enum EmbedError {
+    /// The search space was exhausted without a complete embedding under the veto rules.
+    #[error("no embedding of the '{skeleton}' skeleton fits this shape: {reason}")]
+    NoMatch {
+        /// Skeleton name.
+        skeleton: String,
+        /// Why (e.g. which joint had no candidates).
+        reason: String,
+    },
+    /// Cancelled.
+    #[error("cancelled")]
+    Cancelled,
+}
+
+/// Embed `skeleton` into the discretized shape, honouring `hints` (normalized frame).
+pub fn embed(
+    disc: &Discretization,
+    skeleton: &Skeleton,
+    hints: &[ResolvedHint],
+    opts: &EmbedOptions,
+    progress: &dyn crate::progress::Progress,
+) -> Result<Embedding, EmbedError> {
+    let _ = (disc, hints, opts, progress);
+    Err(EmbedError::NoMatch {
+        skeleton: skeleton.name.clone(),
+        reason: "embedding not implemented yet".into(),
+    })
+}

@@ -1,0 +1,104 @@
+//! Mesh loaders: OBJ, glTF 2.0 (`.glb`/`.gltf`), OFF, PLY (ASCII and binary).
+//!
+//! Every loader keeps the input's vertex order and count: `Mesh::positions[i]` is the file's i-th
+//! vertex (for glTF: primitives concatenated in document order, in world space, bind pose).
+//! OWNER: mesh helper. (Stub until implemented.)
+
+use std::path::{Path, PathBuf};
+
+use thiserror::Error;
+
+use super::Mesh;
+use crate::rig::{RigJoint, SkinTable};
+
+/// The file formats Geppetto reads, chosen by extension (case-insensitive).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MeshFormat {
+    /// Wavefront OBJ.
+    Obj,
+    /// glTF 2.0 binary.
+    Glb,
+    /// glTF 2.0 JSON (with external or embedded buffers).
+    Gltf,
+    /// Object File Format.
+    Off,
+    /// Stanford PLY, ASCII or binary.
+    Ply,
+}
+
+impl MeshFormat {
+    /// The format for a path's extension, if supported.
+    pub fn from_path(path: &Path) -> Option<Self> {
+        let ext = path.extension()?.to_str()?.to_ascii_lowercase();
+        Some(match ext.as_str() {
+            "obj" => Self::Obj,
+            "glb" => Self::Glb,
+            "gltf" => Self::Gltf,
+            "off" => Self::Off,
+            "ply" => Self::Ply,
+            _ => return None,
+        })
+    }
+}
+
+/// Why a mesh file could not be read. The `Display` form names the problem; callers add the path.
+#[derive(Debug, Error)]
+pub enum LoadError {
+    /// The file could not be read.
+    #[error("cannot read file: {0}")]
+    Io(#[from] std::io::Error),
+    /// The extension is not one of the supported formats.
+    #[error("unsupported file type (expected .obj, .glb, .gltf, .off or .ply)")]
+    UnsupportedFormat,
+    /// A syntax or structure error at a line (text formats).
+    #[error("line {line}: {message}")]
+    Syntax {
+        /// 1-based line number.
+        line: usize,
+        /// What is wrong.
+        message: String,
+    },
+    /// A structural error without a line (binary formats).
+    #[error("{0}")]
+    Invalid(String),
+    /// A face refers to a vertex that does not exist.
+    #[error("face {face} refers to vertex {index}, but the file has {count} vertices")]
+    BadIndex {
+        /// 0-based face number.
+        face: usize,
+        /// The (resolved, 0-based) index.
+        index: i64,
+        /// Number of vertices.
+        count: usize,
+    },
+    /// A referenced external file (glTF buffer) is missing.
+    #[error("missing external buffer {0}")]
+    MissingBuffer(PathBuf),
+}
+
+/// Read a mesh file. See the module docs for what each format keeps.
+pub fn load(path: &Path) -> Result<Mesh, LoadError> {
+    let _format = MeshFormat::from_path(path).ok_or(LoadError::UnsupportedFormat)?;
+    let _bytes = std::fs::read(path)?;
+    Err(LoadError::Invalid("loader not implemented yet".into()))
+}
+
+/// A mesh with an artist rig, read from a skinned glTF.
+#[derive(Clone, Debug)]
+pub struct RiggedMesh {
+    /// The mesh (bind pose, world space, mesh frame), primitives concatenated in document order.
+    pub mesh: Mesh,
+    /// The skin's joints, parent-first, bind-pose world positions (mesh frame).
+    pub joints: Vec<RigJoint>,
+    /// Per-vertex weights (one list per vertex of `mesh`), if the file has JOINTS_0/WEIGHTS_0.
+    pub skin: Option<SkinTable>,
+}
+
+/// Read a skinned `.glb`/`.gltf`: mesh, joint hierarchy with bind-pose positions, and weights.
+/// Errors if the file has no skin.
+pub fn load_rigged_gltf(path: &Path) -> Result<RiggedMesh, LoadError> {
+    let _ = path;
+    Err(LoadError::Invalid(
+        "rigged glTF reading not implemented yet".into(),
+    ))
+}

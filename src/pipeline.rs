@@ -1,0 +1,290 @@
+//! The top-level rig function: it only chains stages (load → prepare → discretize → embed/refine →
+//! confidence → skin) and caches what does not depend on hints or the skeleton.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::Instant;
+
+use crate::config::RigConfig;
+use crate::discretize::{self, Discretization};
+use crate::embed::{self, Embedding, OrientationMode, PENALTY_TERMS};
+use crate::error::RigError;
+use crate::mesh::{self, PreparedMesh};
+use crate::progress::{Progress, Stage};
+use crate::rig::confidence;
+use crate::rig::hints::Hints;
+use crate::rig::{Rig, RigJoint, RigPenalty};
+use crate::skeleton::Skeleton;
+use crate::skin::{self, Skin};
+use crate::util::ms_since;
+
+/// How many meshes' discretizations the cache keeps.
+const CACHE_CAPACITY: usize = 16;
+
+/// What to rig and how.
+#[derive(Clone, Debug)]
+pub struct RigRequest {
+    /// The mesh file.
+    pub mesh_path: PathBuf,
+    /// The template to embed.
+    pub skeleton: Arc<Skeleton>,
+    /// Hints and the file they came from (for error messages), if any.
+    pub hints: Option<(Hints, PathBuf)>,
+    /// Orientation choice.
+    pub orientation: OrientationMode,
+    /// Compute skin weights too.
+    pub skin: bool,
+}
+
+impl RigRequest {
+    /// A request with the sidecar hints (`NAME.hints.yaml`) if present, default orientation, skin on.
+    pub fn with_sidecar(mesh_path: &Path, skeleton: Arc<Skeleton>) -> Result<Self, RigError> {
+        let hints = Hints::load_sidecar(mesh_path)?
+            .map(|h| (h, crate::rig::hints::sidecar_path(mesh_path)));
+        Ok(Self {
+            mesh_path: mesh_path.to_path_buf(),
+            skeleton,
+            hints,
+            orientation: OrientationMode::Default,
+            skin: true,
+        })
+    }
+}
+
+/// Everything a rig run produced, for writers and the UI.
+#[derive(Clone, Debug)]
+pub struct RigOutcome {
+    /// The rig (what `rig.json` holds).
+    pub rig: Rig,
+    /// The prepared mesh (input mesh inside).
+    pub prepared: Arc<PreparedMesh>,
+    /// The discretization (cached across hint re-runs).
+    pub discretization: Arc<Discretization>,
+    /// The embedding, normalized frame.
+    pub embedding: Embedding,
+    /// Skin weights and shell report, if requested.
+    pub skin: Option<Skin>,
+    /// True if the discretization came from the cache (a hint re-run).
+    pub reused_discretization: bool,
+}
+
+type Cached = (u64, Arc<PreparedMesh>, Arc<Discretization>);
+
+/// The engine with its configuration and a cache of discretizations keyed by mesh content.
+/// Shareable across threads.
+#[derive(Debug, Default)]
+pub struct Pipeline {
+    /// Engine settings.
+    pub config: RigConfig,
+    cache: Mutex<Vec<Cached>>,
+}
+
+impl Pipeline {
+    /// A pipeline with `config` and an empty cache.
+    pub fn new(config: RigConfig) -> Self {
+        Self {
+            config,
+            cache: Mutex::new(Vec::new()),
+        }
+    }
+
+    fn cache_get(&self, key: u64) -> Option<(Arc<PreparedMesh>, Arc<Discretization>)> {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        let pos = cache.iter().position(|c| c.0 == key)?;
+        let entry = cache.remove(pos);
+        let found = (entry.1.clone(), entry.2.clone());
+        cache.push(entry); // most recently used last
+        Some(found)
+    }
+
+    fn cache_put(&self, key: u64, prepared: Arc<PreparedMesh>, disc: Arc<Discretization>) {
+        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
+        cache.retain(|c| c.0 != key);
+        if cache.len() >= CACHE_CAPACITY {
+            cache.remove(0);
+        }
+        cache.push((key, prepared, disc));
+    }
+
+    /// Load, prepare and discretize `path`, or take both from the cache. Returns the timings of the
+    /// stages actually run and whether the cache was used.
+    pub fn discretized(
+        &self,
+        path: &Path,
+        progress: &dyn Progress,
+        timings: &mut BTreeMap<String, f64>,
+    ) -> Result<(Arc<PreparedMesh>, Arc<Discretization>, bool), RigError> {
+        let err_path = || path.to_path_buf();
+        check(progress, Stage::Load)?;
+        let t = Instant::now();
+        let mesh = mesh::load(path).map_err(|source| RigError::Load {
+            path: err_path(),
+            source,
+        })?;
+        timings.insert("load".into(), ms_since(t));
+        let key = mesh.content_hash() ^ options_hash(&self.config);
+        if let Some((prepared, disc)) = self.cache_get(key) {
+            return Ok((prepared, disc, true));
+        }
+        check(progress, Stage::Prepare)?;
+        let t = Instant::now();
+        let prepared = mesh::prepare(mesh).map_err(|source| RigError::Prepare {
+            path: err_path(),
+            source,
+        })?;
+        timings.insert("prepare".into(), ms_since(t));
+        let disc = discretize::discretize(&prepared, &self.config.discretize, progress).map_err(
+            |source| RigError::Discretize {
+                path: err_path(),
+                source,
+            },
+        )?;
+        for (name, ms) in &disc.timings_ms {
+            timings.insert((*name).to_string(), *ms);
+        }
+        let (prepared, disc) = (Arc::new(prepared), Arc::new(disc));
+        self.cache_put(key, prepared.clone(), disc.clone());
+        Ok((prepared, disc, false))
+    }
+
+    /// Rig one mesh: the stages in order. Hint re-runs reuse the cached discretization.
+    pub fn rig(&self, req: &RigRequest, progress: &dyn Progress) -> Result<RigOutcome, RigError> {
+        let t_total = Instant::now();
+        let path = &req.mesh_path;
+        let mut timings = BTreeMap::new();
+        let (prepared, disc, reused) = self.discretized(path, progress, &mut timings)?;
+
+        let extent = prepared.input.aabb().max_extent();
+        let hints = match &req.hints {
+            Some((h, hp)) => h.resolve(&req.skeleton, &prepared.normalization, extent, hp)?,
+            None => Vec::new(),
+        };
+        check(progress, Stage::Embed)?;
+        let mut opts = self.config.embed_options();
+        opts.orientation = req.orientation;
+        let embedding =
+            embed::embed(&disc, &req.skeleton, &hints, &opts, progress).map_err(|source| {
+                RigError::Embed {
+                    path: path.clone(),
+                    source,
+                }
+            })?;
+        for (name, ms) in &embedding.timings_ms {
+            timings.insert((*name).to_string(), *ms);
+        }
+        let conf = confidence::assess(&prepared, &disc, &req.skeleton, &embedding);
+        let mut rig = build_rig(req, &prepared, &embedding, conf);
+
+        let skin = if req.skin {
+            check(progress, Stage::Skin)?;
+            let t = Instant::now();
+            let s = skin::skin(&prepared, &disc.field, &rig.joints, &self.config.skin).map_err(
+                |source| RigError::Skin {
+                    path: path.clone(),
+                    source,
+                },
+            )?;
+            timings.insert("skin".into(), ms_since(t));
+            rig.warnings.extend(s.warnings.iter().cloned());
+            rig.skin = Some(s.weights.clone());
+            Some(s)
+        } else {
+            None
+        };
+        timings.insert("total".into(), ms_since(t_total));
+        rig.timings_ms = timings;
+        Ok(RigOutcome {
+            rig,
+            prepared,
+            discretization: disc,
+            embedding,
+            skin,
+            reused_discretization: reused,
+        })
+    }
+}
+
+/// Report entering `stage`, or stop if cancelled.
+fn check(progress: &dyn Progress, stage: Stage) -> Result<(), RigError> {
+    if progress.cancelled() {
+        return Err(RigError::Cancelled);
+    }
+    progress.enter(stage);
+    Ok(())
+}
+
+/// Discretization depends on these options too, so they are part of the cache key.
+fn options_hash(config: &RigConfig) -> u64 {
+    let d = &config.discretize;
+    d.tolerance.to_bits().rotate_left(7)
+        ^ u64::from(d.max_depth).rotate_left(29)
+        ^ (d.max_spheres as u64).rotate_left(43)
+}
+
+/// Assemble the rig record (mesh frame) from the stage outputs.
+fn build_rig(
+    req: &RigRequest,
+    prepared: &PreparedMesh,
+    emb: &Embedding,
+    conf: confidence::Confidence,
+) -> Rig {
+    let norm = &prepared.normalization;
+    let joints = req
+        .skeleton
+        .joints
+        .iter()
+        .zip(&emb.joints)
+        .map(|(j, p)| {
+            let q = norm.to_mesh(p);
+            RigJoint {
+                name: j.name.clone(),
+                parent: j.parent.map(|p| p.0),
+                position: [q.x, q.y, q.z],
+                end: j.end,
+            }
+        })
+        .collect();
+    let terms = PENALTY_TERMS
+        .iter()
+        .zip(emb.penalty.terms)
+        .map(|(n, v)| ((*n).to_string(), v))
+        .collect();
+    let bb = prepared.input.aabb();
+    let mut warnings = emb.warnings.clone();
+    warnings.extend(conf.reasons.iter().map(|r| format!("low confidence: {r}")));
+    Rig {
+        mesh: req.mesh_path.display().to_string(),
+        skeleton: req.skeleton.name.clone(),
+        status: conf.status,
+        confidence_reasons: conf.reasons,
+        orientation: emb.orientation.label(),
+        joints,
+        penalty: RigPenalty {
+            total: emb.penalty.total,
+            terms,
+        },
+        warnings,
+        hints: req
+            .hints
+            .as_ref()
+            .map(|(h, _)| h.hints.clone())
+            .unwrap_or_default(),
+        repair: prepared.report.clone(),
+        timings_ms: BTreeMap::new(),
+        bbox: [
+            [bb.min.x, bb.min.y, bb.min.z],
+            [bb.max.x, bb.max.y, bb.max.z],
+        ],
+        vertex_count: prepared.input.positions.len(),
+        skin: None,
+    }
+}
+
+/// The output file stem for a mesh path (`dir/NAME.obj` → `NAME`).
+pub fn asset_name(mesh_path: &Path) -> String {
+    mesh_path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "mesh".into())
+}

@@ -1,0 +1,1 @@
+//! OWNER: tui helper. (Stub until implemented.)

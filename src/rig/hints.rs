@@ -1,0 +1,231 @@
+//! Joint hints: a sidecar `NAME.hints.yaml` next to the mesh pins joints to positions in the mesh's
+//! own frame. A hint affects [`crate::Stage::Embed`] first, so a hint re-run reuses the cached
+//! discretization.
+//!
+//! ```yaml
+//! # positions in the mesh's own frame and units; radius optional (default: 4% of the largest extent)
+//! hints:
+//!   - joint: LeftHand
+//!     position: [0.61, 1.02, 0.05]
+//!     radius: 0.05
+//! ```
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use thiserror::Error;
+
+use crate::geom::{JointId, P3};
+use crate::mesh::Normalization;
+use crate::skeleton::Skeleton;
+
+/// Default hint radius, relative to the mesh's largest extent.
+pub const DEFAULT_RADIUS_FRACTION: f64 = 0.04;
+
+/// The contents of a hints file.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Hints {
+    /// One entry per pinned joint.
+    #[serde(default)]
+    pub hints: Vec<JointHint>,
+}
+
+/// One pinned joint.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct JointHint {
+    /// Template joint name, e.g. `LeftHand`.
+    pub joint: String,
+    /// Position in the **mesh frame** (the file's own units).
+    pub position: [f64; 3],
+    /// Radius in mesh units within which the joint must be embedded.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub radius: Option<f64>,
+}
+
+/// A hint checked against a skeleton and mapped to the normalized frame.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ResolvedHint {
+    /// The pinned joint.
+    pub joint: JointId,
+    /// Target position, **normalized frame**.
+    pub position: P3,
+    /// Radius, normalized units.
+    pub radius: f64,
+}
+
+/// A bad hints file.
+#[derive(Debug, Error)]
+pub enum HintsError {
+    /// Could not read or write the file.
+    #[error("{path}: {source}")]
+    Io {
+        /// File.
+        path: PathBuf,
+        /// Cause.
+        source: std::io::Error,
+    },
+    /// Malformed YAML; the message carries line and column.
+    #[error("{path}: {message}")]
+    Parse {
+        /// File.
+        path: PathBuf,
+        /// Parser message with line and column.
+        message: String,
+    },
+    /// A hint names a joint the skeleton does not have.
+    #[error("{path}: hint {index} names joint '{joint}', which the '{skeleton}' skeleton does not have (joints: {known})")]
+    UnknownJoint {
+        /// File.
+        path: PathBuf,
+        /// 0-based hint index.
+        index: usize,
+        /// The unknown name.
+        joint: String,
+        /// Skeleton name.
+        skeleton: String,
+        /// Comma-separated known joint names.
+        known: String,
+    },
+    /// Non-finite position or non-positive radius, or a joint pinned twice.
+    #[error("{path}: hint {index} ({joint}): {message}")]
+    Invalid {
+        /// File.
+        path: PathBuf,
+        /// 0-based hint index.
+        index: usize,
+        /// Joint name.
+        joint: String,
+        /// What is wrong.
+        message: String,
+    },
+}
+
+/// The sidecar hints path for a mesh: `dir/NAME.hints.yaml` for `dir/NAME.ext`.
+pub fn sidecar_path(mesh_path: &Path) -> PathBuf {
+    let stem = mesh_path
+        .file_stem()
+        .map(|s| s.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    mesh_path.with_file_name(format!("{stem}.hints.yaml"))
+}
+
+impl Hints {
+    /// Parse hints YAML; `path` is only used in error messages.
+    pub fn parse(text: &str, path: &Path) -> Result<Self, HintsError> {
+        if text.trim().is_empty() {
+            return Ok(Self::default());
+        }
+        serde_saphyr::from_str::<Hints>(text).map_err(|e| HintsError::Parse {
+            path: path.to_path_buf(),
+            message: e.to_string(),
+        })
+    }
+
+    /// Read a hints file.
+    pub fn load(path: &Path) -> Result<Self, HintsError> {
+        let text = std::fs::read_to_string(path).map_err(|source| HintsError::Io {
+            path: path.to_path_buf(),
+            source,
+        })?;
+        Self::parse(&text, path)
+    }
+
+    /// Read the sidecar next to `mesh_path` if it exists (`Ok(None)` if it does not).
+    pub fn load_sidecar(mesh_path: &Path) -> Result<Option<Self>, HintsError> {
+        let path = sidecar_path(mesh_path);
+        if !path.exists() {
+            return Ok(None);
+        }
+        Self::load(&path).map(Some)
+    }
+
+    /// Serialize to YAML with a header comment.
+    pub fn to_yaml(&self) -> String {
+        let body = serde_saphyr::to_string(self).unwrap_or_else(|_| "hints: []\n".to_string());
+        format!("# geppetto joint hints: positions in the mesh's own frame and units\n{body}")
+    }
+
+    /// Write atomically (temp file in the same folder, then rename).
+    pub fn save(&self, path: &Path) -> Result<(), HintsError> {
+        crate::util::write_atomic(path, self.to_yaml().as_bytes()).map_err(|source| {
+            HintsError::Io {
+                path: path.to_path_buf(),
+                source,
+            }
+        })
+    }
+
+    /// Check names against `skeleton` and map positions to the normalized frame.
+    /// `max_extent_mesh` is the mesh's largest bounding-box side (for the default radius).
+    pub fn resolve(
+        &self,
+        skeleton: &Skeleton,
+        norm: &Normalization,
+        max_extent_mesh: f64,
+        path: &Path,
+    ) -> Result<Vec<ResolvedHint>, HintsError> {
+        let mut out: Vec<ResolvedHint> = Vec::with_capacity(self.hints.len());
+        for (index, h) in self.hints.iter().enumerate() {
+            let invalid = |message: String| HintsError::Invalid {
+                path: path.to_path_buf(),
+                index,
+                joint: h.joint.clone(),
+                message,
+            };
+            let joint = skeleton
+                .find(&h.joint)
+                .ok_or_else(|| HintsError::UnknownJoint {
+                    path: path.to_path_buf(),
+                    index,
+                    joint: h.joint.clone(),
+                    skeleton: skeleton.name.clone(),
+                    known: skeleton
+                        .joints
+                        .iter()
+                        .map(|j| j.name.as_str())
+                        .collect::<Vec<_>>()
+                        .join(", "),
+                })?;
+            if !h.position.iter().all(|c| c.is_finite()) {
+                return Err(invalid("position is not finite".into()));
+            }
+            let radius_mesh = h
+                .radius
+                .unwrap_or(DEFAULT_RADIUS_FRACTION * max_extent_mesh);
+            if !(radius_mesh.is_finite() && radius_mesh > 0.0) {
+                return Err(invalid(format!(
+                    "radius must be positive, got {radius_mesh}"
+                )));
+            }
+            if out.iter().any(|r| r.joint == joint) {
+                return Err(invalid("this joint is pinned more than once".into()));
+            }
+            let p = P3::new(h.position[0], h.position[1], h.position[2]);
+            out.push(ResolvedHint {
+                joint,
+                position: norm.to_normalized(&p),
+                radius: norm.len_to_normalized(radius_mesh),
+            });
+        }
+        Ok(out)
+    }
+
+    /// Pin (or move) `joint` to `position` (mesh frame), keeping other hints.
+    pub fn pin(&mut self, joint: &str, position: [f64; 3], radius: Option<f64>) {
+        self.hints.retain(|h| h.joint != joint);
+        self.hints.push(JointHint {
+            joint: joint.to_string(),
+            position,
+            radius,
+        });
+    }
+
+    /// Remove the hint for `joint`; true if there was one.
+    pub fn unpin(&mut self, joint: &str) -> bool {
+        let before = self.hints.len();
+        self.hints.retain(|h| h.joint != joint);
+        before != self.hints.len()
+    }
+}

@@ -1,0 +1,108 @@
+//! The rig: what `geppetto rig` produces and `rig.json` holds.
+
+pub mod confidence;
+pub mod hints;
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+use crate::mesh::RepairReport;
+
+/// Whether a rig can be trusted.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Status {
+    /// The embedding looks sound.
+    #[default]
+    Ok,
+    /// A rig was produced, but something looks wrong; `confidence_reasons` says what.
+    LowConfidence,
+}
+
+/// One joint of a rig, **mesh frame**.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct RigJoint {
+    /// Joint name.
+    pub name: String,
+    /// Index of the parent joint in the same list, `None` for a root.
+    pub parent: Option<usize>,
+    /// Position in the input mesh's frame and units.
+    pub position: [f64; 3],
+    /// End marker: owns no vertices (its parent's bone ends here).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub end: bool,
+}
+
+/// Weighted discrete penalty of the embedding.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct RigPenalty {
+    /// Sum of weighted terms.
+    pub total: f64,
+    /// Weighted value per term name.
+    pub terms: BTreeMap<String, f64>,
+}
+
+/// Skin weights: one list per **input** vertex of `(joint index, weight)`, weights > 0 summing to 1,
+/// heaviest first. A vertex bound to joint J follows J's transform (the glTF convention).
+pub type SkinTable = Vec<Vec<(u32, f64)>>;
+
+/// A complete rig, as written to `OUT/NAME.rig.json`.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rig {
+    /// The mesh file the rig was made from (as given on the command line or found by the watcher).
+    pub mesh: String,
+    /// Skeleton template name.
+    pub skeleton: String,
+    /// `ok` or `low_confidence`.
+    pub status: Status,
+    /// Why the status is `low_confidence` (empty when `ok`).
+    #[serde(default)]
+    pub confidence_reasons: Vec<String>,
+    /// Orientation used, e.g. `+Y up, +Z forward`.
+    pub orientation: String,
+    /// Joints, parent-first, mesh frame.
+    pub joints: Vec<RigJoint>,
+    /// Weighted penalty of the discrete embedding.
+    pub penalty: RigPenalty,
+    /// Plain-language warnings (search budget hit, shells bound rigidly, …).
+    #[serde(default)]
+    pub warnings: Vec<String>,
+    /// Hints that constrained the embedding (mesh frame).
+    #[serde(default)]
+    pub hints: Vec<hints::JointHint>,
+    /// What mesh preparation found and did.
+    pub repair: RepairReport,
+    /// Milliseconds per stage (`load`, `prepare`, `field`, …, `total`).
+    pub timings_ms: BTreeMap<String, f64>,
+    /// Mesh bounding box `[min, max]`, mesh frame (scores are relative to its largest side).
+    pub bbox: [[f64; 3]; 2],
+    /// Input vertex count (length of `skin`).
+    pub vertex_count: usize,
+    /// Skin weights per input vertex, when computed.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skin: Option<SkinTable>,
+}
+
+impl Rig {
+    /// Serialize as pretty JSON.
+    pub fn to_json(&self) -> String {
+        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+    }
+
+    /// Read a `rig.json`.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
+        serde_json::from_str(&text)
+            .map_err(|e| anyhow::anyhow!("{}: not a rig.json: {e}", path.display()))
+    }
+
+    /// Largest side of the mesh bounding box (mesh units).
+    pub fn max_extent(&self) -> f64 {
+        (0..3)
+            .map(|i| self.bbox[1][i] - self.bbox[0][i])
+            .fold(0.0, f64::max)
+    }
+}

@@ -1,0 +1,2 @@
+//! Linear blend skinning under a pose.
+//! OWNER: skin helper. (Stub until implemented.)
