@@ -128,7 +128,7 @@ pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
     }
     let bbox = referenced_bbox(&mesh);
     let extent = bbox.max_extent();
-    if bbox.is_empty() || !(extent > 0.0) {
+    if bbox.is_empty() || extent.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
         return Err(PrepareError::Degenerate(
             "all triangle vertices coincide".into(),
         ));
