@@ -7,7 +7,7 @@ pub mod load;
 pub mod normalize;
 pub mod prepare;
 mod topology;
-mod weld;
+pub(crate) mod weld;
 pub mod write;
 
 pub use load::{load, LoadError, MeshFormat};
