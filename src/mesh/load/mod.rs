@@ -7,6 +7,8 @@ mod gltf;
 mod gltf_data;
 mod gltf_skin;
 mod obj;
+mod off;
+mod ply;
 mod polygon;
 mod text;
 
@@ -112,7 +114,8 @@ pub fn load_bytes(
             let opened = gltf::open(bytes, base_dir)?;
             Ok(gltf::assemble(&opened, false)?.0)
         }
-        _ => Err(LoadError::Invalid("loader not implemented yet".into())),
+        MeshFormat::Off => off::parse(bytes),
+        MeshFormat::Ply => ply::parse(bytes),
     }
 }
 
