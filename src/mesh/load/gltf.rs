@@ -34,7 +34,17 @@ pub(crate) struct Opened {
 
 /// Parse and validate a document and resolve its buffers.
 pub(crate) fn open(bytes: &[u8], base_dir: Option<&Path>) -> Result<Opened, LoadError> {
-    let mut gltf = Gltf::from_slice(bytes).map_err(|e| LoadError::Invalid(format!("glTF: {e}")))?;
+    let (json, bin) = if bytes.starts_with(b"glTF") {
+        split_glb(bytes)?
+    } else {
+        (bytes, None)
+    };
+    let root: gltf::json::Root = gltf::json::deserialize::from_slice(json)
+        .map_err(|e| LoadError::Invalid(format!("glTF JSON: {e}")))?;
+    let mut gltf = Gltf {
+        document: validated(root)?,
+        blob: bin.map(<[u8]>::to_vec),
+    };
     let buffers = Buffers::resolve(&mut gltf, base_dir)?;
     let doc = gltf.document;
     let n = doc.nodes().len();
@@ -57,6 +67,67 @@ pub(crate) fn open(bytes: &[u8], base_dir: Option<&Path>) -> Result<Opened, Load
         parent,
         world,
     })
+}
+
+/// Little-endian u32 at `at`, if in range.
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// The JSON and optional BIN chunks of a GLB. Written here because gltf 1.4.1's GLB splitter
+/// underflows (panics in checked builds) on a header length below 12.
+fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), LoadError> {
+    let bad = |m: &str| LoadError::Invalid(format!("GLB: {m}"));
+    match u32_at(bytes, 4) {
+        Some(2) => {}
+        Some(v) => return Err(bad(&format!("unsupported version {v}"))),
+        None => return Err(bad("truncated header")),
+    }
+    let mut pos = 12;
+    let (mut json, mut bin) = (None, None);
+    while let (Some(len), Some(kind)) = (u32_at(bytes, pos), u32_at(bytes, pos + 4)) {
+        let start = pos + 8;
+        let data = start
+            .checked_add(len as usize)
+            .and_then(|end| bytes.get(start..end))
+            .ok_or_else(|| bad("chunk runs past the end of the file"))?;
+        match &kind.to_le_bytes() {
+            b"JSON" if json.is_none() => json = Some(data),
+            b"BIN\0" if bin.is_none() => bin = Some(data),
+            _ => {}
+        }
+        // Chunks are 4-byte aligned.
+        pos = start + (len as usize).next_multiple_of(4);
+    }
+    Ok((json.ok_or_else(|| bad("no JSON chunk"))?, bin))
+}
+
+/// Validate a parsed document. gltf-json 1.4.1's validation indexes `accessors` with a
+/// primitive's POSITION index before checking it (a panic on a malformed file), so that index is
+/// checked first; validation then runs behind `catch_unwind` as a safety net against any other
+/// such bug in the dependency.
+fn validated(root: gltf::json::Root) -> Result<Document, LoadError> {
+    let n_acc = root.accessors.len();
+    for m in &root.meshes {
+        for p in &m.primitives {
+            for (sem, idx) in &p.attributes {
+                if idx.value() >= n_acc {
+                    return Err(LoadError::Invalid(format!(
+                        "glTF: attribute {sem:?} refers to accessor {} of {n_acc}",
+                        idx.value()
+                    )));
+                }
+            }
+        }
+    }
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Document::from_json(root))) {
+        Ok(Ok(doc)) => Ok(doc),
+        Ok(Err(e)) => Err(LoadError::Invalid(format!("glTF: {e}"))),
+        Err(_) => Err(LoadError::Invalid(
+            "glTF: the document failed validation".into(),
+        )),
+    }
 }
 
 /// Column-major `[[f32; 4]; 4]` → `Matrix4<f64>`.
