@@ -12,7 +12,10 @@ pub fn corpus_dir(test: &str) -> Option<PathBuf> {
     if dir.join("MANIFEST.tsv").is_file() {
         Some(dir)
     } else {
-        eprintln!("{test}: skipped: corpus not found at {} (set GEPPETTO_CORPUS)", dir.display());
+        eprintln!(
+            "{test}: skipped: corpus not found at {} (set GEPPETTO_CORPUS)",
+            dir.display()
+        );
         None
     }
 }
@@ -33,13 +36,22 @@ pub fn manifest(corpus: &std::path::Path) -> Vec<Entry> {
     let text = std::fs::read_to_string(corpus.join("MANIFEST.tsv")).expect("MANIFEST.tsv readable");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
-    let col = |n: &str| header.iter().position(|h| *h == n).expect("manifest column");
+    let col = |n: &str| {
+        header
+            .iter()
+            .position(|h| *h == n)
+            .expect("manifest column")
+    };
     let (ni, ci, ti) = (col("name"), col("category"), col("has_truth"));
     lines
         .filter(|l| !l.trim().is_empty())
         .map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
-            Entry { name: f[ni].into(), category: f[ci].into(), has_truth: f[ti].into() }
+            Entry {
+                name: f[ni].into(),
+                category: f[ci].into(),
+                has_truth: f[ti].into(),
+            }
         })
         .collect()
 }
