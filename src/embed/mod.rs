@@ -13,8 +13,11 @@ pub mod penalty;
 pub mod reduced;
 pub mod refine;
 mod run;
+
+pub use run::embed_with as run_with;
 pub mod search;
 pub mod split;
+pub mod synthetic;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

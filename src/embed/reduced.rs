@@ -122,16 +122,15 @@ impl Reduced {
     }
 }
 
-/// Most reduced neighbours wins; ties prefer fat, then higher, then more forward (the chest).
+/// Most reduced neighbours wins; ties prefer fat, then the template's own root.
 fn choose_root(skel: &Skeleton, keep: &[bool], adj: &[Vec<(usize, Vec<JointId>)>]) -> usize {
     let key = |i: usize| {
         let j = &skel.joints[i];
-        (adj[i].len(), j.fat, j.rest.y, j.rest.z)
+        (adj[i].len(), j.fat, j.parent.is_none())
     };
     let mut best = 0;
     for i in (0..keep.len()).filter(|i| keep[*i]) {
-        let (a, b) = (key(i), key(best));
-        if (a.0, a.1) > (b.0, b.1) || ((a.0, a.1) == (b.0, b.1) && (a.2, a.3) > (b.2, b.3)) {
+        if key(i) > key(best) {
             best = i;
         }
     }

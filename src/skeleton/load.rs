@@ -142,7 +142,8 @@ pub fn parse_template(
     build(&doc, &order, &parent, &index, path, default_name)
 }
 
-/// Breadth-first order from the root; joints not reached are part of a cycle.
+/// Depth-first preorder from the root, children in file order: a file already listed parent-first
+/// with contiguous chains keeps its order. Joints not reached are part of a cycle.
 fn parent_first_order(parent: &[Option<usize>], root: usize) -> Vec<usize> {
     let mut children = vec![Vec::new(); parent.len()];
     for (i, p) in parent.iter().enumerate() {
@@ -150,13 +151,11 @@ fn parent_first_order(parent: &[Option<usize>], root: usize) -> Vec<usize> {
             children[*p].push(i);
         }
     }
-    let mut order = vec![root];
-    let mut k = 0;
-    while k < order.len() {
-        let cur = order[k];
-        // Keep file order among siblings, and depth-first within chains (stable, readable output).
-        order.extend(children[cur].iter().copied());
-        k += 1;
+    let mut order = Vec::with_capacity(parent.len());
+    let mut stack = vec![root];
+    while let Some(cur) = stack.pop() {
+        order.push(cur);
+        stack.extend(children[cur].iter().rev().copied());
     }
     order
 }
