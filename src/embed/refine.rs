@@ -64,6 +64,10 @@ impl Problem<'_> {
             let c = P3::from(qi.coords * (1.0 - t) + qp.coords * t);
             let depth = -self.field.eval(&c);
             let cap = 0.001 + (0.05 - depth).max(0.0);
+            // pen ≤ cap², so deep points (cap ≤ 0.003) never count: skip the nearest-sample query.
+            if cap <= 0.003 {
+                continue;
+            }
             let near = self.medial.nearest_within(&c, cap);
             let (pen, g) = match near {
                 Some((m, d)) if d < cap => (d * d, 2.0 * (c - m)),

@@ -47,7 +47,9 @@ pub fn embed_with(
     }
     let red = Reduced::new(skel);
     let paths = Paths::new(graph);
+    let t_paths = ms_since(t0);
     let (cand, mut warnings) = candidates(graph, skel, &red, hints);
+    let t_cand = ms_since(t0);
     let orientations = match opts.orientation {
         OrientationMode::Default => vec![Orientation::IDENTITY],
         OrientationMode::Fixed(o) => vec![o],
@@ -88,6 +90,12 @@ pub fn embed_with(
     let results: Vec<(Orientation, Option<Found>)> = orientations.par_iter().map(run).collect();
     if cancelled() {
         return Err(EmbedError::Cancelled);
+    }
+    if std::env::var_os("GEPPETTO_DEBUG_EMBED").is_some() {
+        eprintln!(
+            "paths {t_paths:.1} ms, candidates {t_cand:.1} ms, search {:.1} ms",
+            ms_since(t0)
+        );
     }
     let nodes: usize = results
         .iter()
