@@ -29,6 +29,40 @@ fn main() -> anyhow::Result<()> {
         disc.graph.len(),
         disc.medial.samples.len()
     );
+    if std::env::var_os("MICRO").is_some() {
+        let grid = geppetto::embed::nearest::PointIndex::new(&disc.medial.samples);
+        let pts: Vec<geppetto::geom::P3> = (0..100_000)
+            .map(|i| {
+                let f = |k: u64| ((i as u64 * k) % 1000) as f64 / 1000.0;
+                geppetto::geom::P3::new(
+                    0.3 + 0.4 * f(7919),
+                    0.1 + 0.8 * f(104_729),
+                    0.3 + 0.4 * f(1_299_709),
+                )
+            })
+            .collect();
+        let t = std::time::Instant::now();
+        let s: f64 = pts.iter().map(|p| disc.field.eval(p)).sum();
+        println!(
+            "100k field evals {:.1} ms ({s:.1})",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+        let t = std::time::Instant::now();
+        let s: f64 = pts.iter().map(|p| disc.field.gradient(p).x).sum();
+        println!(
+            "100k field gradients {:.1} ms ({s:.1})",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+        let t = std::time::Instant::now();
+        let n = pts
+            .iter()
+            .filter(|p| grid.nearest_within(p, 0.05).is_some())
+            .count();
+        println!(
+            "100k nearest(0.05) {:.1} ms ({n})",
+            t.elapsed().as_secs_f64() * 1e3
+        );
+    }
     let mut opts = cfg.embed_options();
     if args.get(4).is_some_and(|a| a == "auto") {
         opts.orientation = OrientationMode::Auto;
@@ -61,8 +95,15 @@ fn main() -> anyhow::Result<()> {
         for (j, p) in skel.joints.iter().zip(&e.joints) {
             let m = prepared.normalization.to_mesh(p);
             println!(
-                "  {:18} norm ({:.3} {:.3} {:.3})  mesh ({:.4} {:.4} {:.4})",
-                j.name, p.x, p.y, p.z, m.x, m.y, m.z
+                "  {:18} norm ({:.3} {:.3} {:.3})  mesh ({:.4} {:.4} {:.4}) field {:.4}",
+                j.name,
+                p.x,
+                p.y,
+                p.z,
+                m.x,
+                m.y,
+                m.z,
+                disc.field.eval(p)
             );
         }
     }

@@ -8,7 +8,7 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::candidates::candidates;
-use super::nearest::PointGrid;
+use super::nearest::PointIndex;
 use super::paths::Paths;
 use super::penalty::Ctx;
 use super::reduced::Reduced;
@@ -150,7 +150,7 @@ pub fn embed_with(
     );
     let embed_ms = ms_since(t0);
     let t1 = Instant::now();
-    let grid = PointGrid::new(medial);
+    let grid = PointIndex::new(medial);
     let problem = Problem {
         bones: bones(skel, &red, &orientation),
         field,

@@ -30,7 +30,7 @@ pub const MAX_PENALTY: f64 = 0.25;
 /// A limb chain shorter than this fraction of its expected length is "collapsed".
 pub const COLLAPSED_RATIO: f64 = 0.35;
 /// A chain longer/shorter than this factor of its expected length is "far from the template".
-pub const PROPORTION_FACTOR: f64 = 2.5;
+pub const PROPORTION_FACTOR: f64 = 3.0;
 /// Mirrored limbs whose lengths differ by more than this factor are "asymmetric".
 pub const ASYMMETRY_FACTOR: f64 = 1.6;
 
@@ -148,7 +148,9 @@ fn chain_lengths(red: &Reduced, q: &[P3]) -> Vec<f64> {
 fn proportions(skel: &Skeleton, red: &Reduced, q: &[P3], reasons: &mut Vec<String>) {
     let got = chain_lengths(red, q);
     let want: Vec<f64> = red.joints.iter().map(|r| r.chain_len).collect();
-    let (sg, sw): (f64, f64) = (got.iter().sum(), want.iter().sum());
+    let core = |k: &usize| !optional(skel, &red.joints[*k]);
+    let sg: f64 = (0..red.len()).filter(core).map(|k| got[k]).sum();
+    let sw: f64 = (0..red.len()).filter(core).map(|k| want[k]).sum();
     if sw <= 0.0 {
         return;
     }
@@ -160,6 +162,9 @@ fn proportions(skel: &Skeleton, red: &Reduced, q: &[P3], reasons: &mut Vec<Strin
     let fit = sg / sw;
     let name = |k: usize| skel.joints[red.joints[k].full.0].name.as_str();
     for k in 1..red.len() {
+        if optional(skel, &red.joints[k]) {
+            continue;
+        }
         let ratio = got[k] / (want[k] * fit).max(1e-12);
         if red.joints[k].leaf && ratio < COLLAPSED_RATIO {
             reasons.push(format!(
@@ -201,7 +206,7 @@ fn merged_limbs(
         .joints
         .iter()
         .enumerate()
-        .filter(|(_, r)| r.leaf)
+        .filter(|(_, r)| r.leaf && !optional(skel, r))
         .map(|(k, r)| (k, distal_point(r, q)))
         .collect();
     if limbs.len() < 2 {
@@ -222,6 +227,11 @@ fn merged_limbs(
             merged.join(", ")
         ));
     }
+}
+
+/// A chain through an optional joint (a tail) may be absent from the shape.
+fn optional(skel: &Skeleton, r: &crate::embed::reduced::RJoint) -> bool {
+    r.chain.iter().skip(1).any(|j| skel.joints[j.0].optional)
 }
 
 /// The point 70% of the way along a chain's embedded polyline.
