@@ -9,7 +9,7 @@
 use std::path::Path;
 use std::time::Instant;
 
-use geppetto::discretize::{field, graph, medial, spheres, DiscretizeOptions, Discretization};
+use geppetto::discretize::{field, graph, medial, spheres, Discretization, DiscretizeOptions};
 use geppetto::geom::{Aabb, P3};
 use geppetto::mesh::{self, Mesh, Normalization, PreparedMesh, RepairReport};
 
@@ -66,7 +66,9 @@ fn main() {
             }
             per_stage[4].push(t.elapsed().as_secs_f64() * 1e3);
         }
-        let name = Path::new(path).file_stem().map(|s| s.to_string_lossy().to_string());
+        let name = Path::new(path)
+            .file_stem()
+            .map(|s| s.to_string_lossy().to_string());
         let med = |v: &mut Vec<f64>| {
             v.sort_by(f64::total_cmp);
             v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
@@ -163,7 +165,11 @@ fn load(path: &Path) -> Option<PreparedMesh> {
     }
     let normalization = Normalization::from_aabb(&Aabb::of_points(&m.positions));
     Some(PreparedMesh {
-        positions: m.positions.iter().map(|p| normalization.to_normalized(p)).collect(),
+        positions: m
+            .positions
+            .iter()
+            .map(|p| normalization.to_normalized(p))
+            .collect(),
         weld: (0..m.positions.len() as u32).collect(),
         triangles: m.triangles.clone(),
         input: m,

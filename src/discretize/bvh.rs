@@ -275,7 +275,8 @@ fn sah_split(items: &mut [(u32, Tri, V3)], clo: &V3, chi: &V3) -> usize {
     if ext[axis] <= 0.0 {
         return median(items);
     }
-    let bin_of = |c: &V3| (((c[axis] - clo[axis]) / ext[axis] * BINS as f64) as usize).min(BINS - 1);
+    let bin_of =
+        |c: &V3| (((c[axis] - clo[axis]) / ext[axis] * BINS as f64) as usize).min(BINS - 1);
     let mut count = [0usize; BINS];
     let mut blo = [V3::repeat(f64::INFINITY); BINS];
     let mut bhi = [V3::repeat(f64::NEG_INFINITY); BINS];
