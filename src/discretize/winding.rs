@@ -202,17 +202,18 @@ fn dipoles(bvh: &Bvh) -> Vec<Dipole> {
                 }
             }
         }
+        let (lo, hi) = n.bounds();
         let center = if area > 0.0 {
             wc / area
         } else {
-            (n.lo + n.hi) * 0.5
+            (lo + hi) * 0.5
         };
         let rad = (0..8)
             .map(|k| {
                 let corner = V3::new(
-                    if k & 1 == 0 { n.lo.x } else { n.hi.x },
-                    if k & 2 == 0 { n.lo.y } else { n.hi.y },
-                    if k & 4 == 0 { n.lo.z } else { n.hi.z },
+                    if k & 1 == 0 { lo.x } else { hi.x },
+                    if k & 2 == 0 { lo.y } else { hi.y },
+                    if k & 4 == 0 { lo.z } else { hi.z },
                 );
                 (corner - center).norm()
             })
