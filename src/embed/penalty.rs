@@ -16,7 +16,7 @@ use crate::geom::V3;
 /// A veto (the original's `NOMATCH` or a weighted term above 1).
 pub const VETO: f64 = 2.0;
 /// Unweighted shared-path cost per bridge edge on a chain's path.
-pub const BRIDGE_COST: f64 = 2.0;
+pub const BRIDGE_COST: f64 = 1.0;
 
 /// Everything the terms need for one orientation.
 #[derive(Clone, Debug)]

@@ -14,7 +14,7 @@ use super::penalty::Ctx;
 use super::reduced::Reduced;
 use super::refine::{Bone, Field, Problem};
 use super::search::{search, Found, Limits};
-use super::split::{extend_ends, split};
+use super::split::{split, Ends};
 use super::{EmbedError, EmbedOptions, Embedding, Orientation, OrientationMode, PenaltyBreakdown};
 use crate::discretize::{Sphere, SphereGraph};
 use crate::geom::{JointId, NodeId, P3, V3};
@@ -47,9 +47,7 @@ pub fn embed_with(
     }
     let red = Reduced::new(skel);
     let paths = Paths::new(graph);
-    let t_paths = ms_since(t0);
     let (cand, mut warnings) = candidates(graph, skel, &red, hints);
-    let t_cand = ms_since(t0);
     let orientations = match opts.orientation {
         OrientationMode::Default => vec![Orientation::IDENTITY],
         OrientationMode::Fixed(o) => vec![o],
@@ -90,12 +88,6 @@ pub fn embed_with(
     let results: Vec<(Orientation, Option<Found>)> = orientations.par_iter().map(run).collect();
     if cancelled() {
         return Err(EmbedError::Cancelled);
-    }
-    if std::env::var_os("GEPPETTO_DEBUG_EMBED").is_some() {
-        eprintln!(
-            "paths {t_paths:.1} ms, candidates {t_cand:.1} ms, search {:.1} ms",
-            ms_since(t0)
-        );
     }
     let nodes: usize = results
         .iter()
@@ -140,28 +132,33 @@ pub fn embed_with(
         ));
     }
     let pins: HashMap<usize, P3> = hints.iter().map(|h| (h.joint.0, h.position)).collect();
-    let mut joints = split(
-        graph,
-        &paths,
-        &red,
-        skel.joints.len(),
-        &found.matched,
-        &pins,
-    );
+    let bone_list = bones(skel, &red, &orientation);
+    let mut template_dir = vec![V3::zeros(); skel.joints.len()];
+    for b in &bone_list {
+        template_dir[b.child] = b.vec;
+    }
+    let ends = Ends {
+        skel,
+        field,
+        template_dir: &template_dir,
+    };
+    let (mut joints, extended) = split(graph, &paths, &red, &ends, &found.matched, &pins);
     let embed_ms = ms_since(t0);
     let t1 = Instant::now();
     let grid = PointIndex::new(medial);
+    let mut fixed: Vec<(usize, P3, f64)> = hints
+        .iter()
+        .map(|h| (h.joint.0, h.position, h.radius))
+        .collect();
+    // Extended ends sit at the extremity on purpose; the surface term would pull them back inward.
+    fixed.extend(extended.iter().map(|j| (*j, joints[*j], 0.0)));
     let problem = Problem {
-        bones: bones(skel, &red, &orientation),
+        bones: bone_list,
         field,
         medial: &grid,
-        pins: hints
-            .iter()
-            .map(|h| (h.joint.0, h.position, h.radius))
-            .collect(),
+        pins: fixed,
     };
     problem.refine(&mut joints, REFINE_ITERATIONS);
-    extend_ends(skel, field, &mut joints, &pins, 0.15);
     Ok(Embedding {
         joints,
         discrete: found.matched.iter().map(|v| NodeId(*v)).collect(),
