@@ -309,7 +309,7 @@ pub fn build_from(
     let mut ex = Exact::new(bvh, &all, &sign, prm.unit);
     let corners: [f64; 8] = std::array::from_fn(|m| {
         let b = |bit: usize| if m >> bit & 1 == 1 { full } else { 0 };
-        ex.value([b(0), b(1), b(2)], Some(false))
+        ex.value([b(0), b(1), b(2)], Some(false), &[])
     });
     let q0 = ex.queries;
     let (root, q) = octree::build_tree(&mut ex, prm, corners);
