@@ -311,7 +311,7 @@ pub fn build_from(
     };
     let depth = opts.max_depth.clamp(1, HARD_MAX_DEPTH);
     let prm = Params {
-        tol: opts.tolerance.max(1e-9),
+        tol: opts.tol(),
         max_depth: depth,
         unit: 1.0 / f64::from(1u32 << (depth + 1)),
     };
