@@ -159,3 +159,17 @@ fn thin_sheet_has_no_interior() {
         ),
     }
 }
+
+/// Regression: a box centred in the unit cube has its medial sheets exactly on octree cell faces,
+/// where the gradient test of pinocchio-facts §2 sees no disagreement; the shape is thick, so it must
+/// still get interior samples (local depth maxima), not a misleading `NoInterior`.
+#[test]
+fn centred_box_still_has_interior_samples() {
+    let m = boxed(V3::new(-0.5, -1.0, -0.3), V3::new(0.5, 1.0, 0.3), false);
+    let d = discretize(&prepared(&m), &DiscretizeOptions::default(), &NoProgress)
+        .expect("a box has an interior");
+    assert!(!d.graph.is_empty());
+    for s in &d.graph.spheres {
+        assert!(d.field.eval(&s.center) < 0.0 && s.radius > 0.006);
+    }
+}

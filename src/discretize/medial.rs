@@ -58,6 +58,13 @@ pub fn sample(field: &DistanceField, opts: &DiscretizeOptions) -> MedialSamples 
         .with_min_len(64)
         .flat_map_iter(|(lo, size, _)| leaf_samples(field, lo, *size, tol))
         .collect();
+    if samples.len() < FALLBACK_BELOW {
+        // A sphere's medial axis is a single point and an axis-aligned box's medial sheets can fall
+        // between the τ grid: the gradient test then finds (almost) nothing although the shape is
+        // thick. Local depth maxima of the leaf centres are medial points by definition, so they
+        // stand in rather than failing with a misleading "no interior".
+        samples.extend(depth_maxima(field, &cells, tol));
+    }
     samples.sort_by(|a, b| {
         b.radius
             .total_cmp(&a.radius)
@@ -66,6 +73,31 @@ pub fn sample(field: &DistanceField, opts: &DiscretizeOptions) -> MedialSamples 
             .then(a.center.z.total_cmp(&b.center.z))
     });
     MedialSamples { samples }
+}
+
+/// Below this many gradient-test samples, local depth maxima are added (blob-like shapes).
+const FALLBACK_BELOW: usize = 4;
+
+/// Leaf lower corners deeper than 2τ whose depth is not exceeded one leaf away along any axis.
+/// Corners lie on the dyadic lattice, so a centred sphere's centre or a box's mid-planes are hit
+/// exactly (leaf centres never are).
+fn depth_maxima(field: &DistanceField, cells: &[(P3, f64, f64)], tol: f64) -> Vec<Sphere> {
+    cells
+        .iter()
+        .filter_map(|(lo, size, _)| {
+            let depth = -field.eval(lo);
+            let step = size.max(tol);
+            let is_max = (0..3).all(|axis| {
+                let mut d = V3::zeros();
+                d[axis] = step;
+                -field.eval(&(lo + d)) <= depth && -field.eval(&(lo - d)) <= depth
+            });
+            (depth > 2.0 * tol && is_max).then_some(Sphere {
+                center: *lo,
+                radius: depth,
+            })
+        })
+        .collect()
 }
 
 /// Samples on the three lower faces of one leaf (empty unless the leaf straddles the medial
