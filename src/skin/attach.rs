@@ -1,0 +1,1 @@
+//! Weights for a skeleton the user already has (`geppetto attach`).
