@@ -6,6 +6,8 @@
 pub mod load;
 pub mod normalize;
 pub mod prepare;
+mod topology;
+mod weld;
 
 pub use load::{load, LoadError, MeshFormat};
 pub use normalize::Normalization;

@@ -2,7 +2,10 @@
 //!
 //! Every loader keeps the input's vertex order and count: `Mesh::positions[i]` is the file's i-th
 //! vertex (for glTF: primitives concatenated in document order, in world space, bind pose).
-//! OWNER: mesh helper. (Stub until implemented.)
+
+mod obj;
+mod polygon;
+mod text;
 
 use std::path::{Path, PathBuf};
 
@@ -62,7 +65,10 @@ pub enum LoadError {
     #[error("{0}")]
     Invalid(String),
     /// A face refers to a vertex that does not exist.
-    #[error("face {face} refers to vertex {index}, but the file has {count} vertices")]
+    #[error(
+        "{}face {face} refers to vertex {index}, but the file has {count} vertices",
+        line_prefix(*.line)
+    )]
     BadIndex {
         /// 0-based face number.
         face: usize,
@@ -70,17 +76,38 @@ pub enum LoadError {
         index: i64,
         /// Number of vertices.
         count: usize,
+        /// 1-based line of the face (text formats).
+        line: Option<usize>,
     },
     /// A referenced external file (glTF buffer) is missing.
     #[error("missing external buffer {0}")]
     MissingBuffer(PathBuf),
 }
 
+/// `"line N: "` for text-format errors, nothing otherwise.
+fn line_prefix(line: Option<usize>) -> String {
+    line.map(|l| format!("line {l}: ")).unwrap_or_default()
+}
+
 /// Read a mesh file. See the module docs for what each format keeps.
 pub fn load(path: &Path) -> Result<Mesh, LoadError> {
-    let _format = MeshFormat::from_path(path).ok_or(LoadError::UnsupportedFormat)?;
-    let _bytes = std::fs::read(path)?;
-    Err(LoadError::Invalid("loader not implemented yet".into()))
+    let format = MeshFormat::from_path(path).ok_or(LoadError::UnsupportedFormat)?;
+    let bytes = std::fs::read(path)?;
+    load_bytes(&bytes, format, path.parent())
+}
+
+/// Parse a mesh from memory. `base_dir` resolves a `.gltf`'s external buffers (`None`: only
+/// embedded buffers are available).
+pub fn load_bytes(
+    bytes: &[u8],
+    format: MeshFormat,
+    base_dir: Option<&Path>,
+) -> Result<Mesh, LoadError> {
+    let _ = base_dir;
+    match format {
+        MeshFormat::Obj => obj::parse(bytes),
+        _ => Err(LoadError::Invalid("loader not implemented yet".into())),
+    }
 }
 
 /// A mesh with an artist rig, read from a skinned glTF.
