@@ -37,7 +37,10 @@ pub struct Source {
 
 /// True if the segment `from → to` stays within `VISIBILITY_TOLERANCE` of the inside. Sphere
 /// tracing: where the field says the surface is at least |f| away, stride |f| (never less than
-/// 1/100 of the segment, as the original's 100 samples), so deep interiors cost a few evaluations.
+/// 1/100 of the segment, as the original's 100 samples). Succeeds early once the inside balls
+/// around the current sample and around `to` (radii −f) cover the rest of the segment — the
+/// original's `field(cur) + field(end) + remaining ≤ tol` test (pinocchio-facts §10). Bone points
+/// usually sit about as deep as the vertex is far, so most tests end at the first sample.
 pub fn visible(from: &P3, to: &P3, sdf: &dyn Fn(&P3) -> f64) -> bool {
     let d = to - from;
     let len = d.norm();
@@ -46,7 +49,8 @@ pub fn visible(from: &P3, to: &P3, sdf: &dyn Fn(&P3) -> f64) -> bool {
     }
     let u = d / len;
     let min_step = len / 100.0;
-    if sdf(to) > VISIBILITY_TOLERANCE {
+    let f_end = sdf(to);
+    if f_end > VISIBILITY_TOLERANCE {
         return false;
     }
     let mut t = min_step;
@@ -54,6 +58,9 @@ pub fn visible(from: &P3, to: &P3, sdf: &dyn Fn(&P3) -> f64) -> bool {
         let f = sdf(&(from + u * t));
         if f > VISIBILITY_TOLERANCE {
             return false;
+        }
+        if f + f_end + (len - t) <= VISIBILITY_TOLERANCE {
+            return true;
         }
         t += min_step.max(-0.9 * f);
     }
