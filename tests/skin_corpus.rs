@@ -284,3 +284,42 @@ fn attach_with_artist_skeletons_matches_artist_weights() {
     }
     validate(&glbs);
 }
+
+#[test]
+fn flipping_every_face_of_corpus_meshes_changes_no_weight() {
+    // pinocchio-facts §10: the original's cone test changed the dominant bone of 83% of sveta's
+    // vertices when all faces were flipped. Here visibility ignores orientation entirely.
+    let Some(dir) = corpus() else { return };
+    let config = RigConfig::default();
+    let mut results = Vec::new();
+    for name in ["riggedfigure", "fox", "monster", "bcn_epileptic", "turtle"] {
+        let truth = dir.join("truth").join(format!("{name}.json"));
+        let joints = load_joints(&truth).expect("truth joints");
+        let mesh = geppetto::mesh::load(&dir.join("meshes").join(format!("{name}.obj")))
+            .expect("mesh");
+        let mut flipped = mesh.clone();
+        for t in &mut flipped.triangles {
+            t.swap(1, 2);
+        }
+        let weights = |m: geppetto::mesh::Mesh| {
+            let prepared = geppetto::mesh::prepare(m).expect("prepare");
+            let field = geppetto::discretize::field::build(&prepared, &config.discretize);
+            geppetto::skin::skin(&prepared, &field, &joints, &config.skin)
+                .expect("skin")
+                .weights
+        };
+        let (a, b) = (weights(mesh), weights(flipped));
+        let changed = a
+            .iter()
+            .zip(&b)
+            .filter(|(x, y)| x.first().map(|e| e.0) != y.first().map(|e| e.0))
+            .count();
+        let l1 = mean_l1(&a, &b);
+        println!("{name}: flipped faces: dominant joint changed on {changed} vertices, mean L1 {l1:.2e}");
+        results.push((name, changed, l1));
+    }
+    for (name, changed, l1) in results {
+        assert_eq!(changed, 0, "{name}");
+        assert!(l1 < 1e-6, "{name}: mean L1 {l1}");
+    }
+}
