@@ -3,7 +3,8 @@
 //!
 //! Pipeline: [`bones::bones`] (segments, owners, virtual leaf segments) → [`heat::sources`]
 //! (nearest visible bone, H = c/d²) → shells seeing no bone are bound rigidly (Bharaj et al. 2012)
-//! → [`laplacian::stiffness`] + [`laplacian::one_ring_areas`] → one SPD solve
+//! → bone-owning joints no vertex takes heat from adopt their relatively nearest vertices
+//! ([`heat::adopt_orphans`]) → [`laplacian::stiffness`] + [`laplacian::one_ring_areas`] → one SPD solve
 //! ([`solve::solve_spd`]) of `(L_c + M·H) W = M·H·P` with one column per owning joint → clip to
 //! [0,1], prune, renormalize → per input vertex through the weld map. See `weights.rs`.
 

@@ -4,7 +4,7 @@ use std::time::Instant;
 
 use super::bones::{self, Bone};
 use super::heat::{self, Source};
-use super::laplacian::{one_ring_areas, stiffness, NOT_IN_SYSTEM};
+use super::laplacian::{one_ring_areas, stiffness, SymCsc, NOT_IN_SYSTEM};
 use super::solve::solve_spd;
 use super::{ShellBinding, Skin, SkinError, SkinOptions, SkinStats};
 use crate::geom::P3;
@@ -50,39 +50,8 @@ pub fn skin_with_sdf(
     let mut sources = heat::sources(&mesh.positions, &bones, sdf);
     stats.heat_ms = ms_since(t);
 
-    let shells = shell_vertex_lists(mesh);
     let mut rows: Rows = vec![Vec::new(); mesh.positions.len()];
-    let mut heat_vertices = Vec::new();
-    let mut rigid = Vec::new();
-    for (s, verts) in shells.iter().enumerate() {
-        let sees = verts
-            .iter()
-            .any(|&v| sources.get(v as usize).is_some_and(Option::is_some));
-        if sees && verts.len() >= MIN_HEAT_SHELL {
-            heat_vertices.extend_from_slice(verts);
-            out.shells.push(ShellBinding::Heat {
-                shell: s,
-                vertices: verts.len(),
-            });
-        } else {
-            let joint = bind_rigid(mesh, verts, &bones, &mut rows);
-            let name = joint_name(joints, joint);
-            rigid.push(format!("shell {s} ({} vertices) → {name}", verts.len()));
-            out.shells.push(ShellBinding::Rigid {
-                shell: s,
-                vertices: verts.len(),
-                joint: name,
-            });
-        }
-    }
-    if !rigid.is_empty() {
-        out.warnings.push(format!(
-            "{} of {} shells see no bone (or are tiny) and follow their nearest joint rigidly: {}",
-            rigid.len(),
-            shells.len(),
-            summarize(&rigid)
-        ));
-    }
+    let heat_vertices = classify_shells(mesh, &sources, &bones, joints, &mut rows, &mut out);
     let t = Instant::now();
     adopt(
         mesh,
@@ -111,6 +80,52 @@ pub fn skin_with_sdf(
     stats.total_ms = ms_since(t_total);
     out.stats = stats;
     Ok(out)
+}
+
+/// Decide per shell: heat diffusion if any of its vertices sees a bone and it is not tiny, else
+/// rigid binding to the nearest bone's joint (filled into `rows` here). Records the treatment in
+/// `out.shells` and a warning summarizing the rigid ones. Returns the heat-diffused vertices.
+fn classify_shells(
+    mesh: &PreparedMesh,
+    sources: &[Option<Source>],
+    bones: &[Bone],
+    joints: &[RigJoint],
+    rows: &mut Rows,
+    out: &mut Skin,
+) -> Vec<u32> {
+    let shells = shell_vertex_lists(mesh);
+    let mut heat_vertices = Vec::new();
+    let mut rigid = Vec::new();
+    for (s, verts) in shells.iter().enumerate() {
+        let sees = verts
+            .iter()
+            .any(|&v| sources.get(v as usize).is_some_and(Option::is_some));
+        if sees && verts.len() >= MIN_HEAT_SHELL {
+            heat_vertices.extend_from_slice(verts);
+            out.shells.push(ShellBinding::Heat {
+                shell: s,
+                vertices: verts.len(),
+            });
+        } else {
+            let joint = bind_rigid(mesh, verts, bones, rows);
+            let name = joint_name(joints, joint);
+            rigid.push(format!("shell {s} ({} vertices) → {name}", verts.len()));
+            out.shells.push(ShellBinding::Rigid {
+                shell: s,
+                vertices: verts.len(),
+                joint: name,
+            });
+        }
+    }
+    if !rigid.is_empty() {
+        out.warnings.push(format!(
+            "{} of {} shells see no bone (or are tiny) and follow their nearest joint rigidly: {}",
+            rigid.len(),
+            shells.len(),
+            summarize(&rigid)
+        ));
+    }
+    heat_vertices
 }
 
 /// Let bone-owning joints that own no vertex yet adopt their relatively nearest vertices
@@ -169,32 +184,8 @@ fn diffuse(
     warnings: &mut Vec<String>,
 ) {
     let t = Instant::now();
-    let mut row = vec![NOT_IN_SYSTEM; mesh.positions.len()];
-    for (r, &v) in verts.iter().enumerate() {
-        row[v as usize] = r as u32;
-    }
-    let n = verts.len();
-    let mut a = stiffness(&mesh.positions, &mesh.triangles, &row, n);
-    let mass = one_ring_areas(&mesh.positions, &mesh.triangles, &row, n);
-    // One column per joint that receives heat anywhere.
-    let mut column_of = std::collections::BTreeMap::new();
-    for s in verts.iter().filter_map(|&v| sources[v as usize].as_ref()) {
-        for &j in &s.joints {
-            let next = column_of.len();
-            column_of.entry(j).or_insert(next);
-        }
-    }
-    let k = column_of.len();
-    let mut x = vec![0.0; n * k];
-    for (r, &v) in verts.iter().enumerate() {
-        if let Some(s) = &sources[v as usize] {
-            let mh = mass[r] * opts.heat / s.distance.max(MIN_HEAT_DISTANCE).powi(2);
-            a.values[a.diag[r]] += mh;
-            for j in &s.joints {
-                x[column_of[j] * n + r] = mh;
-            }
-        }
-    }
+    let (a, mut x, joint_of_column) = assemble(mesh, sources, verts, opts);
+    let (n, k) = (verts.len(), joint_of_column.len());
     stats.unknowns = n;
     stats.columns = k;
     stats.assemble_ms = ms_since(t);
@@ -218,19 +209,13 @@ fn diffuse(
         }
     }
     let t = Instant::now();
-    let joint_of_column: Vec<u32> = {
-        let mut j = vec![0u32; k];
-        for (&joint, &c) in &column_of {
-            j[c] = joint;
-        }
-        j
-    };
     let mut fallback = 0usize;
     for (r, &v) in verts.iter().enumerate() {
-        let w = finish_row(
-            (0..k).map(|c| (joint_of_column[c], x[c * n + r])),
-            opts.prune,
-        );
+        let raw = joint_of_column
+            .iter()
+            .enumerate()
+            .map(|(c, &j)| (j, x[c * n + r]));
+        let w = finish_row(raw, opts.prune);
         rows[v as usize] = if w.is_empty() {
             fallback += 1;
             source_row(sources[v as usize].as_ref())
@@ -244,6 +229,47 @@ fn diffuse(
         ));
     }
     stats.post_ms = ms_since(t);
+}
+
+/// The system `A = L_c + M·H` over `verts` (row r = `verts[r]`) and the right-hand sides
+/// `B[:, c] = M·H·p_c` (column-major, `verts.len() × columns`), one column per joint that receives
+/// heat anywhere; returns `(A, B, joint of each column)`.
+fn assemble(
+    mesh: &PreparedMesh,
+    sources: &[Option<Source>],
+    verts: &[u32],
+    opts: &SkinOptions,
+) -> (SymCsc, Vec<f64>, Vec<u32>) {
+    let mut row = vec![NOT_IN_SYSTEM; mesh.positions.len()];
+    for (r, &v) in verts.iter().enumerate() {
+        row[v as usize] = r as u32;
+    }
+    let n = verts.len();
+    let mut a = stiffness(&mesh.positions, &mesh.triangles, &row, n);
+    let mass = one_ring_areas(&mesh.positions, &mesh.triangles, &row, n);
+    let mut column_of = std::collections::BTreeMap::new();
+    for s in verts.iter().filter_map(|&v| sources[v as usize].as_ref()) {
+        for &j in &s.joints {
+            let next = column_of.len();
+            column_of.entry(j).or_insert(next);
+        }
+    }
+    let k = column_of.len();
+    let mut x = vec![0.0; n * k];
+    for (r, &v) in verts.iter().enumerate() {
+        if let Some(s) = &sources[v as usize] {
+            let mh = mass[r] * opts.heat / s.distance.max(MIN_HEAT_DISTANCE).powi(2);
+            a.values[a.diag[r]] += mh;
+            for j in &s.joints {
+                x[column_of[j] * n + r] = mh;
+            }
+        }
+    }
+    let mut joint_of_column = vec![0u32; k];
+    for (&joint, &c) in &column_of {
+        joint_of_column[c] = joint;
+    }
+    (a, x, joint_of_column)
 }
 
 /// Clip to [0, 1], drop weights below `prune`, renormalize, sort heaviest first. Empty if nothing
