@@ -174,3 +174,23 @@ fn glb_passes_khronos_validator() {
         );
     }
 }
+
+proptest::proptest! {
+    /// Any weight list (any length, any positive weights) becomes at most 4 influences that sum
+    /// to exactly 1 in f32, heaviest first.
+    #[test]
+    fn top_influences_always_normalized(
+        row in proptest::collection::vec((0u32..200, 1e-6f64..1.0), 1..12)
+    ) {
+        let (j, w) = glb::top_influences(&row);
+        let sum: f32 = w.iter().sum();
+        proptest::prop_assert!((sum - 1.0).abs() <= f32::EPSILON * 2.0);
+        proptest::prop_assert!(w.iter().all(|x| (0.0..=1.0).contains(x)));
+        for k in 1..4 {
+            if w[k] > 0.0 {
+                proptest::prop_assert!(w[k - 1] >= w[k] - 1e-6);
+                proptest::prop_assert!(row.iter().any(|e| e.0 == u32::from(j[k])));
+            }
+        }
+    }
+}

@@ -212,3 +212,34 @@ fn short_bone_nobody_is_nearest_to_still_gets_vertices() {
         );
     }
 }
+
+proptest::proptest! {
+    /// The cotangent stiffness of any triangle soup (slivers included) is symmetric with rows
+    /// summing to zero and a non-negative diagonal.
+    #[test]
+    fn laplacian_symmetric_rows_sum_to_zero(
+        pts in proptest::collection::vec((-1.0f64..1.0, -1.0f64..1.0, -1.0f64..1.0), 4..12),
+        tris in proptest::collection::vec((0usize..12, 0usize..12, 0usize..12), 1..20),
+    ) {
+        use geppetto::skin::laplacian::stiffness;
+        let positions: Vec<P3> = pts.iter().map(|&(x, y, z)| P3::new(x, y, z)).collect();
+        let n = positions.len();
+        let triangles: Vec<[u32; 3]> = tris
+            .iter()
+            .map(|&(a, b, c)| [(a % n) as u32, (b % n) as u32, (c % n) as u32])
+            .filter(|t| t[0] != t[1] && t[1] != t[2] && t[0] != t[2])
+            .collect();
+        let row: Vec<u32> = (0..n as u32).collect();
+        let l = stiffness(&positions, &triangles, &row, n);
+        for c in 0..n {
+            let col: f64 = (l.col_ptr[c]..l.col_ptr[c + 1]).map(|k| l.values[k]).sum();
+            let scale: f64 = (l.col_ptr[c]..l.col_ptr[c + 1]).map(|k| l.values[k].abs()).sum::<f64>().max(1.0);
+            proptest::prop_assert!(col.abs() <= 1e-9 * scale);
+            proptest::prop_assert!(l.get(c, c) >= -1e-9 * scale);
+            for r in 0..n {
+                let (x, y) = (l.get(r, c), l.get(c, r));
+                proptest::prop_assert!((x - y).abs() <= 1e-9 * (x.abs() + y.abs()).max(1.0));
+            }
+        }
+    }
+}
