@@ -110,10 +110,12 @@ impl<'a> Exact<'a> {
                                 let w = self.sign.winding(self.sign_bvh, &p).unwrap_or(0.0);
                                 // Near the soft w = ½ cap over a hole the sign is no anchor:
                                 // mark the point unusable for inheritance (r = −1).
-                                if (w - 0.5).abs() < CONFIDENT {
+                                if (w.abs() - 0.5).abs() < CONFIDENT {
                                     r = -1.0;
                                 }
-                                w > 0.5
+                                // |w|, not w: an open shell's winding changes sign with its
+                                // face orientation, and flipping faces must not change the rig.
+                                w.abs() > 0.5
                             }
                         }
                     }

@@ -101,13 +101,15 @@ impl Sign {
                 };
                 (p - hit.point).dot(&normal) < 0.0
             }
-            Sign::Winding(d) => winding_number(bvh, d, p) > 0.5,
+            // |w| > ½: orientation-independent for open shells (see `internal_triangles`).
+            Sign::Winding(d) => winding_number(bvh, d, p).abs() > 0.5,
         }
     }
 }
 
-/// Triangles whose outer side is still inside the solid: the winding number just in front of
-/// the face (ε along its normal) exceeds ½. Such internal faces — eyes inside a head, overlapping
+/// Triangles with the solid on both sides: |winding number| exceeds ½ just in front of the face
+/// and just behind it (ε along its normal). Testing both sides, with |w|, keeps the answer the same
+/// when faces are flipped (open shells cannot be oriented by volume). Such internal faces — eyes inside a head, overlapping
 /// armour plates, a limb's capped end inside the torso — belong to no outer boundary; keeping them
 /// in the distance would put fake surface (and fake medial sheets) inside the body. All false for
 /// the pseudo-normal method (a single watertight shell has none).
@@ -131,8 +133,10 @@ pub fn internal_triangles(
             let (Some(a), Some(b), Some(c)) = (get(0), get(1), get(2)) else {
                 return false;
             };
+            let centre = (a + b + c) / 3.0;
+            let solid = |q: V3| winding_number(bvh, dip, &q).abs() > 0.5;
             match (b - a).cross(&(c - a)).try_normalize(1e-300) {
-                Some(n) => winding_number(bvh, dip, &((a + b + c) / 3.0 + n * EPS)) > 0.5,
+                Some(n) => solid(centre + n * EPS) && solid(centre - n * EPS),
                 None => false,
             }
         })

@@ -15,7 +15,7 @@ use std::collections::HashSet;
 use super::topology::{orient_and_split, EdgeCounts};
 use super::weld::{weld, FastBuild};
 use super::{Mesh, Normalization};
-use crate::geom::{Aabb, P3};
+use crate::geom::{Aabb, P3, V3};
 
 /// Vertices closer than this × the largest bbox side are one vertex for topology.
 pub const WELD_TOLERANCE: f64 = 1e-9;
@@ -47,7 +47,8 @@ pub struct RepairReport {
     pub non_manifold_edges: usize,
     /// Edges whose two triangles disagree on orientation.
     pub inconsistent_edges: usize,
-    /// Closed shells found facing inward (negative volume) and flipped for the engine.
+    /// Shells found facing inward (negative signed volume; for open shells, clearly negative about
+    /// their centroid) and flipped for the engine.
     pub inward_shells_flipped: usize,
     /// True if every edge has exactly two consistently oriented triangles.
     pub watertight: bool,
@@ -64,7 +65,8 @@ pub struct Shell {
     pub vertices: Vec<u32>,
     /// True if the shell has no open or non-manifold edges.
     pub closed: bool,
-    /// Signed volume in normalized units³ (after flipping inward shells: ≥ 0 for closed shells).
+    /// Signed volume about the shell's centroid, normalized units³ (after flipping inward shells:
+    /// ≥ 0 for closed shells; exact only for closed shells).
     pub volume: f64,
 }
 
@@ -294,8 +296,14 @@ struct ShellCtx<'a> {
     positions: &'a [P3],
 }
 
-/// Build one shell; flips it in `triangles` if it is closed and faces inward. Returns whether it
-/// was flipped. `stamp` (one entry per welded vertex) dedups vertices without sorting them all.
+/// Build one shell; flips it in `triangles` if it faces inward. Returns whether it was flipped.
+/// `stamp` (one entry per welded vertex) dedups vertices without sorting them all.
+///
+/// A closed shell faces inward when its signed volume is negative. An open shell has no exact
+/// volume, but its signed volume about its own centroid still tells a body with a hole (an open
+/// neck, a missing sole) from the same body turned inside out; only clearly negative ones (beyond
+/// [`OPEN_SHELL_VOLUME_FRACTION`] of area^1.5) are flipped, so sheets keep their orientation. This
+/// makes shells of one asset agree, which the winding number needs (opposite shells cancel).
 fn make_shell(
     tris: &[u32],
     ctx: &ShellCtx,
@@ -308,13 +316,36 @@ fn make_shell(
             .copied()
             .unwrap_or(true)
     });
-    let mut volume = 0.0;
+    let corners = || {
+        tris.iter().filter_map(|&t| {
+            triangles
+                .get(t as usize)
+                .and_then(|tri| map3(tri, ctx.positions))
+        })
+    };
+    let (mut centroid, mut count) = (V3::zeros(), 0.0);
+    for [a, b, c] in corners() {
+        centroid += (a.coords + b.coords + c.coords) / 3.0;
+        count += 1.0;
+    }
+    let centroid = if count > 0.0 {
+        centroid / count
+    } else {
+        V3::zeros()
+    };
+    let (mut volume, mut area) = (0.0, 0.0);
+    for [a, b, c] in corners() {
+        let (a, b, c) = (
+            a.coords - centroid,
+            b.coords - centroid,
+            c.coords - centroid,
+        );
+        volume += a.dot(&b.cross(&c)) / 6.0;
+        area += 0.5 * (b - a).cross(&(c - a)).norm();
+    }
     let mut vertices = Vec::with_capacity(tris.len() / 2 + 3);
     for &t in tris {
         if let Some(tri) = triangles.get(t as usize) {
-            if let Some([a, b, c]) = map3(tri, ctx.positions) {
-                volume += a.coords.dot(&b.coords.cross(&c.coords)) / 6.0;
-            }
             for &v in tri {
                 if let Some(s) = stamp.get_mut(v as usize) {
                     if *s != ctx.id {
@@ -326,7 +357,11 @@ fn make_shell(
         }
     }
     vertices.sort_unstable();
-    let flip = closed && volume < 0.0;
+    let flip = if closed {
+        volume < 0.0
+    } else {
+        volume < -OPEN_SHELL_VOLUME_FRACTION * area.powf(1.5)
+    };
     if flip {
         for &t in tris {
             if let Some(tri) = triangles.get_mut(t as usize) {
@@ -343,6 +378,10 @@ fn make_shell(
     };
     (shell, flip)
 }
+
+/// An open shell is flipped only if its signed volume about its centroid is below
+/// −(this × area^1.5): a sphere has volume/area^1.5 ≈ 0.094, a flat sheet 0.
+pub const OPEN_SHELL_VOLUME_FRACTION: f64 = 0.01;
 
 /// Input vertices whose welded vertex no kept triangle uses.
 fn count_unreferenced(weld: &[u32], welded_count: usize, triangles: &[[u32; 3]]) -> usize {
@@ -423,7 +462,7 @@ fn notes(
     }
     if r.inward_shells_flipped > 0 {
         n.push(format!(
-            "{} closed shells faced inward and were flipped",
+            "{} shells faced inward and were flipped",
             r.inward_shells_flipped
         ));
     }
