@@ -6,20 +6,20 @@ use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButto
 use super::app::{App, Draft, Effect};
 use crate::raster::ViewKind;
 
-/// One line of help per key, shown in the help bar (short form) and by `?` (long form).
+/// The keys shown in the help bar. Mouse: click a row to select it, click a view to place the
+/// joint being edited, wheel to move the selection.
 pub const HELP: &[(&str, &str)] = &[
     ("↑↓", "asset"),
     ("Tab", "joint"),
-    ("e", "edit joint"),
-    ("←→↑↓ ,.", "move X Y Z"),
-    ("click", "place"),
-    ("c", "coords"),
-    ("p/Enter", "pin"),
+    ("e", "edit"),
+    ("←→↑↓,.", "move"),
+    ("c", "xyz"),
+    ("p", "pin"),
     ("u", "unpin"),
     ("z", "undo"),
     ("w", "weights"),
-    ("f", "failures first"),
-    ("r", "re-rig"),
+    ("f", "fails 1st"),
+    ("r", "rerig"),
     ("PgUp/Dn", "scroll"),
     ("q", "quit"),
 ];

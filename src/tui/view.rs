@@ -44,11 +44,12 @@ pub fn layout(size: (u16, u16)) -> Areas {
         Constraint::Length(1),
     ])
     .areas(area);
-    let [list, right] =
-        Layout::horizontal([Constraint::Percentage(40), Constraint::Percentage(60)]).areas(body);
-    let thumb_rows = (body.height * 9 / 20).max(6).min(body.height);
-    let [thumb_block, detail] =
-        Layout::vertical([Constraint::Length(thumb_rows), Constraint::Min(0)]).areas(right);
+    // Left: the list over the details; right: the thumbnail, full height (characters are tall).
+    let [left, thumb_block] =
+        Layout::horizontal([Constraint::Percentage(56), Constraint::Percentage(44)]).areas(body);
+    let list_rows = (body.height * 2 / 5).max(5).min(body.height);
+    let [list, detail] =
+        Layout::vertical([Constraint::Length(list_rows), Constraint::Min(0)]).areas(left);
     Areas {
         header,
         list,
@@ -232,10 +233,10 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
         out.push(Line::from(Span::styled(line, Style::new().fg(Color::Cyan))));
     }
     out.push(heading(&format!("penalty {:.4} (weighted terms)", rig.penalty.total)));
-    for chunk in PENALTY_TERMS.chunks(3) {
+    for chunk in PENALTY_TERMS.chunks(2) {
         let cells: Vec<String> = chunk
             .iter()
-            .map(|t| format!("{t:>16} {:<8.4}", rig.penalty.terms.get(*t).copied().unwrap_or(0.0)))
+            .map(|t| format!("{t:>17} {:<9.4}", rig.penalty.terms.get(*t).copied().unwrap_or(0.0)))
             .collect();
         out.push(Line::from(cells.join(" ")));
     }
@@ -301,7 +302,7 @@ fn render_status(app: &App, f: &mut Frame, area: Rect) {
 fn render_help(f: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
     for (k, what) in HELP {
-        spans.push(Span::styled(format!(" {k} "), Style::new().add_modifier(Modifier::REVERSED)));
+        spans.push(Span::styled(format!("{k}"), Style::new().add_modifier(Modifier::REVERSED)));
         spans.push(Span::raw(format!(" {what} ")));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);

@@ -151,8 +151,15 @@ impl Ingest {
                 if matches!(self.classify(path), Class::Mesh) {
                     self.seen.insert(path.to_path_buf());
                 }
-                self.pending
-                    .insert(path.to_path_buf(), Pending { stat, since: now });
+                // The settle timer measures how long (size, mtime) has been unchanged, not how long
+                // since the last event: repeated events on an unchanged file do not delay it.
+                match self.pending.get(path) {
+                    Some(p) if p.stat == stat => {}
+                    _ => {
+                        self.pending
+                            .insert(path.to_path_buf(), Pending { stat, since: now });
+                    }
+                }
                 Vec::new()
             }
         }
@@ -219,6 +226,29 @@ impl Ingest {
             .find(same)
             .or_else(|| self.seen.iter().find(same))
             .cloned()
+    }
+
+    /// A folder vanished (deleted or renamed away): every mesh under it is removed. Inotify does not
+    /// report the files inside a folder that is renamed out of the watched tree.
+    pub fn vanished_under(&mut self, dir: &Path) -> Vec<FsChange> {
+        let mut gone: Vec<PathBuf> = self
+            .known
+            .keys()
+            .chain(self.seen.iter())
+            .filter(|p| p.starts_with(dir) && p.as_path() != dir)
+            .cloned()
+            .collect();
+        gone.sort();
+        gone.dedup();
+        let mut out = Vec::new();
+        for p in gone {
+            self.pending.remove(&p);
+            self.seen.remove(&p);
+            if self.known.remove(&p).is_some() {
+                out.push(FsChange::Removed(p));
+            }
+        }
+        out
     }
 
     /// True while some path is still settling.
@@ -349,6 +379,19 @@ mod tests {
     }
 
     #[test]
+    fn repeated_events_on_an_unchanged_file_do_not_delay_it() {
+        let mut w = World::new();
+        w.write("a.obj", 10, 0);
+        let p = PathBuf::from("/assets/a.obj");
+        let s = w.files.borrow()[&p];
+        for ms in (50..500).step_by(50) {
+            w.ingest.touch(&p, Some(s), w.at(ms));
+            assert!(w.tick(ms).is_empty());
+        }
+        assert_eq!(w.tick(500), vec![ready("a.obj")]);
+    }
+
+    #[test]
     fn rename_reports_old_removed_and_new_ready() {
         let mut w = World::new();
         w.write("a.obj", 10, 0);
@@ -386,6 +429,18 @@ mod tests {
     }
 
     #[test]
+    fn a_folder_renamed_away_removes_its_meshes() {
+        let mut w = World::new();
+        w.write("sub/a.obj", 10, 0);
+        w.write("sub/b.obj", 10, 0);
+        w.write("other.obj", 10, 0);
+        assert_eq!(w.tick(600).len(), 3);
+        let out = w.ingest.vanished_under(Path::new("/assets/sub"));
+        assert_eq!(out, vec![FsChange::Removed("/assets/sub/a.obj".into()), FsChange::Removed("/assets/sub/b.obj".into())]);
+        assert_eq!(w.ingest.meshes(), vec![PathBuf::from("/assets/other.obj")]);
+    }
+
+    #[test]
     fn deleting_a_file_still_settling_reports_nothing() {
         let mut w = World::new();
         w.write("a.obj", 10, 0);
@@ -408,5 +463,22 @@ mod tests {
         // A sidecar without a mesh is ignored.
         w.write("sub/zzz.hints.yaml", 10, 700);
         assert!(w.tick(2000).is_empty());
+    }
+}
+#[cfg(test)]
+mod real_clock {
+    use super::*;
+    #[test]
+    fn real_file_settles() {
+        let d = tempfile::tempdir().unwrap();
+        let root = std::fs::canonicalize(d.path()).unwrap();
+        let p = root.join("a.obj");
+        std::fs::write(&p, "v 0 0 0\n").unwrap();
+        let mut ing = Ingest::new(root.clone(), root.join("rigged"), vec![Glob::new("**/*.obj")], Duration::from_millis(100));
+        let t0 = Instant::now();
+        assert!(ing.touch(&p, Stat::of(&p), t0).is_empty());
+        assert!(ing.busy());
+        let out = ing.tick(t0 + Duration::from_millis(200), &Stat::of);
+        assert_eq!(out, vec![FsChange::Ready(p)]);
     }
 }

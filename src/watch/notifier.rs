@@ -10,7 +10,8 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
-use notify::{PollWatcher, RecursiveMode};
+use notify::event::{AccessKind, AccessMode, ModifyKind};
+use notify::{EventKind, PollWatcher, RecursiveMode};
 use notify_debouncer_full::{new_debouncer, new_debouncer_opt, DebounceEventResult, NoCache};
 
 use super::config::WatchSettings;
@@ -95,13 +96,19 @@ fn run(
             Ok(Ok(events)) => {
                 let now = Instant::now();
                 for ev in events {
+                    // Opening or reading (including our own folder walks) changes nothing.
+                    if matches!(ev.kind, EventKind::Access(a) if !matches!(a, AccessKind::Close(AccessMode::Write))) {
+                        continue;
+                    }
                     if ev.need_rescan() {
                         for p in walk(&settings.root, &settings.out_dir) {
                             emit(sink, ingest.touch(&p, Stat::of(&p), now));
                         }
                     }
+                    // A folder is walked only when it appears (created or renamed into place).
+                    let appeared = matches!(ev.kind, EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_)));
                     for path in &ev.paths {
-                        touch_path(&mut ingest, &settings, path, now, sink);
+                        touch_path(&mut ingest, &settings, path, appeared, now, sink);
                     }
                 }
             }
@@ -128,15 +135,23 @@ fn touch_path(
     ingest: &mut Ingest,
     settings: &WatchSettings,
     path: &Path,
+    appeared: bool,
     now: Instant,
     sink: &Sink,
 ) {
     if path.is_dir() {
+        if !appeared {
+            return;
+        }
         for p in walk(path, &settings.out_dir) {
             emit(sink, ingest.touch(&p, Stat::of(&p), now));
         }
     } else {
-        emit(sink, ingest.touch(path, Stat::of(path), now));
+        let stat = Stat::of(path);
+        if stat.is_none() && !path.exists() {
+            emit(sink, ingest.vanished_under(path));
+        }
+        emit(sink, ingest.touch(path, stat, now));
     }
 }
 
