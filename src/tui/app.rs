@@ -133,6 +133,8 @@ pub struct Asset {
     pub running: Option<(Stage, f32)>,
     /// When the running job started (app clock).
     pub started: Option<Instant>,
+    /// Id of the latest job started for this asset (events of older jobs are stale).
+    pub job: Option<u64>,
     /// The last finished run.
     pub last: Option<LastRun>,
     /// Finished runs so far (including failures).
@@ -171,6 +173,7 @@ impl Asset {
             queued: true,
             running: None,
             started: None,
+            job: None,
             last: None,
             runs: 0,
             hints: Hints::default(),
@@ -472,8 +475,9 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
 fn on_job(app: &mut App, ev: JobEvent) -> Vec<Effect> {
     let now = app.now;
     match ev {
-        JobEvent::Started { path, .. } => {
+        JobEvent::Started { path, id } => {
             if let Some(a) = app.asset_mut(&path) {
+                a.job = Some(id);
                 a.queued = false;
                 a.running = Some((Stage::Load, 0.0));
                 a.started = Some(now);
@@ -491,7 +495,12 @@ fn on_job(app: &mut App, ev: JobEvent) -> Vec<Effect> {
                 }
             }
         }
-        JobEvent::Finished { path, result, .. } => finished(app, &path, result),
+        JobEvent::Finished { path, id, result } => {
+            let stale = app.find(&path).is_some_and(|i| app.assets[i].job.is_some_and(|j| j > id));
+            if !stale {
+                finished(app, &path, result);
+            }
+        }
     }
     Vec::new()
 }
@@ -525,7 +534,10 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
                 rig.timings_ms.get("total").copied().unwrap_or(0.0),
                 if reused_discretization { " (re-run from the embedding)" } else { "" }
             );
-            a.hints = Hints { hints: rig.hints.clone() };
+            // The hints this rig used are the sidecar's, unless a newer edit is already queued.
+            if !a.queued {
+                a.hints = Hints { hints: rig.hints.clone() };
+            }
             a.last = Some(LastRun::Rigged(Box::new(RigInfo {
                 rig: Arc::new(rig),
                 mesh,

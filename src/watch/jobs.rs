@@ -238,9 +238,15 @@ fn worker(shared: &Shared) {
         };
         let result = catch_unwind(AssertUnwindSafe(|| run_job(&shared.ctx, &path, &progress)))
             .unwrap_or_else(|payload| JobResult::Failed(format!("internal error (panic): {}", panic_text(&payload))));
+        // Report before freeing the slot: the next job of this asset cannot start (and report
+        // `Started`) before this `Finished`, so consumers see events in order.
+        (shared.sink)(JobEvent::Finished {
+            path: path.clone(),
+            id,
+            result,
+        });
         shared.lock().running.remove(&path);
         shared.wake.notify_all();
-        (shared.sink)(JobEvent::Finished { path, id, result });
     }
 }
 
