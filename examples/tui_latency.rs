@@ -36,14 +36,21 @@ fn write_variant(dir: &Path, i: usize) {
 }
 
 fn main() -> anyhow::Result<()> {
-    let samples: usize = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(200);
+    let samples: usize = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(200);
     let dir = tempfile::tempdir()?;
     let mut settings = WatchSettings::resolve(&WatchConfig::default(), dir.path())?;
     settings.workers = 2;
     settings.settle = Duration::from_millis(200);
     let picker = Picker::halfblocks();
     let (tx, rx) = mpsc::channel();
-    let mut app = App::new(settings.root.clone(), settings.out_dir.clone(), Instant::now());
+    let mut app = App::new(
+        settings.root.clone(),
+        settings.out_dir.clone(),
+        Instant::now(),
+    );
     app.size = (160, 48);
     app.cell_px = cell_pixels(&picker);
     let rt = Runtime::start(&settings, RigConfig::default(), Some(picker), tx)?;
@@ -58,8 +65,16 @@ fn main() -> anyhow::Result<()> {
             let fx = update(&mut app, m);
             rt.execute(fx);
         }
-        let running = app.assets.iter().filter(|a| matches!(a.status(), RowStatus::Running(..))).count();
-        let pending = app.assets.iter().filter(|a| a.status() == RowStatus::Queued).count();
+        let running = app
+            .assets
+            .iter()
+            .filter(|a| matches!(a.status(), RowStatus::Running(..)))
+            .count();
+        let pending = app
+            .assets
+            .iter()
+            .filter(|a| a.status() == RowStatus::Queued)
+            .count();
         if running + pending < 2 {
             write_variant(dir.path(), written);
             written += 1;

@@ -41,7 +41,10 @@ impl Tmux {
             if pred(&screen) {
                 return screen;
             }
-            assert!(t.elapsed() < timeout, "timed out waiting for {what}; screen:\n{screen}");
+            assert!(
+                t.elapsed() < timeout,
+                "timed out waiting for {what}; screen:\n{screen}"
+            );
             std::thread::sleep(Duration::from_millis(250));
         }
     }
@@ -98,29 +101,59 @@ fn watch_ui_under_tmux_rigs_pins_and_rerigs() {
         "TERM=xterm-256color '{bin}' watch '{}' --protocol halfblocks --workers 2; echo EXITED:$?; sleep 120",
         dir.path().display()
     );
-    let out = tmux.cmd(&["new-session", "-d", "-s", "e2e", "-x", "160", "-y", "48", &cmd]);
-    assert!(out.status.success(), "tmux: {}", String::from_utf8_lossy(&out.stderr));
+    let out = tmux.cmd(&[
+        "new-session",
+        "-d",
+        "-s",
+        "e2e",
+        "-x",
+        "160",
+        "-y",
+        "48",
+        &cmd,
+    ]);
+    assert!(
+        out.status.success(),
+        "tmux: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 
     let long = Duration::from_secs(600);
-    let screen = tmux.wait("both meshes rigged", long, |s| names.iter().all(|n| row_rigged(s, n)));
+    let screen = tmux.wait("both meshes rigged", long, |s| {
+        names.iter().all(|n| row_rigged(s, n))
+    });
     assert!(screen.contains("geppetto watch"), "{screen}");
-    assert!(screen.contains("runs: 1"), "detail pane of the selected asset:\n{screen}");
+    assert!(
+        screen.contains("runs: 1"),
+        "detail pane of the selected asset:\n{screen}"
+    );
 
     // Select the fifth joint and pin it where it is: writes alpha.hints.yaml and re-rigs.
     tmux.keys(&["Tab", "Tab", "Tab", "Tab", "p"]);
     let sidecar = dir.path().join("alpha.hints.yaml");
     let t = Instant::now();
     while !sidecar.is_file() {
-        assert!(t.elapsed() < Duration::from_secs(30), "no sidecar written; screen:\n{}", tmux.capture());
+        assert!(
+            t.elapsed() < Duration::from_secs(30),
+            "no sidecar written; screen:\n{}",
+            tmux.capture()
+        );
         std::thread::sleep(Duration::from_millis(100));
     }
     let yaml = std::fs::read_to_string(&sidecar).unwrap();
     assert!(yaml.contains("joint:"), "{yaml}");
     let screen = tmux.wait("re-rig from the embedding", long, |s| {
-        s.contains("runs: 2") && s.contains("re-run from the embedding") && row_rigged(s, "alpha.obj")
+        s.contains("runs: 2")
+            && s.contains("re-run from the embedding")
+            && row_rigged(s, "alpha.obj")
     });
-    assert!(screen.contains("pinned at"), "the pinned joint is shown:\n{screen}");
+    assert!(
+        screen.contains("pinned at"),
+        "the pinned joint is shown:\n{screen}"
+    );
 
     tmux.keys(&["q"]);
-    tmux.wait("clean exit", Duration::from_secs(30), |s| s.contains("EXITED:0"));
+    tmux.wait("clean exit", Duration::from_secs(30), |s| {
+        s.contains("EXITED:0")
+    });
 }

@@ -14,7 +14,9 @@ const CHANNEL_TOLERANCE: i32 = 6;
 const MAX_BAD_FRACTION: f64 = 0.003;
 
 fn golden(name: &str) -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name)
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
 }
 
 fn check(name: &str, img: &RgbaImage) {
@@ -31,7 +33,10 @@ fn check(name: &str, img: &RgbaImage) {
     let mut bad = Vec::new();
     for (x, y, p) in img.enumerate_pixels() {
         let q = want.get_pixel(x, y);
-        let d = (0..4).map(|k| (i32::from(p[k]) - i32::from(q[k])).abs()).max().unwrap_or(0);
+        let d = (0..4)
+            .map(|k| (i32::from(p[k]) - i32::from(q[k])).abs())
+            .max()
+            .unwrap_or(0);
         if d > CHANNEL_TOLERANCE {
             bad.push((x, y, p.0, q.0));
         }
@@ -57,13 +62,21 @@ fn count(img: &RgbaImage, pred: impl Fn([u8; 4]) -> bool) -> usize {
 #[test]
 fn figure_front_and_side_with_skeleton() {
     let (mesh, rig) = box_figure(false);
-    let view = ThumbnailView { width: 240, height: 150, selected: Some(4), ..ThumbnailView::default() };
+    let view = ThumbnailView {
+        width: 240,
+        height: 150,
+        selected: Some(4),
+        ..ThumbnailView::default()
+    };
     let (img, _) = render_rig(&mesh, &rig, &view);
     // Sanity independent of the golden file: the figure covers a plausible share of the image,
     // bones (yellow) and the selected joint (cyan) are visible in both halves.
     let covered = count(&img, |p| p != BACKGROUND);
     let total = (img.width() * img.height()) as usize;
-    assert!(covered > total / 20 && covered < total / 2, "covered {covered} of {total}");
+    assert!(
+        covered > total / 20 && covered < total / 2,
+        "covered {covered} of {total}"
+    );
     let half = img.width() / 2;
     for (lo, hi) in [(0, half), (half, img.width())] {
         let yellow = (lo..hi)
@@ -72,17 +85,28 @@ fn figure_front_and_side_with_skeleton() {
             .count();
         assert!(yellow > 10, "bones visible in columns {lo}..{hi}: {yellow}");
     }
-    assert!(count(&img, |p| p == [64, 255, 255, 255]) > 4, "selected joint highlighted");
+    assert!(
+        count(&img, |p| p == [64, 255, 255, 255]) > 4,
+        "selected joint highlighted"
+    );
     check("figure.png", &img);
 }
 
 #[test]
 fn figure_heat_map_of_the_left_hand() {
     let (mesh, rig) = box_figure(true);
-    let view = ThumbnailView { width: 240, height: 150, selected: Some(4), heat: true, ..ThumbnailView::default() };
+    let view = ThumbnailView {
+        width: 240,
+        height: 150,
+        selected: Some(4),
+        heat: true,
+        ..ThumbnailView::default()
+    };
     let (img, _) = render_rig(&mesh, &rig, &view);
     // The left hand's vertices are hot (red-dominant); most of the body is cold (blue-dominant).
-    let red = count(&img, |p| p[0] > 120 && p[0] > 2 * u16::from(p[2]).min(255) as u8 && p[1] < 100);
+    let red = count(&img, |p| {
+        p[0] > 120 && p[0] > 2 * u16::from(p[2]).min(255) as u8 && p[1] < 100
+    });
     let blue = count(&img, |p| p[2] > p[0] && p[2] > p[1] && p != BACKGROUND);
     assert!(red > 20, "hot pixels {red}");
     assert!(blue > red, "cold {blue} > hot {red}");
@@ -92,13 +116,22 @@ fn figure_heat_map_of_the_left_hand() {
 #[test]
 fn rendering_is_deterministic_and_draft_marker_moves() {
     let (mesh, rig) = box_figure(false);
-    let mut view = ThumbnailView { width: 120, height: 80, selected: Some(2), ..ThumbnailView::default() };
+    let mut view = ThumbnailView {
+        width: 120,
+        height: 80,
+        selected: Some(2),
+        ..ThumbnailView::default()
+    };
     let (a, map) = render_rig(&mesh, &rig, &view);
     let (b, _) = render_rig(&mesh, &rig, &view);
     assert_eq!(a, b);
     view.draft = Some([0.5, 0.5, 0.0]);
     let (c, _) = render_rig(&mesh, &rig, &view);
     let (x, y) = map.project([0.5, 0.5, 0.0], geppetto::raster::ViewKind::Front);
-    assert_eq!(c.get_pixel(x as u32, y as u32).0, [64, 255, 255, 255], "draft marker at its position");
+    assert_eq!(
+        c.get_pixel(x as u32, y as u32).0,
+        [64, 255, 255, 255],
+        "draft marker at its position"
+    );
     assert_ne!(a, c);
 }

@@ -49,7 +49,13 @@ impl Harness {
         let t0 = Instant::now();
         let mut app = App::new(root(), root().join("rigged"), t0);
         app.size = (W, H);
-        Self { app, t0, picker: Picker::halfblocks(), effects: Vec::new(), thumbnails: 0 }
+        Self {
+            app,
+            t0,
+            picker: Picker::halfblocks(),
+            effects: Vec::new(),
+            thumbnails: 0,
+        }
     }
 
     fn send(&mut self, msg: Msg) {
@@ -80,7 +86,10 @@ impl Harness {
         rig.status = status;
         rig.penalty.total = penalty;
         for (i, t) in geppetto::embed::PENALTY_TERMS.iter().enumerate() {
-            rig.penalty.terms.insert((*t).to_string(), penalty * [0.5, 0.1, 0.05, 0.1, 0.05, 0.0, 0.15, 0.05, 0.0][i]);
+            rig.penalty.terms.insert(
+                (*t).to_string(),
+                penalty * [0.5, 0.1, 0.05, 0.1, 0.05, 0.0, 0.15, 0.05, 0.0][i],
+            );
         }
         if status == Status::LowConfidence {
             rig.confidence_reasons = vec!["LeftHand lies outside the surface".into()];
@@ -91,7 +100,14 @@ impl Harness {
         rig.repair.input_triangles = m.triangles.len();
         rig.repair.shells = 8;
         rig.repair.watertight = true;
-        for (s, ms) in [("load", 3.0), ("prepare", 5.0), ("field", 420.0), ("embed", 910.0), ("skin", 300.0), ("total", 1650.0)] {
+        for (s, ms) in [
+            ("load", 3.0),
+            ("prepare", 5.0),
+            ("field", 420.0),
+            ("embed", 910.0),
+            ("skin", 300.0),
+            ("total", 1650.0),
+        ] {
             rig.timings_ms.insert(s.into(), ms);
         }
         let stem = name.trim_end_matches(".obj");
@@ -99,11 +115,21 @@ impl Harness {
             rig,
             mesh: Arc::new(m),
             reused_discretization: false,
-            outputs: vec![root().join(format!("rigged/{stem}.rig.json")), root().join(format!("rigged/{stem}.png"))],
-            output_errors: vec![format!("{}: Glb export is not implemented yet", root().join("rigged").join(stem).display())],
+            outputs: vec![
+                root().join(format!("rigged/{stem}.rig.json")),
+                root().join(format!("rigged/{stem}.png")),
+            ],
+            output_errors: vec![format!(
+                "{}: Glb export is not implemented yet",
+                root().join("rigged").join(stem).display()
+            )],
             thumbnail: Some(root().join(format!("rigged/{stem}.png"))),
         };
-        self.job(JobEvent::Finished { path: mesh(name), id, result: JobResult::Done(Box::new(done)) });
+        self.job(JobEvent::Finished {
+            path: mesh(name),
+            id,
+            result: JobResult::Done(Box::new(done)),
+        });
     }
 
     fn screen(&self) -> String {
@@ -120,7 +146,12 @@ fn describe(e: &Effect) -> String {
         Effect::SaveHints { mesh, hints } => format!(
             "SaveHints({}: {})",
             mesh.display(),
-            hints.hints.iter().map(|h| h.joint.as_str()).collect::<Vec<_>>().join(",")
+            hints
+                .hints
+                .iter()
+                .map(|h| h.joint.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
         ),
         Effect::Thumbnail(_) => "Thumbnail".into(),
         Effect::Quit => "Quit".into(),
@@ -131,24 +162,48 @@ fn describe(e: &Effect) -> String {
 fn busy_folder() -> Harness {
     let mut h = Harness::new();
     let names = ["alice.obj", "bob.obj", "broken.obj", "dragon.obj"];
-    h.send(Msg::Fs(FsChange::ScanDone(names.iter().map(|n| mesh(n)).collect())));
+    h.send(Msg::Fs(FsChange::ScanDone(
+        names.iter().map(|n| mesh(n)).collect(),
+    )));
     for n in names {
         h.send(Msg::Fs(FsChange::Ready(mesh(n))));
     }
-    h.job(JobEvent::Started { path: mesh("alice.obj"), id: 1 });
-    h.job(JobEvent::Started { path: mesh("bob.obj"), id: 2 });
+    h.job(JobEvent::Started {
+        path: mesh("alice.obj"),
+        id: 1,
+    });
+    h.job(JobEvent::Started {
+        path: mesh("bob.obj"),
+        id: 2,
+    });
     h.done("alice.obj", 1, Status::Ok, 0.0421);
     h.done("bob.obj", 2, Status::LowConfidence, 0.31);
-    h.job(JobEvent::Started { path: mesh("broken.obj"), id: 3 });
+    h.job(JobEvent::Started {
+        path: mesh("broken.obj"),
+        id: 3,
+    });
     h.job(JobEvent::Finished {
         path: mesh("broken.obj"),
         id: 3,
-        result: JobResult::Failed("/assets/broken.obj: line 3: expected 3 numbers after 'v', found 'v 1 2'".into()),
+        result: JobResult::Failed(
+            "/assets/broken.obj: line 3: expected 3 numbers after 'v', found 'v 1 2'".into(),
+        ),
     });
     h.at(10.0);
-    h.job(JobEvent::Started { path: mesh("dragon.obj"), id: 4 });
-    h.job(JobEvent::Stage { path: mesh("dragon.obj"), id: 4, stage: Stage::Field });
-    h.job(JobEvent::Fraction { path: mesh("dragon.obj"), id: 4, fraction: 0.42 });
+    h.job(JobEvent::Started {
+        path: mesh("dragon.obj"),
+        id: 4,
+    });
+    h.job(JobEvent::Stage {
+        path: mesh("dragon.obj"),
+        id: 4,
+        stage: Stage::Field,
+    });
+    h.job(JobEvent::Fraction {
+        path: mesh("dragon.obj"),
+        id: 4,
+        fraction: 0.42,
+    });
     h.at(12.5);
     h
 }
@@ -199,21 +254,40 @@ fn editing_a_joint_then_pinning_writes_hints_and_rerigs() {
     h.send(key(KeyCode::Up));
     let d = h.app.draft.clone().expect("editing");
     // 1% of the 1.85-unit model per step.
-    assert!((d.pos[0] - (0.75 - 2.0 * 0.0185)).abs() < 1e-9 && (d.pos[1] - (1.5 + 0.0185)).abs() < 1e-9, "{d:?}");
+    assert!(
+        (d.pos[0] - (0.75 - 2.0 * 0.0185)).abs() < 1e-9 && (d.pos[1] - (1.5 + 0.0185)).abs() < 1e-9,
+        "{d:?}"
+    );
     insta::assert_snapshot!("editing_joint", h.screen());
     h.effects.clear();
     h.send(key(KeyCode::Char('p')));
-    assert_eq!(h.effects, vec!["SaveHints(/assets/alice.obj: LeftHand)", "Rig(/assets/alice.obj)"]);
+    assert_eq!(
+        h.effects,
+        vec![
+            "SaveHints(/assets/alice.obj: LeftHand)",
+            "Rig(/assets/alice.obj)"
+        ]
+    );
     assert!(h.app.draft.is_none());
     // The watcher's echo of our own write does not re-rig again.
     let yaml = h.app.current().unwrap().hints.to_yaml();
     h.effects.clear();
-    h.send(Msg::Fs(FsChange::HintsChanged { mesh: mesh("alice.obj"), text: Some(yaml) }));
-    assert!(h.effects.iter().all(|e| !e.starts_with("Rig")), "{:?}", h.effects);
+    h.send(Msg::Fs(FsChange::HintsChanged {
+        mesh: mesh("alice.obj"),
+        text: Some(yaml),
+    }));
+    assert!(
+        h.effects.iter().all(|e| !e.starts_with("Rig")),
+        "{:?}",
+        h.effects
+    );
     // Undo writes the previous (empty) hints and re-rigs.
     h.effects.clear();
     h.send(key(KeyCode::Char('z')));
-    assert_eq!(h.effects, vec!["SaveHints(/assets/alice.obj: )", "Rig(/assets/alice.obj)"]);
+    assert_eq!(
+        h.effects,
+        vec!["SaveHints(/assets/alice.obj: )", "Rig(/assets/alice.obj)"]
+    );
     h.effects.clear();
     h.send(key(KeyCode::Char('z')));
     assert!(h.effects.is_empty());
@@ -236,7 +310,13 @@ fn typing_coordinates_pins_there() {
     insta::assert_snapshot!("typing_coordinates", h.screen());
     h.effects.clear();
     h.send(key(KeyCode::Enter));
-    assert_eq!(h.effects, vec!["SaveHints(/assets/alice.obj: Spine)", "Rig(/assets/alice.obj)"]);
+    assert_eq!(
+        h.effects,
+        vec![
+            "SaveHints(/assets/alice.obj: Spine)",
+            "Rig(/assets/alice.obj)"
+        ]
+    );
     let pinned = &h.app.current().unwrap().hints.hints[0];
     assert_eq!(pinned.position, [0.1, 1.25, -0.02]);
 }
@@ -248,11 +328,22 @@ fn mouse_click_in_the_front_view_places_the_joint() {
     let map = h.app.thumb.as_ref().expect("thumbnail shown").map;
     // Click where the point (0.3, 1.0) of the front view is drawn.
     let (px, py) = map.project([0.3, 1.0, 0.0], geppetto::raster::ViewKind::Front);
-    let (col, row) = (areas.thumb.x + (px / 1.0) as u16, areas.thumb.y + (py / 2.0) as u16);
-    h.send(Msg::Mouse(MouseEvent { kind: MouseEventKind::Down(MouseButton::Left), column: col, row, modifiers: KeyModifiers::NONE }));
+    let (col, row) = (
+        areas.thumb.x + (px / 1.0) as u16,
+        areas.thumb.y + (py / 2.0) as u16,
+    );
+    h.send(Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: col,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }));
     let d = h.app.draft.clone().expect("click starts an edit");
     let cell = 2.0 / map.scale; // one cell is two pixels tall
-    assert!((d.pos[0] - 0.3).abs() < cell && (d.pos[1] - 1.0).abs() < cell, "{d:?}");
+    assert!(
+        (d.pos[0] - 0.3).abs() < cell && (d.pos[1] - 1.0).abs() < cell,
+        "{d:?}"
+    );
     assert_eq!(d.pos[2], 0.0, "front view keeps Z");
 }
 
@@ -272,7 +363,11 @@ fn weights_heat_map_toggle_requests_a_new_thumbnail() {
 fn cancelled_job_goes_back_to_queued_and_removed_file_disappears() {
     let mut h = busy_folder();
     h.send(Msg::Fs(FsChange::Ready(mesh("dragon.obj"))));
-    h.job(JobEvent::Finished { path: mesh("dragon.obj"), id: 4, result: JobResult::Cancelled });
+    h.job(JobEvent::Finished {
+        path: mesh("dragon.obj"),
+        id: 4,
+        result: JobResult::Cancelled,
+    });
     assert_eq!(h.app.counts().4, 1, "queued again");
     h.effects.clear();
     h.send(Msg::Fs(FsChange::Removed(mesh("dragon.obj"))));

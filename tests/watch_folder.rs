@@ -46,7 +46,13 @@ impl Rt {
         let mut app = App::new(s.root.clone(), s.out_dir.clone(), Instant::now());
         app.headless = true;
         let rt = Runtime::start(&s, RigConfig::default(), None, tx).unwrap();
-        Self { app, rt, rx, dir, events: Vec::new() }
+        Self {
+            app,
+            rt,
+            rx,
+            dir,
+            events: Vec::new(),
+        }
     }
 
     fn root(&self) -> PathBuf {
@@ -57,7 +63,11 @@ impl Rt {
     fn until(&mut self, what: &str, pred: impl Fn(&App) -> bool) {
         let t = Instant::now();
         while !pred(&self.app) {
-            assert!(t.elapsed() < deadline(), "timed out waiting for {what}; state:\n{}", dump(&self.app));
+            assert!(
+                t.elapsed() < deadline(),
+                "timed out waiting for {what}; state:\n{}",
+                dump(&self.app)
+            );
             if let Ok(msg) = self.rx.recv_timeout(Duration::from_millis(50)) {
                 if let Msg::Job(e) = &msg {
                     self.events.push(match e {
@@ -70,7 +80,9 @@ impl Rt {
                                 JobResult::Cancelled => "cancelled",
                             },
                         ),
-                        JobEvent::Stage { path, .. } | JobEvent::Fraction { path, .. } => (path.clone(), "progress"),
+                        JobEvent::Stage { path, .. } | JobEvent::Fraction { path, .. } => {
+                            (path.clone(), "progress")
+                        }
                     });
                 }
                 let fx = update(&mut self.app, msg);
@@ -86,7 +98,10 @@ impl Rt {
     }
 
     fn count(&self, path: &Path, kind: &str) -> usize {
-        self.events.iter().filter(|(p, k)| p == path && *k == kind).count()
+        self.events
+            .iter()
+            .filter(|(p, k)| p == path && *k == kind)
+            .count()
     }
 }
 
@@ -106,8 +121,12 @@ fn dump(app: &App) -> String {
 }
 
 fn rigged(app: &App, path: &Path) -> bool {
-    app.find(path)
-        .is_some_and(|i| matches!(app.assets[i].status(), RowStatus::Ok | RowStatus::LowConfidence))
+    app.find(path).is_some_and(|i| {
+        matches!(
+            app.assets[i].status(),
+            RowStatus::Ok | RowStatus::LowConfidence
+        )
+    })
 }
 
 fn finished(app: &App, path: &Path) -> bool {
@@ -159,7 +178,11 @@ fn slow_chunked_write_is_rigged_after_the_last_chunk() {
         f.flush().unwrap();
         // Shorter than the settle interval: the file never looks stable mid-write.
         r.idle(Duration::from_millis(200));
-        assert_eq!(r.count(&p, "started"), 0, "rigged while still being written");
+        assert_eq!(
+            r.count(&p, "started"),
+            0,
+            "rigged while still being written"
+        );
     }
     drop(f);
     r.until("slow rigged", |a| rigged(a, &p));
@@ -171,10 +194,14 @@ fn modified_mid_rig_cancels_and_rerigs_the_new_content() {
     let mut r = Rt::start();
     let p = r.root().join("busy.obj");
     std::fs::write(&p, character_obj(0)).unwrap();
-    r.until("busy running", |a| a.find(&p).is_some_and(|i| a.assets[i].running.is_some()));
+    r.until("busy running", |a| {
+        a.find(&p).is_some_and(|i| a.assets[i].running.is_some())
+    });
     // Re-save with different content while the rig runs.
     std::fs::write(&p, character_obj(0) + "# re-saved\n").unwrap();
-    r.until("busy re-rigged", |a| rigged(a, &p) && a.assets[a.find(&p).unwrap()].runs >= 1);
+    r.until("busy re-rigged", |a| {
+        rigged(a, &p) && a.assets[a.find(&p).unwrap()].runs >= 1
+    });
     r.idle(Duration::from_secs(1));
     r.until("settled", |a| finished(a, &p));
     // Either the first job was cancelled at a stage boundary, or it had already passed the last
@@ -191,7 +218,9 @@ fn renamed_file_moves_its_row_and_deleted_file_disappears() {
     r.until("a rigged", |app| rigged(app, &a));
     let b = r.root().join("b.obj");
     std::fs::rename(&a, &b).unwrap();
-    r.until("rename seen", |app| app.find(&a).is_none() && rigged(app, &b));
+    r.until("rename seen", |app| {
+        app.find(&a).is_none() && rigged(app, &b)
+    });
     std::fs::remove_file(&b).unwrap();
     r.until("delete seen", |app| app.assets.is_empty());
     // Outputs of deleted meshes are left alone; the user's files were never touched by us.
@@ -215,7 +244,9 @@ fn fifty_files_dropped_at_once_are_all_rigged() {
             std::fs::write(drop_dir.join(format!("m{i:02}.obj")), &text).unwrap();
         }
     });
-    let paths: Vec<PathBuf> = (0..50).map(|i| drop_dir.join(format!("m{i:02}.obj"))).collect();
+    let paths: Vec<PathBuf> = (0..50)
+        .map(|i| drop_dir.join(format!("m{i:02}.obj")))
+        .collect();
     r.until("50 rigged", |a| paths.iter().all(|p| rigged(a, p)));
     assert_eq!(r.app.assets.len(), 50);
     let (ok, low, failed, running, queued) = r.app.counts();
@@ -257,10 +288,15 @@ fn hint_edit_reruns_from_the_embedding() {
         joint.name, joint.position[0], joint.position[1], joint.position[2]
     );
     std::fs::write(geppetto::rig::hints::sidecar_path(&p), yaml).unwrap();
-    r.until("re-rigged", |a| a.assets[a.find(&p).unwrap()].runs >= 2 && finished(a, &p));
+    r.until("re-rigged", |a| {
+        a.assets[a.find(&p).unwrap()].runs >= 2 && finished(a, &p)
+    });
     let a = &r.app.assets[r.app.find(&p).unwrap()];
     let info = a.rig().expect("still rigged");
-    assert!(info.reused, "a hint edit must reuse the cached discretization");
+    assert!(
+        info.reused,
+        "a hint edit must reuse the cached discretization"
+    );
     assert_eq!(info.rig.hints.len(), 1);
     assert_eq!(info.rig.hints[0].joint, joint.name);
     drop(r.dir);

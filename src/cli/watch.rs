@@ -17,14 +17,20 @@ pub fn run(args: &WatchArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// Watch with resolved settings: the UI on a terminal, headless otherwise (or when asked).
-pub fn watch_with(settings: &WatchSettings, headless: bool, once: bool) -> anyhow::Result<ExitCode> {
+pub fn watch_with(
+    settings: &WatchSettings,
+    headless: bool,
+    once: bool,
+) -> anyhow::Result<ExitCode> {
     let config = RigConfig::default();
     let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
     if headless || once {
         return run_headless(settings, config, once);
     }
     if !std::io::stdout().is_terminal() || dumb {
-        eprintln!("note: not an interactive terminal; running headless (use --headless to silence this)");
+        eprintln!(
+            "note: not an interactive terminal; running headless (use --headless to silence this)"
+        );
         return run_headless(settings, config, false);
     }
     run_tui(settings, config)

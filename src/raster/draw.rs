@@ -40,10 +40,30 @@ impl Canvas {
             return;
         }
         let (w, h) = (self.img.width(), self.img.height());
-        let minx = v.iter().map(|p| p.x).fold(f32::INFINITY, f32::min).floor().max(clip.0 as f32);
-        let maxx = v.iter().map(|p| p.x).fold(f32::NEG_INFINITY, f32::max).ceil().min(clip.1 as f32 - 1.0);
-        let miny = v.iter().map(|p| p.y).fold(f32::INFINITY, f32::min).floor().max(0.0);
-        let maxy = v.iter().map(|p| p.y).fold(f32::NEG_INFINITY, f32::max).ceil().min(h as f32 - 1.0);
+        let minx = v
+            .iter()
+            .map(|p| p.x)
+            .fold(f32::INFINITY, f32::min)
+            .floor()
+            .max(clip.0 as f32);
+        let maxx = v
+            .iter()
+            .map(|p| p.x)
+            .fold(f32::NEG_INFINITY, f32::max)
+            .ceil()
+            .min(clip.1 as f32 - 1.0);
+        let miny = v
+            .iter()
+            .map(|p| p.y)
+            .fold(f32::INFINITY, f32::min)
+            .floor()
+            .max(0.0);
+        let maxy = v
+            .iter()
+            .map(|p| p.y)
+            .fold(f32::NEG_INFINITY, f32::max)
+            .ceil()
+            .min(h as f32 - 1.0);
         if minx > maxx || miny > maxy {
             return;
         }
@@ -68,7 +88,8 @@ impl Canvas {
                 }
                 self.depth[i] = z;
                 let c = |k: usize| b[0] * v[0].rgb[k] + b[1] * v[1].rgb[k] + b[2] * v[2].rgb[k];
-                self.img.put_pixel(px, py, Rgba([to_u8(c(0)), to_u8(c(1)), to_u8(c(2)), 255]));
+                self.img
+                    .put_pixel(px, py, Rgba([to_u8(c(0)), to_u8(c(1)), to_u8(c(2)), 255]));
             }
         }
     }
@@ -79,7 +100,11 @@ impl Canvas {
         let steps = (len * 2.0).ceil().max(1.0) as u32;
         for s in 0..=steps {
             let t = s as f32 / steps as f32;
-            self.disc((a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t), thick / 2.0, rgba);
+            self.disc(
+                (a.0 + (b.0 - a.0) * t, a.1 + (b.1 - a.1) * t),
+                thick / 2.0,
+                rgba,
+            );
         }
     }
 
@@ -120,8 +145,16 @@ mod tests {
     fn nearer_triangle_wins_regardless_of_order() {
         for order in [0, 1] {
             let mut c = Canvas::new(10, 10, [0, 0, 0, 255]);
-            let far = [v(0., 0., 0.0, [1., 0., 0.]), v(10., 0., 0.0, [1., 0., 0.]), v(0., 10., 0.0, [1., 0., 0.])];
-            let near = [v(0., 0., 1.0, [0., 1., 0.]), v(10., 0., 1.0, [0., 1., 0.]), v(0., 10., 1.0, [0., 1., 0.])];
+            let far = [
+                v(0., 0., 0.0, [1., 0., 0.]),
+                v(10., 0., 0.0, [1., 0., 0.]),
+                v(0., 10., 0.0, [1., 0., 0.]),
+            ];
+            let near = [
+                v(0., 0., 1.0, [0., 1., 0.]),
+                v(10., 0., 1.0, [0., 1., 0.]),
+                v(0., 10., 1.0, [0., 1., 0.]),
+            ];
             let (a, b) = if order == 0 { (far, near) } else { (near, far) };
             c.triangle(a, (0, 10));
             c.triangle(b, (0, 10));
@@ -134,7 +167,11 @@ mod tests {
     #[test]
     fn winding_does_not_matter_and_clip_is_respected() {
         let mut c = Canvas::new(10, 10, [0, 0, 0, 255]);
-        let t = [v(0., 0., 0., [1., 1., 1.]), v(0., 10., 0., [1., 1., 1.]), v(10., 0., 0., [1., 1., 1.])];
+        let t = [
+            v(0., 0., 0., [1., 1., 1.]),
+            v(0., 10., 0., [1., 1., 1.]),
+            v(10., 0., 0., [1., 1., 1.]),
+        ];
         c.triangle(t, (0, 5));
         assert_eq!(c.img.get_pixel(1, 1).0, [255, 255, 255, 255]);
         assert_eq!(c.img.get_pixel(6, 1).0, [0, 0, 0, 255]);
@@ -145,7 +182,14 @@ mod tests {
         let mut c = Canvas::new(4, 4, [0, 0, 0, 255]);
         c.disc((-10.0, 50.0), 3.0, [255; 4]);
         c.line((-100.0, -100.0), (100.0, 100.0), 2.0, [255; 4]);
-        c.triangle([v(-50., -50., 0., [1.; 3]), v(50., -50., 0., [1.; 3]), v(0., 50., 0., [1.; 3])], (0, 4));
+        c.triangle(
+            [
+                v(-50., -50., 0., [1.; 3]),
+                v(50., -50., 0., [1.; 3]),
+                v(0., 50., 0., [1.; 3]),
+            ],
+            (0, 4),
+        );
         assert_eq!(c.img.get_pixel(2, 2).0, [255; 4]);
     }
 }

@@ -10,7 +10,11 @@ pub fn push_box(mesh: &mut Mesh, lo: [f64; 3], hi: [f64; 3]) {
     let base = mesh.positions.len() as u32;
     for i in 0..8u32 {
         let pick = |axis: u32, l: f64, h: f64| if i & (1 << axis) != 0 { h } else { l };
-        mesh.positions.push(P3::new(pick(0, lo[0], hi[0]), pick(1, lo[1], hi[1]), pick(2, lo[2], hi[2])));
+        mesh.positions.push(P3::new(
+            pick(0, lo[0], hi[0]),
+            pick(1, lo[1], hi[1]),
+            pick(2, lo[2], hi[2]),
+        ));
     }
     // Faces as quads of corner bit patterns (x=1, y=2, z=4), counter-clockwise from outside.
     const QUADS: [[u32; 4]; 6] = [
@@ -67,9 +71,7 @@ pub fn box_figure(skin: bool) -> (Mesh, Rig) {
         m.positions
             .iter()
             .map(|v| {
-                let d = |j: &RigJoint| {
-                    (0..3).map(|k| (v[k] - j.position[k]).powi(2)).sum::<f64>()
-                };
+                let d = |j: &RigJoint| (0..3).map(|k| (v[k] - j.position[k]).powi(2)).sum::<f64>();
                 let best = (0..joints.len())
                     .min_by(|&a, &b| d(&joints[a]).total_cmp(&d(&joints[b])))
                     .unwrap_or(0);
@@ -84,7 +86,10 @@ pub fn box_figure(skin: bool) -> (Mesh, Rig) {
         orientation: "+Y up, +Z forward".into(),
         joints,
         penalty: RigPenalty::default(),
-        bbox: [[bb.min.x, bb.min.y, bb.min.z], [bb.max.x, bb.max.y, bb.max.z]],
+        bbox: [
+            [bb.min.x, bb.min.y, bb.min.z],
+            [bb.max.x, bb.max.y, bb.max.z],
+        ],
         vertex_count: m.positions.len(),
         skin: weights,
         ..Rig::default()

@@ -157,7 +157,12 @@ pub fn render(scene: &Scene<'_>, view: &ThumbnailView) -> (RgbaImage, ViewMap) {
         draw_skeleton(&mut canvas, scene, &map, kind, view);
     }
     // A thin divider between the views.
-    canvas.line((half as f32, 0.0), (half as f32, h as f32), 1.0, [60, 64, 76, 255]);
+    canvas.line(
+        (half as f32, 0.0),
+        (half as f32, h as f32),
+        1.0,
+        [60, 64, 76, 255],
+    );
     (canvas.img, map)
 }
 
@@ -183,7 +188,14 @@ fn bbox_of(scene: &Scene<'_>) -> [[f64; 3]; 2] {
 
 /// Lambert shading with the light at the viewer (slightly above), two-sided so inconsistent
 /// winding still shades; heat blends from the base grey to red.
-fn draw_mesh(c: &mut Canvas, s: &Scene<'_>, map: &ViewMap, kind: ViewKind, clip: (u32, u32), heat: bool) {
+fn draw_mesh(
+    c: &mut Canvas,
+    s: &Scene<'_>,
+    map: &ViewMap,
+    kind: ViewKind,
+    clip: (u32, u32),
+    heat: bool,
+) {
     let toward_viewer = match kind {
         ViewKind::Front => [-0.45, 0.5, 1.0],
         ViewKind::Side => [-1.0, 0.5, 0.45],
@@ -195,7 +207,12 @@ fn draw_mesh(c: &mut Canvas, s: &Scene<'_>, map: &ViewMap, kind: ViewKind, clip:
         };
         let n = norm3(cross(sub(p[1], p[0]), sub(p[2], p[0])));
         let lambert = 0.25 + 0.75 * dot(n, ln).abs() as f32;
-        let mut sv = [SVert { x: 0.0, y: 0.0, z: 0.0, rgb: [0.0; 3] }; 3];
+        let mut sv = [SVert {
+            x: 0.0,
+            y: 0.0,
+            z: 0.0,
+            rgb: [0.0; 3],
+        }; 3];
         for k in 0..3 {
             let (x, y) = map.project(p[k], kind);
             let depth = match kind {
@@ -206,7 +223,12 @@ fn draw_mesh(c: &mut Canvas, s: &Scene<'_>, map: &ViewMap, kind: ViewKind, clip:
                 (true, Some(hv)) => heat_colour(hv.get(t[k] as usize).copied().unwrap_or(0.0)),
                 _ => BASE,
             };
-            sv[k] = SVert { x, y, z: depth as f32, rgb: base.map(|b| b * lambert) };
+            sv[k] = SVert {
+                x,
+                y,
+                z: depth as f32,
+                rgb: base.map(|b| b * lambert),
+            };
         }
         c.triangle(sv, clip);
     }
@@ -220,7 +242,12 @@ fn tri_points(pos: &[P3], t: &[u32; 3]) -> Option<[[f64; 3]; 3]> {
 /// Weight → colour: blue (0) through green and yellow to red (1).
 pub fn heat_colour(w: f32) -> [f32; 3] {
     let w = w.clamp(0.0, 1.0);
-    let stops = [[0.15, 0.2, 0.7], [0.1, 0.75, 0.3], [0.95, 0.9, 0.15], [0.95, 0.15, 0.1]];
+    let stops = [
+        [0.15, 0.2, 0.7],
+        [0.1, 0.75, 0.3],
+        [0.95, 0.9, 0.15],
+        [0.95, 0.15, 0.1],
+    ];
     let f = w * 3.0;
     let i = (f.floor() as usize).min(2);
     let t = f - i as f32;
@@ -228,11 +255,22 @@ pub fn heat_colour(w: f32) -> [f32; 3] {
     [0, 1, 2].map(|k| a[k] + (b[k] - a[k]) * t)
 }
 
-fn draw_skeleton(c: &mut Canvas, s: &Scene<'_>, map: &ViewMap, kind: ViewKind, view: &ThumbnailView) {
+fn draw_skeleton(
+    c: &mut Canvas,
+    s: &Scene<'_>,
+    map: &ViewMap,
+    kind: ViewKind,
+    view: &ThumbnailView,
+) {
     let px = (f64::from(view.height) / 100.0).max(1.0) as f32;
     for j in s.joints {
         if let Some(parent) = j.parent.and_then(|p| s.joints.get(p)) {
-            c.line(map.project(parent.position, kind), map.project(j.position, kind), px, BONE);
+            c.line(
+                map.project(parent.position, kind),
+                map.project(j.position, kind),
+                px,
+                BONE,
+            );
         }
     }
     for (i, j) in s.joints.iter().enumerate() {
@@ -295,13 +333,21 @@ pub fn render_rig(mesh: &Mesh, rig: &Rig, view: &ThumbnailView) -> (RgbaImage, V
 /// Encode an image as PNG bytes.
 pub fn png_bytes(img: &RgbaImage) -> std::io::Result<Vec<u8>> {
     let mut bytes = Vec::new();
-    img.write_to(&mut std::io::Cursor::new(&mut bytes), image::ImageFormat::Png)
-        .map_err(std::io::Error::other)?;
+    img.write_to(
+        &mut std::io::Cursor::new(&mut bytes),
+        image::ImageFormat::Png,
+    )
+    .map_err(std::io::Error::other)?;
     Ok(bytes)
 }
 
 /// Render a rig and write it as PNG, atomically.
-pub fn write_thumbnail(mesh: &Mesh, rig: &Rig, view: &ThumbnailView, path: &Path) -> std::io::Result<()> {
+pub fn write_thumbnail(
+    mesh: &Mesh,
+    rig: &Rig,
+    view: &ThumbnailView,
+    path: &Path,
+) -> std::io::Result<()> {
     let (img, _) = render_rig(mesh, rig, view);
     crate::util::write_atomic(path, &png_bytes(&img)?)
 }
@@ -310,7 +356,11 @@ fn sub(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
     [a[0] - b[0], a[1] - b[1], a[2] - b[2]]
 }
 fn cross(a: [f64; 3], b: [f64; 3]) -> [f64; 3] {
-    [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]]
+    [
+        a[1] * b[2] - a[2] * b[1],
+        a[2] * b[0] - a[0] * b[2],
+        a[0] * b[1] - a[1] * b[0],
+    ]
 }
 fn dot(a: [f64; 3], b: [f64; 3]) -> f64 {
     a[0] * b[0] + a[1] * b[1] + a[2] * b[2]

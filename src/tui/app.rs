@@ -325,7 +325,10 @@ impl App {
 
     /// The selected asset.
     pub fn current(&self) -> Option<&Asset> {
-        self.selected.as_deref().and_then(|p| self.find(p)).map(|i| &self.assets[i])
+        self.selected
+            .as_deref()
+            .and_then(|p| self.find(p))
+            .map(|i| &self.assets[i])
     }
 
     /// True once the initial scan is done and no asset is queued or running.
@@ -379,7 +382,10 @@ impl App {
 
     /// Display name of a path (relative to the watched folder).
     pub fn rel(&self, path: &Path) -> String {
-        path.strip_prefix(&self.root).unwrap_or(path).display().to_string()
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
     }
 }
 
@@ -398,7 +404,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
         }
         Msg::HintsSaved { mesh, result } => {
             match result {
-                Ok(()) => app.push_log(format!("hints saved: {}", app.rel(&crate::rig::hints::sidecar_path(&mesh)))),
+                Ok(()) => app.push_log(format!(
+                    "hints saved: {}",
+                    app.rel(&crate::rig::hints::sidecar_path(&mesh))
+                )),
                 Err(e) => app.message = Some(format!("could not save hints: {e}")),
             }
             Vec::new()
@@ -461,7 +470,11 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
                 app.ensure(m);
             }
             app.scan_done = true;
-            app.push_log(format!("scan: {} meshes in {}", meshes.len(), app.root.display()));
+            app.push_log(format!(
+                "scan: {} meshes in {}",
+                meshes.len(),
+                app.root.display()
+            ));
             Vec::new()
         }
         FsChange::Error(e) => {
@@ -496,7 +509,9 @@ fn on_job(app: &mut App, ev: JobEvent) -> Vec<Effect> {
             }
         }
         JobEvent::Finished { path, id, result } => {
-            let stale = app.find(&path).is_some_and(|i| app.assets[i].job.is_some_and(|j| j > id));
+            let stale = app
+                .find(&path)
+                .is_some_and(|i| app.assets[i].job.is_some_and(|j| j > id));
             if !stale {
                 finished(app, &path, result);
             }
@@ -523,7 +538,14 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
         }
         JobResult::Done(done) => {
             a.runs += 1;
-            let JobDone { rig, mesh, reused_discretization, outputs, output_errors, .. } = *done;
+            let JobDone {
+                rig,
+                mesh,
+                reused_discretization,
+                outputs,
+                output_errors,
+                ..
+            } = *done;
             let status = match rig.status {
                 Status::Ok => "ok",
                 Status::LowConfidence => "low confidence",
@@ -532,11 +554,17 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
                 "{status}: {name} penalty {:.4} in {:.0} ms{}",
                 rig.penalty.total,
                 rig.timings_ms.get("total").copied().unwrap_or(0.0),
-                if reused_discretization { " (re-run from the embedding)" } else { "" }
+                if reused_discretization {
+                    " (re-run from the embedding)"
+                } else {
+                    ""
+                }
             );
             // The hints this rig used are the sidecar's, unless a newer edit is already queued.
             if !a.queued {
-                a.hints = Hints { hints: rig.hints.clone() };
+                a.hints = Hints {
+                    hints: rig.hints.clone(),
+                };
             }
             a.last = Some(LastRun::Rigged(Box::new(RigInfo {
                 rig: Arc::new(rig),
@@ -563,7 +591,11 @@ fn thumb_effect(app: &mut App) -> Option<Effect> {
         return None;
     }
     let joint = app.joint.min(info.rig.joints.len().saturating_sub(1));
-    let draft = app.draft.as_ref().filter(|d| d.mesh == a.path).map(|d| d.pos);
+    let draft = app
+        .draft
+        .as_ref()
+        .filter(|d| d.mesh == a.path)
+        .map(|d| d.pos);
     let key = ThumbKey {
         mesh: a.path.clone(),
         run: a.runs,

@@ -1,7 +1,9 @@
 //! Keyboard and mouse handling, and the hint edits they trigger. Pure state changes plus effects;
 //! hints files are written only when the user pins, unpins or undoes (never implicitly).
 
-use crossterm::event::{KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
 
 use super::app::{App, Draft, Effect};
 use crate::raster::ViewKind;
@@ -126,7 +128,10 @@ fn select_step(app: &mut App, dir: i32) -> Vec<Effect> {
 }
 
 fn joint_step(app: &mut App, dir: i32) -> Vec<Effect> {
-    let n = app.current().and_then(|a| a.rig()).map_or(0, |r| r.rig.joints.len());
+    let n = app
+        .current()
+        .and_then(|a| a.rig())
+        .map_or(0, |r| r.rig.joints.len());
     if n == 0 {
         return Vec::new();
     }
@@ -141,7 +146,13 @@ fn selected_joint(app: &App) -> Option<(std::path::PathBuf, usize, String, [f64;
     let r = a.rig()?;
     let i = app.joint.min(r.rig.joints.len().checked_sub(1)?);
     let j = r.rig.joints.get(i)?;
-    Some((a.path.clone(), i, j.name.clone(), j.position, r.rig.max_extent()))
+    Some((
+        a.path.clone(),
+        i,
+        j.name.clone(),
+        j.position,
+        r.rig.max_extent(),
+    ))
 }
 
 fn start_draft(app: &mut App) -> bool {
@@ -172,7 +183,12 @@ fn nudge(app: &mut App, axis: usize, dir: i32, big: bool) {
 }
 
 /// Write `hints` for `mesh` (remembering the previous hints for undo) and re-rig at once.
-fn write_hints(app: &mut App, mesh: std::path::PathBuf, hints: crate::rig::hints::Hints, what: String) -> Vec<Effect> {
+fn write_hints(
+    app: &mut App,
+    mesh: std::path::PathBuf,
+    hints: crate::rig::hints::Hints,
+    what: String,
+) -> Vec<Effect> {
     let Some(i) = app.find(&mesh) else {
         return Vec::new();
     };
@@ -183,7 +199,13 @@ fn write_hints(app: &mut App, mesh: std::path::PathBuf, hints: crate::rig::hints
     app.undo.entry(mesh.clone()).or_default().push(previous);
     app.message = Some(what);
     app.draft = None;
-    vec![Effect::SaveHints { mesh: mesh.clone(), hints }, Effect::Rig(mesh)]
+    vec![
+        Effect::SaveHints {
+            mesh: mesh.clone(),
+            hints,
+        },
+        Effect::Rig(mesh),
+    ]
 }
 
 fn pin(app: &mut App) -> Vec<Effect> {
@@ -191,10 +213,17 @@ fn pin(app: &mut App) -> Vec<Effect> {
         app.message = Some("no rig to pin a joint of yet".into());
         return Vec::new();
     };
-    let pos = app.draft.as_ref().filter(|d| d.mesh == mesh).map_or(pos, |d| d.pos);
+    let pos = app
+        .draft
+        .as_ref()
+        .filter(|d| d.mesh == mesh)
+        .map_or(pos, |d| d.pos);
     let mut hints = app.current().map(|a| a.hints.clone()).unwrap_or_default();
     hints.pin(&name, pos, None);
-    let what = format!("pinned {name} at ({:.3}, {:.3}, {:.3}); re-rigging", pos[0], pos[1], pos[2]);
+    let what = format!(
+        "pinned {name} at ({:.3}, {:.3}, {:.3}); re-rigging",
+        pos[0], pos[1], pos[2]
+    );
     write_hints(app, mesh, hints, what)
 }
 
@@ -218,7 +247,12 @@ fn undo(app: &mut App) -> Vec<Effect> {
         app.message = Some("nothing to undo".into());
         return Vec::new();
     };
-    let fx = write_hints(app, mesh.clone(), prev, "undid the last hint change; re-rigging".into());
+    let fx = write_hints(
+        app,
+        mesh.clone(),
+        prev,
+        "undid the last hint change; re-rigging".into(),
+    );
     // write_hints pushed the state we just left; undo must not be undone by itself.
     if let Some(stack) = app.undo.get_mut(&mesh) {
         stack.pop();
@@ -244,7 +278,9 @@ fn on_input_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         KeyCode::Backspace => {
             line.pop();
         }
-        KeyCode::Char(c) if c.is_ascii_digit() || matches!(c, ' ' | '.' | '-' | ',' | 'e' | '+') => {
+        KeyCode::Char(c)
+            if c.is_ascii_digit() || matches!(c, ' ' | '.' | '-' | ',' | 'e' | '+') =>
+        {
             line.push(c);
         }
         KeyCode::Enter => {
@@ -274,7 +310,9 @@ fn on_input_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 /// (front view sets X and Y, side view Z and Y), wheel to move the selection.
 pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
     let areas = super::view::layout(app.size);
-    let inside = |r: ratatui::layout::Rect| m.column >= r.x && m.column < r.x + r.width && m.row >= r.y && m.row < r.y + r.height;
+    let inside = |r: ratatui::layout::Rect| {
+        m.column >= r.x && m.column < r.x + r.width && m.row >= r.y && m.row < r.y + r.height
+    };
     match m.kind {
         MouseEventKind::ScrollDown => select_step(app, 1),
         MouseEventKind::ScrollUp => select_step(app, -1),
@@ -297,7 +335,12 @@ pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
 }
 
 fn click_thumb(app: &mut App, cx: u16, cy: u16) {
-    let Some(map) = app.thumb.as_ref().filter(|t| Some(&t.key.mesh) == app.selected.as_ref()).map(|t| t.map) else {
+    let Some(map) = app
+        .thumb
+        .as_ref()
+        .filter(|t| Some(&t.key.mesh) == app.selected.as_ref())
+        .map(|t| t.map)
+    else {
         return;
     };
     if !start_draft(app) {

@@ -3,7 +3,6 @@
 
 use std::collections::HashMap;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::path::Path;
 use std::sync::mpsc::Sender;
 use std::sync::{Arc, Condvar, Mutex};
 use std::thread::JoinHandle;
@@ -21,6 +20,7 @@ use crate::pipeline::Pipeline;
 use crate::skeleton::{load_template, Skeleton};
 use crate::watch::jobs::WORKER_THREAD_PREFIX;
 use crate::watch::notifier::{self, WatchHandle};
+use crate::watch::jobs::SkeletonFn;
 use crate::watch::{JobContext, JobPool, WatchSettings};
 
 /// The running background machinery.
@@ -51,10 +51,15 @@ impl Runtime {
             settings.workers,
             ctx,
             Box::new(move |e| {
-                let _ = jtx.lock().unwrap_or_else(|e| e.into_inner()).send(Msg::Job(e));
+                let _ = jtx
+                    .lock()
+                    .unwrap_or_else(|e| e.into_inner())
+                    .send(Msg::Job(e));
             }),
         )?;
-        let raster = picker.map(|p| RasterWorker::start(p, tx.clone())).transpose()?;
+        let raster = picker
+            .map(|p| RasterWorker::start(p, tx.clone()))
+            .transpose()?;
         let wtx = tx.clone();
         let watch = notifier::spawn(
             settings.clone(),
@@ -94,15 +99,17 @@ impl Runtime {
 
 /// Load each template once; a template that fails to load fails every job that needs it, with the
 /// loader's message.
-type SkeletonFn = Box<dyn Fn(&Path) -> Result<Arc<Skeleton>, String> + Send + Sync>;
-
 fn skeleton_loader(settings: WatchSettings) -> SkeletonFn {
     let cache: Mutex<HashMap<String, Result<Arc<Skeleton>, String>>> = Mutex::new(HashMap::new());
     Box::new(move |mesh| {
         let name = settings.skeleton_for(mesh).to_string();
         let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
         c.entry(name.clone())
-            .or_insert_with(|| load_template(&name).map(Arc::new).map_err(|e| e.to_string()))
+            .or_insert_with(|| {
+                load_template(&name)
+                    .map(Arc::new)
+                    .map_err(|e| e.to_string())
+            })
             .clone()
     })
 }
@@ -115,7 +122,9 @@ pub fn protocol_type(name: &str) -> anyhow::Result<Option<ProtocolType>> {
         "sixel" => Some(ProtocolType::Sixel),
         "iterm2" | "iterm" => Some(ProtocolType::Iterm2),
         "halfblocks" | "half-blocks" | "blocks" => Some(ProtocolType::Halfblocks),
-        other => anyhow::bail!("unknown image protocol '{other}' (auto, kitty, sixel, iterm2, halfblocks)"),
+        other => anyhow::bail!(
+            "unknown image protocol '{other}' (auto, kitty, sixel, iterm2, halfblocks)"
+        ),
     })
 }
 
@@ -151,15 +160,21 @@ pub fn render_request(picker: &Picker, req: &ThumbRequest) -> anyhow::Result<Thu
     })
 }
 
+/// The pending request (latest wins) and the stop flag, with the condvar that signals them.
+type Slot = Arc<(Mutex<(Option<Box<ThumbRequest>>, bool)>, Condvar)>;
+
 /// One thread rendering thumbnails, latest request wins (older pending requests are dropped).
 struct RasterWorker {
-    slot: Arc<(Mutex<(Option<Box<ThumbRequest>>, bool)>, Condvar)>,
+    slot: Slot,
     thread: Option<JoinHandle<()>>,
 }
 
 impl RasterWorker {
     fn start(picker: Picker, tx: Sender<Msg>) -> std::io::Result<Self> {
-        let slot = Arc::new((Mutex::new((None::<Box<ThumbRequest>>, false)), Condvar::new()));
+        let slot = Arc::new((
+            Mutex::new((None::<Box<ThumbRequest>>, false)),
+            Condvar::new(),
+        ));
         let s = slot.clone();
         let thread = std::thread::Builder::new()
             .name(format!("{WORKER_THREAD_PREFIX}-raster"))

@@ -51,7 +51,10 @@ pub fn suggestions(rig: &Rig) -> Vec<String> {
         if let Some((term, v)) = worst {
             if *v > 0.35 * total && *v > 0.05 {
                 if let Some(advice) = term_advice(term) {
-                    add(format!("{term} is {:.0}% of the penalty: {advice}", 100.0 * v / total));
+                    add(format!(
+                        "{term} is {:.0}% of the penalty: {advice}",
+                        100.0 * v / total
+                    ));
                 }
             }
         }
@@ -71,7 +74,12 @@ fn geometric(rig: &Rig) -> Vec<String> {
     if ext <= 0.0 {
         return Vec::new();
     }
-    let pos = |name: &str| rig.joints.iter().find(|j| j.name == name).map(|j| j.position);
+    let pos = |name: &str| {
+        rig.joints
+            .iter()
+            .find(|j| j.name == name)
+            .map(|j| j.position)
+    };
     let dist = |a: [f64; 3], b: [f64; 3]| {
         ((a[0] - b[0]).powi(2) + (a[1] - b[1]).powi(2) + (a[2] - b[2]).powi(2)).sqrt()
     };
@@ -80,7 +88,9 @@ fn geometric(rig: &Rig) -> Vec<String> {
         for hand in ["LeftHand", "RightHand"] {
             if let Some(h) = pos(hand) {
                 if dist(h, head) < 0.12 * ext {
-                    out.push(format!("{hand} was embedded in a short branch near the head — pin {hand}?"));
+                    out.push(format!(
+                        "{hand} was embedded in a short branch near the head — pin {hand}?"
+                    ));
                 }
             }
         }
@@ -89,15 +99,25 @@ fn geometric(rig: &Rig) -> Vec<String> {
         for foot in ["LeftFoot", "RightFoot"] {
             if let Some(f) = pos(foot) {
                 if f[1] > hips[1] {
-                    out.push(format!("{foot} is above the hips — pin {foot} near the bottom of the leg?"));
+                    out.push(format!(
+                        "{foot} is above the hips — pin {foot} near the bottom of the leg?"
+                    ));
                 }
             }
         }
     }
-    for pair in [("LeftArm", "LeftHand"), ("RightArm", "RightHand"), ("LeftUpLeg", "LeftFoot"), ("RightUpLeg", "RightFoot")] {
+    for pair in [
+        ("LeftArm", "LeftHand"),
+        ("RightArm", "RightHand"),
+        ("LeftUpLeg", "LeftFoot"),
+        ("RightUpLeg", "RightFoot"),
+    ] {
         if let (Some(a), Some(b)) = (pos(pair.0), pos(pair.1)) {
             if dist(a, b) < 0.03 * ext {
-                out.push(format!("the {} chain has almost no length — pin {}?", pair.0, pair.1));
+                out.push(format!(
+                    "the {} chain has almost no length — pin {}?",
+                    pair.0, pair.1
+                ));
             }
         }
     }
@@ -110,7 +130,12 @@ mod tests {
     use crate::rig::RigJoint;
 
     fn joint(name: &str, p: [f64; 3]) -> RigJoint {
-        RigJoint { name: name.into(), parent: None, position: p, end: false }
+        RigJoint {
+            name: name.into(),
+            parent: None,
+            position: p,
+            end: false,
+        }
     }
 
     fn rig() -> Rig {
@@ -131,8 +156,15 @@ mod tests {
     #[test]
     fn hand_near_head_and_foot_above_hips_are_suggested() {
         let s = suggestions(&rig());
-        assert!(s.iter().any(|l| l.contains("LeftHand was embedded in a short branch near the head — pin LeftHand?")), "{s:?}");
-        assert!(s.iter().any(|l| l.contains("RightFoot is above the hips")), "{s:?}");
+        assert!(
+            s.iter().any(|l| l
+                .contains("LeftHand was embedded in a short branch near the head — pin LeftHand?")),
+            "{s:?}"
+        );
+        assert!(
+            s.iter().any(|l| l.contains("RightFoot is above the hips")),
+            "{s:?}"
+        );
         assert!(!s.iter().any(|l| l.contains("RightHand")), "{s:?}");
     }
 
@@ -146,7 +178,11 @@ mod tests {
         r.penalty.terms.insert("length".into(), 0.2);
         let s = suggestions(&r);
         assert_eq!(s[0], "Head placed outside the surface — pin Head?");
-        assert!(s.iter().any(|l| l.starts_with("foot is 80% of the penalty")), "{s:?}");
+        assert!(
+            s.iter()
+                .any(|l| l.starts_with("foot is 80% of the penalty")),
+            "{s:?}"
+        );
         assert!(mentions("LeftHand, and more", "LeftHand"));
         assert!(!mentions("LeftHandIndex", "LeftHand"));
     }

@@ -10,7 +10,9 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
 use crossterm::execute;
-use crossterm::terminal::{disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen};
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
 use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 use ratatui_image::picker::Picker;
@@ -28,7 +30,12 @@ const TICK: Duration = Duration::from_millis(250);
 /// Leave raw mode and the alternate screen (idempotent; safe to call from a panic hook).
 pub fn restore_terminal() {
     let _ = disable_raw_mode();
-    let _ = execute!(std::io::stdout(), DisableMouseCapture, LeaveAlternateScreen, crossterm::cursor::Show);
+    let _ = execute!(
+        std::io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
 }
 
 /// Restore the terminal before a panic message is printed — except for panics on worker threads,
@@ -69,7 +76,11 @@ pub fn make_picker(protocol: &str) -> anyhow::Result<Picker> {
 pub fn run_tui(settings: &WatchSettings, config: RigConfig) -> anyhow::Result<ExitCode> {
     let picker = make_picker(&settings.protocol)?;
     let (tx, rx) = mpsc::channel();
-    let mut app = App::new(settings.root.clone(), settings.out_dir.clone(), Instant::now());
+    let mut app = App::new(
+        settings.root.clone(),
+        settings.out_dir.clone(),
+        Instant::now(),
+    );
     app.cell_px = cell_pixels(&picker);
     app.protocol = format!("{:?}", picker.protocol_type()).to_lowercase();
     install_panic_hook(true);
@@ -93,24 +104,29 @@ pub fn run_tui(settings: &WatchSettings, config: RigConfig) -> anyhow::Result<Ex
     Ok(ExitCode::SUCCESS)
 }
 
-fn spawn_input(tx: mpsc::Sender<Msg>, stop: Arc<AtomicBool>) -> std::io::Result<std::thread::JoinHandle<()>> {
-    std::thread::Builder::new().name("geppetto-input".into()).spawn(move || {
-        while !stop.load(Ordering::Relaxed) {
-            if !event::poll(Duration::from_millis(50)).unwrap_or(false) {
-                continue;
+fn spawn_input(
+    tx: mpsc::Sender<Msg>,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("geppetto-input".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if !event::poll(Duration::from_millis(50)).unwrap_or(false) {
+                    continue;
+                }
+                let msg = match event::read() {
+                    Ok(Event::Key(k)) => Msg::Key(k),
+                    Ok(Event::Mouse(m)) => Msg::Mouse(m),
+                    Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
+                    Ok(_) => continue,
+                    Err(_) => break,
+                };
+                if tx.send(msg).is_err() {
+                    break;
+                }
             }
-            let msg = match event::read() {
-                Ok(Event::Key(k)) => Msg::Key(k),
-                Ok(Event::Mouse(m)) => Msg::Mouse(m),
-                Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
-                Ok(_) => continue,
-                Err(_) => break,
-            };
-            if tx.send(msg).is_err() {
-                break;
-            }
-        }
-    })
+        })
 }
 
 fn ui_loop(
@@ -128,7 +144,10 @@ fn ui_loop(
             Err(RecvTimeoutError::Disconnected) => break,
         };
         // Handle everything already waiting, then draw once.
-        for msg in first.into_iter().chain(std::iter::from_fn(|| rx.try_recv().ok())) {
+        for msg in first
+            .into_iter()
+            .chain(std::iter::from_fn(|| rx.try_recv().ok()))
+        {
             let fx = update(app, msg);
             runtime.execute(fx);
             if app.quit {
@@ -147,10 +166,18 @@ fn ui_loop(
 
 /// Run without a screen: one log line per event on stdout. With `once`, exit after every mesh found
 /// by the initial scan is rigged; the exit code is 1 if any failed.
-pub fn run_headless(settings: &WatchSettings, config: RigConfig, once: bool) -> anyhow::Result<ExitCode> {
+pub fn run_headless(
+    settings: &WatchSettings,
+    config: RigConfig,
+    once: bool,
+) -> anyhow::Result<ExitCode> {
     install_panic_hook(false);
     let (tx, rx) = mpsc::channel();
-    let mut app = App::new(settings.root.clone(), settings.out_dir.clone(), Instant::now());
+    let mut app = App::new(
+        settings.root.clone(),
+        settings.out_dir.clone(),
+        Instant::now(),
+    );
     app.headless = true;
     let runtime = Runtime::start(settings, config, None, tx)?;
     println!(
@@ -177,7 +204,11 @@ pub fn run_headless(settings: &WatchSettings, config: RigConfig, once: bool) -> 
         let fx = update(&mut app, msg);
         runtime.execute(fx);
         let new = app.log_total - printed;
-        for line in app.log.iter().skip(app.log.len().saturating_sub(new as usize)) {
+        for line in app
+            .log
+            .iter()
+            .skip(app.log.len().saturating_sub(new as usize))
+        {
             let _ = writeln!(stdout, "{line}");
         }
         printed = app.log_total;
@@ -188,20 +219,30 @@ pub fn run_headless(settings: &WatchSettings, config: RigConfig, once: bool) -> 
     }
     print_summary(&app);
     let failed = app.assets.iter().any(|a| a.status() == RowStatus::Failed);
-    Ok(if failed { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// A table of every asset: name, status, penalty, time.
 pub fn print_summary(app: &App) {
     let (ok, low, failed, _, _) = app.counts();
-    println!("\n{:<40} {:<14} {:>9} {:>8}", "asset", "status", "penalty", "time");
+    println!(
+        "\n{:<40} {:<14} {:>9} {:>8}",
+        "asset", "status", "penalty", "time"
+    );
     for &i in &app.order() {
         let a = &app.assets[i];
         let (s, _) = view::status_text(a.status());
         let (pen, time) = a.rig().map_or((String::new(), String::new()), |r| {
             (
                 format!("{:.4}", r.rig.penalty.total),
-                r.rig.timings_ms.get("total").map_or(String::new(), |t| format!("{:.1}s", t / 1000.0)),
+                r.rig
+                    .timings_ms
+                    .get("total")
+                    .map_or(String::new(), |t| format!("{:.1}s", t / 1000.0)),
             )
         });
         println!("{:<40} {:<14} {:>9} {:>8}", a.name, s, pen, time);
@@ -209,5 +250,8 @@ pub fn print_summary(app: &App) {
             println!("    {e}");
         }
     }
-    println!("{ok} ok, {low} low confidence, {failed} failed; outputs in {}", app.out_dir.display());
+    println!(
+        "{ok} ok, {low} low confidence, {failed} failed; outputs in {}",
+        app.out_dir.display()
+    );
 }

@@ -81,14 +81,19 @@ fn render_header(app: &App, f: &mut Frame, area: Rect) {
         app.assets.len(),
         app.protocol
     );
-    f.render_widget(Paragraph::new(text).style(Style::new().add_modifier(Modifier::BOLD)), area);
+    f.render_widget(
+        Paragraph::new(text).style(Style::new().add_modifier(Modifier::BOLD)),
+        area,
+    );
 }
 
 /// Status word and colour of a row.
 pub fn status_text(s: RowStatus) -> (String, Color) {
     match s {
         RowStatus::Queued => ("queued".into(), Color::DarkGray),
-        RowStatus::Running(stage, f) => (format!("{} {:>3.0}%", stage.name(), f * 100.0), Color::Cyan),
+        RowStatus::Running(stage, f) => {
+            (format!("{} {:>3.0}%", stage.name(), f * 100.0), Color::Cyan)
+        }
         RowStatus::Ok => ("ok".into(), Color::Green),
         RowStatus::LowConfidence => ("low conf".into(), Color::Yellow),
         RowStatus::Failed => ("failed".into(), Color::Red),
@@ -115,22 +120,44 @@ fn render_list(app: &App, f: &mut Frame, area: Rect) {
     let rows = order.iter().map(|&i| {
         let a = &app.assets[i];
         let (s, c) = status_text(a.status());
-        let penalty = a.rig().map_or_else(String::new, |r| format!("{:.4}", r.rig.penalty.total));
-        let mark = if app.selected.as_ref() == Some(&a.path) { "▶" } else { " " };
+        let penalty = a
+            .rig()
+            .map_or_else(String::new, |r| format!("{:.4}", r.rig.penalty.total));
+        let mark = if app.selected.as_ref() == Some(&a.path) {
+            "▶"
+        } else {
+            " "
+        };
         Row::new(vec![
             Cell::from(format!("{mark}{}", a.name)),
             Cell::from(s).style(Style::new().fg(c)),
             Cell::from(time_text(app, a)),
             Cell::from(penalty),
         ])
-        .style(if mark == "▶" { Style::new().add_modifier(Modifier::REVERSED) } else { Style::new() })
+        .style(if mark == "▶" {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        })
     });
-    let title = if app.failures_first { " assets (failures first) " } else { " assets " };
+    let title = if app.failures_first {
+        " assets (failures first) "
+    } else {
+        " assets "
+    };
     let table = Table::new(
         rows,
-        [Constraint::Min(12), Constraint::Length(12), Constraint::Length(7), Constraint::Length(8)],
+        [
+            Constraint::Min(12),
+            Constraint::Length(12),
+            Constraint::Length(7),
+            Constraint::Length(8),
+        ],
     )
-    .header(Row::new(["name", "status", "time", "penalty"]).style(Style::new().add_modifier(Modifier::UNDERLINED)))
+    .header(
+        Row::new(["name", "status", "time", "penalty"])
+            .style(Style::new().add_modifier(Modifier::UNDERLINED)),
+    )
     .block(Block::default().borders(Borders::ALL).title(title));
     f.render_widget(table, area);
 }
@@ -139,14 +166,21 @@ fn render_thumb(app: &App, f: &mut Frame, block_area: Rect, inner: Rect) {
     let cur = app.current();
     let joint_name = cur
         .and_then(|a| a.rig())
-        .and_then(|r| r.rig.joints.get(app.joint.min(r.rig.joints.len().saturating_sub(1))))
+        .and_then(|r| {
+            r.rig
+                .joints
+                .get(app.joint.min(r.rig.joints.len().saturating_sub(1)))
+        })
         .map_or(String::new(), |j| j.name.clone());
     let title = format!(
         " front │ side  {}{} ",
         joint_name,
         if app.heat { " · weights" } else { "" }
     );
-    f.render_widget(Block::default().borders(Borders::ALL).title(title), block_area);
+    f.render_widget(
+        Block::default().borders(Borders::ALL).title(title),
+        block_area,
+    );
     let shown = app
         .thumb
         .as_ref()
@@ -159,7 +193,10 @@ fn render_thumb(app: &App, f: &mut Frame, block_area: Rect, inner: Rect) {
                 RowStatus::Ok | RowStatus::LowConfidence => "rendering…",
                 _ => "waiting for the rig…",
             };
-            f.render_widget(Paragraph::new(msg).style(Style::new().fg(Color::DarkGray)), inner);
+            f.render_widget(
+                Paragraph::new(msg).style(Style::new().fg(Color::DarkGray)),
+                inner,
+            );
         }
         (None, None) => f.render_widget(
             Paragraph::new("no meshes yet: save an .obj/.glb/.gltf/.off/.ply into the folder"),
@@ -169,7 +206,10 @@ fn render_thumb(app: &App, f: &mut Frame, block_area: Rect, inner: Rect) {
 }
 
 fn heading(s: &str) -> Line<'static> {
-    Line::from(Span::styled(s.to_string(), Style::new().add_modifier(Modifier::BOLD)))
+    Line::from(Span::styled(
+        s.to_string(),
+        Style::new().add_modifier(Modifier::BOLD),
+    ))
 }
 
 fn render_detail(app: &App, f: &mut Frame, area: Rect) {
@@ -196,8 +236,13 @@ pub fn detail_lines(app: &App) -> Vec<Line<'static>> {
     match &a.last {
         None => out.push(Line::from("not rigged yet")),
         Some(LastRun::Failed(e)) => {
-            out.push(Line::from(Span::styled(format!("error: {}", e.replace(&app.root.display().to_string(), ".")), Style::new().fg(Color::Red))));
-            out.push(Line::from("fix the file and save it again; the watcher re-rigs it on its next change"));
+            out.push(Line::from(Span::styled(
+                format!("error: {}", e.replace(&app.root.display().to_string(), ".")),
+                Style::new().fg(Color::Red),
+            )));
+            out.push(Line::from(
+                "fix the file and save it again; the watcher re-rigs it on its next change",
+            ));
         }
         Some(LastRun::Rigged(r)) => rig_lines(app, a, r, &mut out),
     }
@@ -211,9 +256,16 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
         rig.skeleton,
         rig.orientation,
         rig.vertex_count,
-        if r.reused { "re-run from the embedding (cached discretization)" } else { "full run" }
+        if r.reused {
+            "re-run from the embedding (cached discretization)"
+        } else {
+            "full run"
+        }
     )));
-    if let Some(j) = rig.joints.get(app.joint.min(rig.joints.len().saturating_sub(1))) {
+    if let Some(j) = rig
+        .joints
+        .get(app.joint.min(rig.joints.len().saturating_sub(1)))
+    {
         let pinned = a.hints.hints.iter().find(|h| h.joint == j.name);
         let mut line = format!(
             "joint {} ({}/{}) at ({:.3}, {:.3}, {:.3})",
@@ -225,18 +277,32 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
             j.position[2]
         );
         if let Some(h) = pinned {
-            line += &format!(" · pinned at ({:.3}, {:.3}, {:.3})", h.position[0], h.position[1], h.position[2]);
+            line += &format!(
+                " · pinned at ({:.3}, {:.3}, {:.3})",
+                h.position[0], h.position[1], h.position[2]
+            );
         }
         if let Some(d) = app.draft.as_ref().filter(|d| d.mesh == a.path) {
-            line += &format!(" · editing → ({:.3}, {:.3}, {:.3}) [p to pin, Esc to cancel]", d.pos[0], d.pos[1], d.pos[2]);
+            line += &format!(
+                " · editing → ({:.3}, {:.3}, {:.3}) [p to pin, Esc to cancel]",
+                d.pos[0], d.pos[1], d.pos[2]
+            );
         }
         out.push(Line::from(Span::styled(line, Style::new().fg(Color::Cyan))));
     }
-    out.push(heading(&format!("penalty {:.4} (weighted terms)", rig.penalty.total)));
+    out.push(heading(&format!(
+        "penalty {:.4} (weighted terms)",
+        rig.penalty.total
+    )));
     for chunk in PENALTY_TERMS.chunks(2) {
         let cells: Vec<String> = chunk
             .iter()
-            .map(|t| format!("{t:>17} {:<9.4}", rig.penalty.terms.get(*t).copied().unwrap_or(0.0)))
+            .map(|t| {
+                format!(
+                    "{t:>17} {:<9.4}",
+                    rig.penalty.terms.get(*t).copied().unwrap_or(0.0)
+                )
+            })
             .collect();
         out.push(Line::from(cells.join(" ")));
     }
@@ -244,7 +310,10 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
     if !warn.is_empty() {
         out.push(heading("warnings"));
         for w in warn {
-            out.push(Line::from(Span::styled(format!("  • {w}"), Style::new().fg(Color::Yellow))));
+            out.push(Line::from(Span::styled(
+                format!("  • {w}"),
+                Style::new().fg(Color::Yellow),
+            )));
         }
     }
     let sugg = suggestions(rig);
@@ -268,8 +337,16 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
     out.push(heading("stage times (ms)"));
     let times: Vec<String> = crate::progress::Stage::ALL
         .iter()
-        .filter_map(|s| rig.timings_ms.get(s.name()).map(|ms| format!("{} {ms:.0}", s.name())))
-        .chain(rig.timings_ms.get("total").map(|ms| format!("total {ms:.0}")))
+        .filter_map(|s| {
+            rig.timings_ms
+                .get(s.name())
+                .map(|ms| format!("{} {ms:.0}", s.name()))
+        })
+        .chain(
+            rig.timings_ms
+                .get("total")
+                .map(|ms| format!("total {ms:.0}")),
+        )
         .collect();
     out.push(Line::from(format!("  {}", times.join(" · "))));
     out.push(heading("outputs"));
@@ -277,7 +354,10 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
         out.push(Line::from(format!("  {}", app.rel(p))));
     }
     for e in &r.output_errors {
-        out.push(Line::from(Span::styled(format!("  ✗ {}", e.replace(&app.root.display().to_string(), ".")), Style::new().fg(Color::Red))));
+        out.push(Line::from(Span::styled(
+            format!("  ✗ {}", e.replace(&app.root.display().to_string(), ".")),
+            Style::new().fg(Color::Red),
+        )));
     }
 }
 
@@ -289,10 +369,19 @@ fn render_status(app: &App, f: &mut Frame, area: Rect) {
             Span::raw("▏  Enter pin · Esc cancel"),
         ])
     } else if let Some(m) = &app.message {
-        Line::from(Span::styled(format!(" {m}"), Style::new().fg(Color::Yellow)))
+        Line::from(Span::styled(
+            format!(" {m}"),
+            Style::new().fg(Color::Yellow),
+        ))
     } else {
         Line::from(Span::styled(
-            format!(" {}", app.log.back().map_or("", String::as_str).replace(&app.root.display().to_string(), ".")),
+            format!(
+                " {}",
+                app.log
+                    .back()
+                    .map_or("", String::as_str)
+                    .replace(&app.root.display().to_string(), ".")
+            ),
             Style::new().fg(Color::DarkGray),
         ))
     };
@@ -302,7 +391,10 @@ fn render_status(app: &App, f: &mut Frame, area: Rect) {
 fn render_help(f: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
     for (k, what) in HELP {
-        spans.push(Span::styled(format!("{k}"), Style::new().add_modifier(Modifier::REVERSED)));
+        spans.push(Span::styled(
+            k.to_string(),
+            Style::new().add_modifier(Modifier::REVERSED),
+        ));
         spans.push(Span::raw(format!(" {what} ")));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);

@@ -50,8 +50,11 @@ pub struct WatchConfig {
 
 impl Default for WatchConfig {
     fn default() -> Self {
-        Self::parse(DEFAULT_WATCH_YAML, Path::new("config/default.yaml (built in)"))
-            .expect("the built-in config/default.yaml parses (checked by a unit test)")
+        Self::parse(
+            DEFAULT_WATCH_YAML,
+            Path::new("config/default.yaml (built in)"),
+        )
+        .expect("the built-in config/default.yaml parses (checked by a unit test)")
     }
 }
 

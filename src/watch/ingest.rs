@@ -436,7 +436,13 @@ mod tests {
         w.write("other.obj", 10, 0);
         assert_eq!(w.tick(600).len(), 3);
         let out = w.ingest.vanished_under(Path::new("/assets/sub"));
-        assert_eq!(out, vec![FsChange::Removed("/assets/sub/a.obj".into()), FsChange::Removed("/assets/sub/b.obj".into())]);
+        assert_eq!(
+            out,
+            vec![
+                FsChange::Removed("/assets/sub/a.obj".into()),
+                FsChange::Removed("/assets/sub/b.obj".into())
+            ]
+        );
         assert_eq!(w.ingest.meshes(), vec![PathBuf::from("/assets/other.obj")]);
     }
 
@@ -474,7 +480,12 @@ mod real_clock {
         let root = std::fs::canonicalize(d.path()).unwrap();
         let p = root.join("a.obj");
         std::fs::write(&p, "v 0 0 0\n").unwrap();
-        let mut ing = Ingest::new(root.clone(), root.join("rigged"), vec![Glob::new("**/*.obj")], Duration::from_millis(100));
+        let mut ing = Ingest::new(
+            root.clone(),
+            root.join("rigged"),
+            vec![Glob::new("**/*.obj")],
+            Duration::from_millis(100),
+        );
         let t0 = Instant::now();
         assert!(ing.touch(&p, Stat::of(&p), t0).is_empty());
         assert!(ing.busy());

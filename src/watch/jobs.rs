@@ -17,8 +17,8 @@ use std::thread::JoinHandle;
 use crate::export::{write_outputs, Format};
 use crate::mesh::Mesh;
 use crate::pipeline::{asset_name, Pipeline, RigRequest};
-use crate::rig::Rig;
 use crate::progress::{Progress, Stage};
+use crate::rig::Rig;
 use crate::skeleton::Skeleton;
 
 /// Prefix of worker thread names; the TUI's panic hook leaves the terminal alone for these.
@@ -91,12 +91,15 @@ pub struct JobDone {
     pub thumbnail: Option<PathBuf>,
 }
 
+/// Picks (and loads) the skeleton template for a mesh, or says why it cannot.
+pub type SkeletonFn = Box<dyn Fn(&Path) -> Result<Arc<Skeleton>, String> + Send + Sync>;
+
 /// What a worker needs besides the mesh path.
 pub struct JobContext {
     /// The shared engine (its discretization cache makes hint re-runs start at the embedding).
     pub pipeline: Pipeline,
     /// Skeleton template per mesh (already loaded, or the reason it could not be).
-    pub skeleton_for: Box<dyn Fn(&Path) -> Result<Arc<Skeleton>, String> + Send + Sync>,
+    pub skeleton_for: SkeletonFn,
     /// Output folder.
     pub out_dir: PathBuf,
     /// Output formats.
@@ -208,10 +211,7 @@ fn next_job(shared: &Shared) -> Option<(PathBuf, u64, Arc<AtomicBool>)> {
         if st.shutdown {
             return None;
         }
-        let pos = st
-            .queue
-            .iter()
-            .position(|p| !st.running.contains_key(p));
+        let pos = st.queue.iter().position(|p| !st.running.contains_key(p));
         if let Some(path) = pos.and_then(|i| st.queue.remove(i)) {
             st.next_id += 1;
             let id = st.next_id;
@@ -237,7 +237,9 @@ fn worker(shared: &Shared) {
             last_percent: AtomicU32::new(u32::MAX),
         };
         let result = catch_unwind(AssertUnwindSafe(|| run_job(&shared.ctx, &path, &progress)))
-            .unwrap_or_else(|payload| JobResult::Failed(format!("internal error (panic): {}", panic_text(&payload))));
+            .unwrap_or_else(|payload| {
+                JobResult::Failed(format!("internal error (panic): {}", panic_text(&payload)))
+            });
         // Report before freeing the slot: the next job of this asset cannot start (and report
         // `Started`) before this `Finished`, so consumers see events in order.
         (shared.sink)(JobEvent::Finished {

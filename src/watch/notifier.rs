@@ -97,7 +97,8 @@ fn run(
                 let now = Instant::now();
                 for ev in events {
                     // Opening or reading (including our own folder walks) changes nothing.
-                    if matches!(ev.kind, EventKind::Access(a) if !matches!(a, AccessKind::Close(AccessMode::Write))) {
+                    if matches!(ev.kind, EventKind::Access(a) if !matches!(a, AccessKind::Close(AccessMode::Write)))
+                    {
                         continue;
                     }
                     if ev.need_rescan() {
@@ -106,7 +107,10 @@ fn run(
                         }
                     }
                     // A folder is walked only when it appears (created or renamed into place).
-                    let appeared = matches!(ev.kind, EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_)));
+                    let appeared = matches!(
+                        ev.kind,
+                        EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
+                    );
                     for path in &ev.paths {
                         touch_path(&mut ingest, &settings, path, appeared, now, sink);
                     }
