@@ -382,3 +382,28 @@ fn quit_key() {
     assert!(h.app.quit);
     assert_eq!(h.effects, vec!["Quit"]);
 }
+
+#[test]
+fn events_of_a_superseded_job_are_ignored() {
+    let mut h = busy_folder();
+    // dragon's job 4 is running; a newer job 9 starts (events can interleave across workers).
+    h.job(JobEvent::Started {
+        path: mesh("dragon.obj"),
+        id: 9,
+    });
+    h.job(JobEvent::Finished {
+        path: mesh("dragon.obj"),
+        id: 4,
+        result: JobResult::Cancelled,
+    });
+    let i = h.app.find(&mesh("dragon.obj")).unwrap();
+    assert!(matches!(
+        h.app.assets[i].status(),
+        geppetto::tui::app::RowStatus::Running(..)
+    ));
+    h.done("dragon.obj", 9, Status::Ok, 0.1);
+    assert_eq!(
+        h.app.assets[h.app.find(&mesh("dragon.obj")).unwrap()].status(),
+        geppetto::tui::app::RowStatus::Ok
+    );
+}

@@ -38,7 +38,12 @@ impl Rt {
     }
 
     fn start_in(dir: tempfile::TempDir) -> Self {
+        Self::start_with(dir, None)
+    }
+
+    fn start_with(dir: tempfile::TempDir, poll: Option<Duration>) -> Self {
         let mut s = WatchSettings::resolve(&WatchConfig::default(), dir.path()).unwrap();
+        s.poll = poll;
         s.settle = Duration::from_millis(400);
         s.debounce = Duration::from_millis(100);
         s.workers = 2;
@@ -300,4 +305,19 @@ fn hint_edit_reruns_from_the_embedding() {
     assert_eq!(info.rig.hints.len(), 1);
     assert_eq!(info.rig.hints[0].joint, joint.name);
     drop(r.dir);
+}
+
+#[test]
+fn polling_watcher_sees_new_files_in_new_subfolders() {
+    let mut r = Rt::start_with(
+        tempfile::tempdir().unwrap(),
+        Some(Duration::from_millis(200)),
+    );
+    r.until("scan", |a| a.scan_done);
+    let sub = r.root().join("new/deeper");
+    std::fs::create_dir_all(&sub).unwrap();
+    let p = sub.join("polled.obj");
+    std::fs::write(&p, character_obj(0)).unwrap();
+    r.until("polled rigged", |a| rigged(a, &p));
+    assert_eq!(r.count(&p, "started"), 1);
 }

@@ -18,9 +18,9 @@ use super::app::{Effect, Msg, ThumbReady, ThumbRequest};
 use crate::config::RigConfig;
 use crate::pipeline::Pipeline;
 use crate::skeleton::{load_template, Skeleton};
+use crate::watch::jobs::SkeletonFn;
 use crate::watch::jobs::WORKER_THREAD_PREFIX;
 use crate::watch::notifier::{self, WatchHandle};
-use crate::watch::jobs::SkeletonFn;
 use crate::watch::{JobContext, JobPool, WatchSettings};
 
 /// The running background machinery.

@@ -49,7 +49,7 @@ pub fn suggestions(rig: &Rig) -> Vec<String> {
             .filter(|(_, v)| v.is_finite())
             .max_by(|a, b| a.1.total_cmp(b.1));
         if let Some((term, v)) = worst {
-            if *v > 0.35 * total && *v > 0.05 {
+            if *v > 0.3 * total && *v > 0.05 {
                 if let Some(advice) = term_advice(term) {
                     add(format!(
                         "{term} is {:.0}% of the penalty: {advice}",
