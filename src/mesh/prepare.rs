@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use std::collections::HashSet;
 
-use super::topology::{edge_counts, orient_and_split, EdgeCounts};
+use super::topology::{orient_and_split, EdgeCounts};
 use super::weld::{weld, FastBuild};
 use super::{Mesh, Normalization};
 use crate::geom::{Aabb, P3};
@@ -113,35 +113,8 @@ pub enum PrepareError {
 /// `weld` covers every input vertex), but the normalization uses the referenced vertices only.
 pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
     let (nv, nt) = (mesh.positions.len(), mesh.triangles.len());
-    if nv == 0 || nt == 0 {
-        return Err(PrepareError::Empty {
-            vertices: nv,
-            triangles: nt,
-        });
-    }
-    if let Some(i) = mesh
-        .positions
-        .iter()
-        .position(|p| !p.iter().all(|c| c.is_finite()))
-    {
-        return Err(PrepareError::NonFinite(i));
-    }
-    let bbox = referenced_bbox(&mesh);
+    let bbox = check_input(&mesh)?;
     let extent = bbox.max_extent();
-    if bbox.is_empty() || !(extent > 0.0) {
-        return Err(PrepareError::Degenerate(
-            "all triangle vertices coincide".into(),
-        ));
-    }
-    let smallest = bbox.extent().min();
-    if smallest < FLAT_RATIO * extent {
-        return Err(PrepareError::Degenerate(format!(
-            "the mesh is flat (bounding box {:.3e} × {:.3e} × {:.3e}); it has no volume to rig",
-            bbox.extent().x,
-            bbox.extent().y,
-            bbox.extent().z
-        )));
-    }
     let welded = weld(&mesh.positions, WELD_TOLERANCE * extent, &bbox.min);
     let filtered = filter_triangles(&mesh, &welded.weld, &welded.positions, extent);
     if filtered.kept.is_empty() {
@@ -156,20 +129,25 @@ pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
         .map(|p| normalization.to_normalized(p))
         .collect();
     let mut triangles = filtered.kept;
-    let found = edge_counts(&triangles);
     let split = orient_and_split(&mut triangles);
+    let (found, after) = (split.found, split.after);
     let mut inward = 0;
+    let mut stamp = vec![u32::MAX; positions.len()];
     let shells: Vec<Shell> = split
         .shells
         .iter()
-        .map(|tris| {
-            let (shell, flipped) =
-                make_shell(tris, &split.touches_boundary, &mut triangles, &positions);
+        .enumerate()
+        .map(|(id, tris)| {
+            let ctx = ShellCtx {
+                id: id as u32,
+                touches_boundary: &split.touches_boundary,
+                positions: &positions,
+            };
+            let (shell, flipped) = make_shell(tris, &ctx, &mut triangles, &mut stamp);
             inward += usize::from(flipped);
             shell
         })
         .collect();
-    let after = edge_counts(&triangles);
     let unreferenced = count_unreferenced(&welded.weld, positions.len(), &triangles);
     let mut report = RepairReport {
         input_vertices: nv,
@@ -204,6 +182,40 @@ pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
     })
 }
 
+/// The fatal checks: empty, non-finite, coincident or flat. Returns the bounding box of the
+/// referenced vertices (mesh frame), whose largest side is positive.
+fn check_input(mesh: &Mesh) -> Result<Aabb, PrepareError> {
+    let (nv, nt) = (mesh.positions.len(), mesh.triangles.len());
+    if nv == 0 || nt == 0 {
+        return Err(PrepareError::Empty {
+            vertices: nv,
+            triangles: nt,
+        });
+    }
+    if let Some(i) = mesh
+        .positions
+        .iter()
+        .position(|p| !p.iter().all(|c| c.is_finite()))
+    {
+        return Err(PrepareError::NonFinite(i));
+    }
+    let bbox = referenced_bbox(mesh);
+    let extent = bbox.max_extent();
+    if bbox.is_empty() || extent.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return Err(PrepareError::Degenerate(
+            "all triangle vertices coincide".into(),
+        ));
+    }
+    let e = bbox.extent();
+    if e.min() < FLAT_RATIO * extent {
+        return Err(PrepareError::Degenerate(format!(
+            "the mesh is flat (bounding box {:.3e} × {:.3e} × {:.3e}); it has no volume to rig",
+            e.x, e.y, e.z
+        )));
+    }
+    Ok(bbox)
+}
+
 /// Bounding box of the vertices used by triangles with in-range indices (mesh frame).
 fn referenced_bbox(mesh: &Mesh) -> Aabb {
     let mut b = Aabb::empty();
@@ -228,7 +240,7 @@ struct Filtered {
 /// index, area < [`DEGENERATE_AREA`]·L²) and repeats of an earlier triangle's vertex set.
 fn filter_triangles(mesh: &Mesh, weld: &[u32], welded: &[P3], extent: f64) -> Filtered {
     let min_double_area = 2.0 * DEGENERATE_AREA * extent * extent;
-    let mut seen: HashSet<[u32; 3], FastBuild> =
+    let mut seen: HashSet<(u32, u32, u32), FastBuild> =
         HashSet::with_capacity_and_hasher(mesh.triangles.len(), FastBuild::default());
     let mut out = Filtered {
         kept: Vec::with_capacity(mesh.triangles.len()),
@@ -254,7 +266,7 @@ fn filter_triangles(mesh: &Mesh, weld: &[u32], welded: &[P3], extent: f64) -> Fi
         }
         let mut key = w;
         key.sort_unstable();
-        if seen.insert(key) {
+        if seen.insert((key[0], key[1], key[2])) {
             out.kept.push(w);
         } else {
             out.duplicate += 1;
@@ -272,29 +284,48 @@ fn map3<T: Copy>(t: &[u32; 3], v: &[T]) -> Option<[T; 3]> {
     ])
 }
 
+/// What [`make_shell`] reads besides the shell's triangles.
+struct ShellCtx<'a> {
+    /// Shell number (stamps vertices already collected for this shell).
+    id: u32,
+    /// Per triangle: touches an open or non-manifold edge.
+    touches_boundary: &'a [bool],
+    /// Welded positions, normalized frame.
+    positions: &'a [P3],
+}
+
 /// Build one shell; flips it in `triangles` if it is closed and faces inward. Returns whether it
-/// was flipped.
+/// was flipped. `stamp` (one entry per welded vertex) dedups vertices without sorting them all.
 fn make_shell(
     tris: &[u32],
-    touches_boundary: &[bool],
+    ctx: &ShellCtx,
     triangles: &mut [[u32; 3]],
-    positions: &[P3],
+    stamp: &mut [u32],
 ) -> (Shell, bool) {
-    let closed = tris
-        .iter()
-        .all(|&t| !touches_boundary.get(t as usize).copied().unwrap_or(true));
+    let closed = tris.iter().all(|&t| {
+        !ctx.touches_boundary
+            .get(t as usize)
+            .copied()
+            .unwrap_or(true)
+    });
     let mut volume = 0.0;
-    let mut vertices = Vec::with_capacity(tris.len());
+    let mut vertices = Vec::with_capacity(tris.len() / 2 + 3);
     for &t in tris {
         if let Some(tri) = triangles.get(t as usize) {
-            if let Some([a, b, c]) = map3(tri, positions) {
+            if let Some([a, b, c]) = map3(tri, ctx.positions) {
                 volume += a.coords.dot(&b.coords.cross(&c.coords)) / 6.0;
             }
-            vertices.extend_from_slice(tri);
+            for &v in tri {
+                if let Some(s) = stamp.get_mut(v as usize) {
+                    if *s != ctx.id {
+                        *s = ctx.id;
+                        vertices.push(v);
+                    }
+                }
+            }
         }
     }
     vertices.sort_unstable();
-    vertices.dedup();
     let flip = closed && volume < 0.0;
     if flip {
         for &t in tris {

@@ -3,7 +3,12 @@
 //! Every loader keeps the input's vertex order and count: `Mesh::positions[i]` is the file's i-th
 //! vertex (for glTF: primitives concatenated in document order, in world space, bind pose).
 
+mod gltf;
+mod gltf_data;
+mod gltf_skin;
 mod obj;
+mod off;
+mod ply;
 mod polygon;
 mod text;
 
@@ -103,10 +108,14 @@ pub fn load_bytes(
     format: MeshFormat,
     base_dir: Option<&Path>,
 ) -> Result<Mesh, LoadError> {
-    let _ = base_dir;
     match format {
         MeshFormat::Obj => obj::parse(bytes),
-        _ => Err(LoadError::Invalid("loader not implemented yet".into())),
+        MeshFormat::Glb | MeshFormat::Gltf => {
+            let opened = gltf::open(bytes, base_dir)?;
+            Ok(gltf::assemble(&opened, false)?.0)
+        }
+        MeshFormat::Off => off::parse(bytes),
+        MeshFormat::Ply => ply::parse(bytes),
     }
 }
 
@@ -123,9 +132,18 @@ pub struct RiggedMesh {
 
 /// Read a skinned `.glb`/`.gltf`: mesh, joint hierarchy with bind-pose positions, and weights.
 /// Errors if the file has no skin.
+///
+/// Joints are the first skin's, parent-first (a joint's parent is its nearest ancestor node in
+/// the skin; several roots are allowed), named after their nodes (`joint_N`, N = position in the
+/// skin's joint list, for unnamed nodes), at their world positions in the default pose the mesh is
+/// read in. Weights come from every JOINTS_n/WEIGHTS_n set, remapped to this joint order, zero
+/// weights dropped, normalized, heaviest first; vertices of unskinned primitives are bound
+/// rigidly to the nearest joint above their node (empty list if none).
 pub fn load_rigged_gltf(path: &Path) -> Result<RiggedMesh, LoadError> {
-    let _ = path;
-    Err(LoadError::Invalid(
-        "rigged glTF reading not implemented yet".into(),
-    ))
+    match MeshFormat::from_path(path) {
+        Some(MeshFormat::Glb | MeshFormat::Gltf) => {}
+        _ => return Err(LoadError::UnsupportedFormat),
+    }
+    let bytes = std::fs::read(path)?;
+    gltf_skin::parse_rigged(&bytes, path.parent())
 }

@@ -72,7 +72,7 @@ fn ear_clip(positions: &[P3], poly: &[u32], out: &mut Vec<[u32; 3]>) -> bool {
     };
     let n = newell_normal(&pts);
     let len = n.norm();
-    if !(len > 0.0 && len.is_finite()) {
+    if len.is_nan() || len <= 0.0 || len.is_infinite() {
         return false;
     }
     let n = n / len;
