@@ -26,6 +26,9 @@ const LEAF: u32 = 1 << 31;
 /// Depth cap actually used (the lattice keys pack 21 bits per axis).
 const HARD_MAX_DEPTH: u32 = 19;
 
+/// Field value reported for non-finite query points (far outside, still finite arithmetic).
+pub const FAR: f64 = 1e9;
+
 /// Build statistics.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FieldStats {
@@ -35,6 +38,8 @@ pub struct FieldStats {
     pub depth: u32,
     /// Exact closest-point queries run.
     pub exact_queries: usize,
+    /// Winding-number evaluations (the rest of the signs were known or inherited).
+    pub winding_queries: usize,
     /// Sign method: "pseudo-normal", "winding" or "none" (empty mesh).
     pub sign_method: &'static str,
     /// Triangles inside the volume enclosed by others, left out of the distance (not the sign).
@@ -69,7 +74,11 @@ struct Located<'a> {
 impl DistanceField {
     /// Signed distance at `p` (normalized frame). Points outside [0,1]³ get their distance to
     /// the cube plus the (positive) field on its boundary: always positive, growing outward.
+    /// Non-finite points are far outside ([`FAR`]).
     pub fn eval(&self, p: &P3) -> f64 {
+        if !p.coords.iter().all(|c| c.is_finite()) {
+            return FAR;
+        }
         let q = clamp_unit(p);
         let out = (p - q).norm();
         let Some(l) = self.locate(&q) else {
@@ -92,6 +101,9 @@ impl DistanceField {
     /// Gradient of the interpolated field at `p` (analytic derivative of the trilinear leaf).
     /// Outside [0,1]³ it points away from the cube.
     pub fn gradient(&self, p: &P3) -> V3 {
+        if !p.coords.iter().all(|c| c.is_finite()) {
+            return V3::zeros();
+        }
         let q = clamp_unit(p);
         if q != *p {
             return (p - q).try_normalize(0.0).unwrap_or_else(V3::zeros);
@@ -301,20 +313,22 @@ pub fn build_from(
     };
     let depth = opts.max_depth.clamp(1, HARD_MAX_DEPTH);
     let prm = Params {
-        tol: opts.tolerance.max(1e-9),
+        tol: opts.tol(),
         max_depth: depth,
         unit: 1.0 / f64::from(1u32 << (depth + 1)),
     };
     let full = 1u32 << (depth + 1);
-    let mut ex = Exact::new(bvh, &all, &sign, prm.unit);
+    let windings = std::sync::atomic::AtomicUsize::new(0);
+    let mut ex = Exact::new(bvh, &all, &sign, prm.unit, &windings);
     let corners: [f64; 8] = std::array::from_fn(|m| {
         let b = |bit: usize| if m >> bit & 1 == 1 { full } else { 0 };
-        ex.value([b(0), b(1), b(2)], Some(false))
+        ex.value([b(0), b(1), b(2)], Some(false), &[])
     });
     let q0 = ex.queries;
     let (root, q) = octree::build_tree(&mut ex, prm, corners);
     let stats = FieldStats {
         exact_queries: q + q0,
+        winding_queries: windings.load(std::sync::atomic::Ordering::Relaxed),
         internal_triangles: culled,
         sign_method: if bvh.is_empty() {
             "none"
