@@ -60,3 +60,46 @@ fn headless_once_with_a_corrupt_file_exits_one_and_names_it() {
         "v 1 2\nf 9 9 9\n"
     );
 }
+
+#[test]
+fn demo_headless_writes_both_characters_and_rigs_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("demo");
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["demo", "--headless"])
+        .arg(&demo)
+        .env("TERM", "dumb")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["demo_humanoid", "demo_quadruped"] {
+        assert!(demo.join(format!("{name}.obj")).is_file());
+        assert!(
+            demo.join(format!("rigged/{name}.rig.json")).is_file(),
+            "{text}"
+        );
+        assert!(demo.join(format!("rigged/{name}.png")).is_file());
+    }
+    assert!(text.contains("2 ok, 0 low confidence, 0 failed"), "{text}");
+    // Running it again never overwrites the (possibly edited) characters.
+    let before = std::fs::metadata(demo.join("demo_humanoid.obj"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let again = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["demo", "--headless"])
+        .arg(&demo)
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    let after = std::fs::metadata(demo.join("demo_humanoid.obj"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after);
+}

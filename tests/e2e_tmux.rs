@@ -1,5 +1,5 @@
 //! End-to-end: the real `geppetto watch` binary inside tmux (`send-keys` to type, `capture-pane`
-//! to read) on a temp folder with two character meshes: both reach a rigged status, a joint is
+//! to read) on a temp folder with the two demo characters: both reach "ok", a joint is
 //! pinned with keys, the sidecar hints file appears and the asset re-rigs from the embedding; `q`
 //! quits with exit status 0. Skipped with a printed reason when tmux is not installed.
 
@@ -56,33 +56,17 @@ impl Drop for Tmux {
     }
 }
 
-fn write_obj(path: &Path, mesh: &geppetto::mesh::Mesh) {
-    let mut s = String::new();
-    for p in &mesh.positions {
-        s += &format!("v {} {} {}\n", p.x, p.y, p.z);
-    }
-    for t in &mesh.triangles {
-        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
-    }
-    std::fs::write(path, s).unwrap();
-}
-
-/// Two character meshes in `dir`.
+/// The two demo characters (humanoid, quadruped) in `dir`.
 fn two_meshes(dir: &Path) -> [String; 2] {
-    let (m, _) = geppetto::raster::figure::box_figure(false);
-    write_obj(&dir.join("alpha.obj"), &m);
-    let mut tall = m.clone();
-    for p in &mut tall.positions {
-        p.y *= 1.15;
-    }
-    write_obj(&dir.join("beta.obj"), &tall);
-    ["alpha.obj".into(), "beta.obj".into()]
+    let written = geppetto::demo::write_demo_folder(dir).expect("demo characters");
+    assert_eq!(written.len(), 2, "{written:?}");
+    ["demo_humanoid.obj".into(), "demo_quadruped.obj".into()]
 }
 
 fn row_rigged(screen: &str, name: &str) -> bool {
     screen
         .lines()
-        .any(|l| l.contains(name) && (l.contains(" ok ") || l.contains("low conf")))
+        .any(|l| l.contains(name) && l.contains(" ok "))
 }
 
 #[test]
@@ -128,9 +112,9 @@ fn watch_ui_under_tmux_rigs_pins_and_rerigs() {
         "detail pane of the selected asset:\n{screen}"
     );
 
-    // Select the fifth joint and pin it where it is: writes alpha.hints.yaml and re-rigs.
+    // Select the fifth joint and pin it where it is: writes demo_humanoid.hints.yaml and re-rigs.
     tmux.keys(&["Tab", "Tab", "Tab", "Tab", "p"]);
-    let sidecar = dir.path().join("alpha.hints.yaml");
+    let sidecar = dir.path().join("demo_humanoid.hints.yaml");
     let t = Instant::now();
     while !sidecar.is_file() {
         assert!(
@@ -145,7 +129,7 @@ fn watch_ui_under_tmux_rigs_pins_and_rerigs() {
     let screen = tmux.wait("re-rig from the embedding", long, |s| {
         s.contains("runs: 2")
             && s.contains("re-run from the embedding")
-            && row_rigged(s, "alpha.obj")
+            && row_rigged(s, "demo_humanoid.obj")
     });
     assert!(
         screen.contains("pinned at"),

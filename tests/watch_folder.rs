@@ -141,11 +141,15 @@ fn finished(app: &App, path: &Path) -> bool {
     })
 }
 
-/// OBJ text of a valid character mesh (`variant` picks a demo character).
+/// OBJ text of a valid character mesh: the procedural box figure (8 closed boxes; rigs in a few
+/// seconds, long enough to be modified mid-rig). `variant` 1 adds a comment line (new content).
 fn character_obj(variant: usize) -> String {
     let (mesh, _) = geppetto::raster::figure::box_figure(false);
-    let _ = variant;
-    let mut s = String::new();
+    let mut s = if variant == 1 {
+        "# variant 1\n".to_string()
+    } else {
+        String::new()
+    };
     for p in &mesh.positions {
         s += &format!("v {} {} {}\n", p.x, p.y, p.z);
     }
