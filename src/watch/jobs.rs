@@ -376,9 +376,9 @@ mod tests {
     fn finished(rx: &Events, n: usize) -> Vec<(PathBuf, u64, JobResult)> {
         let mut out = Vec::new();
         while out.len() < n {
-            match rx.recv_timeout(Duration::from_secs(20)).expect("job event") {
-                JobEvent::Finished { path, id, result } => out.push((path, id, result)),
-                _ => {}
+            let event = rx.recv_timeout(Duration::from_secs(20)).expect("job event");
+            if let JobEvent::Finished { path, id, result } = event {
+                out.push((path, id, result));
             }
         }
         out
