@@ -1,11 +1,71 @@
-//! `geppetto watch`. (Stub until implemented.)
+//! `geppetto watch`: the watch-folder UI, or `--headless` log lines.
 
+use std::io::IsTerminal;
+use std::path::Path;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use super::WatchArgs;
+use crate::config::RigConfig;
+use crate::tui::term::{run_headless, run_tui};
+use crate::watch::{WatchConfig, WatchSettings};
 
 /// Run `geppetto watch`.
-pub fn run(_args: &WatchArgs) -> anyhow::Result<ExitCode> {
-    eprintln!("error: 'geppetto watch' is not implemented yet");
-    Ok(ExitCode::from(2))
+pub fn run(args: &WatchArgs) -> anyhow::Result<ExitCode> {
+    let settings = settings(args)?;
+    watch_with(&settings, args.headless, args.once)
+}
+
+/// Watch with resolved settings: the UI on a terminal, headless otherwise (or when asked).
+pub fn watch_with(
+    settings: &WatchSettings,
+    headless: bool,
+    once: bool,
+) -> anyhow::Result<ExitCode> {
+    let config = RigConfig::default();
+    let dumb = std::env::var("TERM").is_ok_and(|t| t == "dumb");
+    if headless || once {
+        return run_headless(settings, config, once);
+    }
+    if !std::io::stdout().is_terminal() || dumb {
+        eprintln!(
+            "note: not an interactive terminal; running headless (use --headless to silence this)"
+        );
+        return run_headless(settings, config, false);
+    }
+    run_tui(settings, config)
+}
+
+/// Resolve the configuration file and the command-line overrides.
+pub fn settings(args: &WatchArgs) -> anyhow::Result<WatchSettings> {
+    let config = match &args.config {
+        Some(p) => WatchConfig::load(p)?,
+        None => WatchConfig::default(),
+    };
+    let mut s = WatchSettings::resolve(&config, &args.dir)?;
+    if let Some(out) = &args.out {
+        s.out_dir = absolute(out)?;
+    }
+    if let Some(p) = &args.protocol {
+        crate::tui::runtime::protocol_type(p)?;
+        s.protocol = p.clone();
+    }
+    if let Some(sk) = &args.skeleton {
+        s.skeleton = sk.clone();
+        s.skeleton_rules.clear();
+    }
+    if let Some(w) = args.workers {
+        s.workers = w.max(1);
+    }
+    if args.poll {
+        s.poll = Some(Duration::from_millis(config.poll_ms.max(50)));
+    }
+    Ok(s)
+}
+
+fn absolute(p: &Path) -> anyhow::Result<std::path::PathBuf> {
+    let abs = std::path::absolute(p)?;
+    // Resolve symlinks when the folder exists, so "is this inside the output folder" compares like
+    // with like (the watched root is canonical).
+    Ok(std::fs::canonicalize(&abs).unwrap_or(abs))
 }

@@ -1,0 +1,621 @@
+//! The application state, its messages and effects (style anchor P8): `update(&mut App, Msg)`
+//! changes state and returns [`Effect`]s for the runtime to perform; it does no I/O and never
+//! waits, so tests drive it with scripted messages and an injected clock.
+
+use std::collections::{HashMap, VecDeque};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use crossterm::event::{KeyEvent, MouseEvent};
+use ratatui_image::protocol::Protocol;
+
+use crate::mesh::Mesh;
+use crate::progress::Stage;
+use crate::raster::{ThumbnailView, ViewMap};
+use crate::rig::hints::Hints;
+use crate::rig::{Rig, Status};
+use crate::watch::{FsChange, JobDone, JobEvent, JobResult};
+
+/// Everything that can happen to the app.
+pub enum Msg {
+    /// A key press.
+    Key(KeyEvent),
+    /// A mouse event.
+    Mouse(MouseEvent),
+    /// The watcher saw something.
+    Fs(FsChange),
+    /// A job reported.
+    Job(JobEvent),
+    /// A thumbnail finished rendering.
+    Thumb(Box<ThumbReady>),
+    /// A hints file write finished (`Err` carries the message).
+    HintsSaved {
+        /// The mesh.
+        mesh: PathBuf,
+        /// Outcome.
+        result: Result<(), String>,
+    },
+    /// Time passed (the app's clock; tests inject it).
+    Tick(Instant),
+    /// The terminal was resized to (columns, rows).
+    Resize(u16, u16),
+}
+
+/// Work for the runtime; the app never performs it itself.
+#[derive(Debug)]
+pub enum Effect {
+    /// Queue (or re-queue, coalescing) a rig of this mesh.
+    Rig(PathBuf),
+    /// Drop queued work and cancel a running rig of this mesh (it was deleted).
+    Cancel(PathBuf),
+    /// Write the sidecar `NAME.hints.yaml` of `mesh` atomically.
+    SaveHints {
+        /// The mesh.
+        mesh: PathBuf,
+        /// The new hints.
+        hints: Hints,
+    },
+    /// Render a thumbnail off the UI thread.
+    Thumbnail(Box<ThumbRequest>),
+    /// Leave the program.
+    Quit,
+}
+
+/// What a thumbnail shows; a new request is made whenever this changes.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ThumbKey {
+    /// The mesh.
+    pub mesh: PathBuf,
+    /// Rig run number of the asset.
+    pub run: u32,
+    /// Selection, heat map and draft.
+    pub view: ThumbnailView,
+    /// Size in terminal cells.
+    pub cells: (u16, u16),
+}
+
+/// A thumbnail to render.
+#[derive(Debug)]
+pub struct ThumbRequest {
+    /// What to render.
+    pub key: ThumbKey,
+    /// The mesh, mesh frame.
+    pub mesh: Arc<Mesh>,
+    /// The rig.
+    pub rig: Arc<Rig>,
+}
+
+/// A rendered thumbnail, encoded for the terminal.
+pub struct ThumbReady {
+    /// What it shows.
+    pub key: ThumbKey,
+    /// Terminal image (half-blocks, sixel, kitty or iTerm2).
+    pub protocol: Protocol,
+    /// Pixel ↔ mesh mapping, for mouse clicks.
+    pub map: ViewMap,
+}
+
+/// The last finished rig of an asset.
+#[derive(Clone, Debug)]
+pub struct RigInfo {
+    /// The rig (mesh frame).
+    pub rig: Arc<Rig>,
+    /// The input mesh.
+    pub mesh: Arc<Mesh>,
+    /// Discretization reused (a hint re-run started at the embedding).
+    pub reused: bool,
+    /// Files written.
+    pub outputs: Vec<PathBuf>,
+    /// Outputs that failed.
+    pub output_errors: Vec<String>,
+}
+
+/// How the last run ended.
+#[derive(Clone, Debug)]
+pub enum LastRun {
+    /// A rig (status inside).
+    Rigged(Box<RigInfo>),
+    /// An error in plain words.
+    Failed(String),
+}
+
+/// One watched mesh.
+#[derive(Clone, Debug)]
+pub struct Asset {
+    /// Absolute path.
+    pub path: PathBuf,
+    /// Path relative to the watched folder (display name).
+    pub name: String,
+    /// A rig is queued.
+    pub queued: bool,
+    /// Running: the current stage and its fraction.
+    pub running: Option<(Stage, f32)>,
+    /// When the running job started (app clock).
+    pub started: Option<Instant>,
+    /// Id of the latest job started for this asset (events of older jobs are stale).
+    pub job: Option<u64>,
+    /// The last finished run.
+    pub last: Option<LastRun>,
+    /// Finished runs so far (including failures).
+    pub runs: u32,
+    /// The sidecar hints as last written or read.
+    pub hints: Hints,
+    /// The sidecar text as last written or read (to ignore the watcher's echo of our own writes).
+    pub hints_text: Option<String>,
+}
+
+/// The row status shown in the list.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum RowStatus {
+    /// Waiting for a worker (or for the file to settle).
+    Queued,
+    /// Rigging: stage and fraction.
+    Running(Stage, f32),
+    /// Rigged, confident.
+    Ok,
+    /// Rigged, but something looks wrong.
+    LowConfidence,
+    /// Failed.
+    Failed,
+}
+
+impl Asset {
+    fn new(path: &Path, root: &Path) -> Self {
+        let name = path
+            .strip_prefix(root)
+            .unwrap_or(path)
+            .display()
+            .to_string();
+        Self {
+            path: path.to_path_buf(),
+            name,
+            queued: true,
+            running: None,
+            started: None,
+            job: None,
+            last: None,
+            runs: 0,
+            hints: Hints::default(),
+            hints_text: None,
+        }
+    }
+
+    /// The status shown in the list.
+    pub fn status(&self) -> RowStatus {
+        if let Some((s, f)) = self.running {
+            return RowStatus::Running(s, f);
+        }
+        if self.queued {
+            return RowStatus::Queued;
+        }
+        match &self.last {
+            None => RowStatus::Queued,
+            Some(LastRun::Failed(_)) => RowStatus::Failed,
+            Some(LastRun::Rigged(r)) => match r.rig.status {
+                Status::Ok => RowStatus::Ok,
+                Status::LowConfidence => RowStatus::LowConfidence,
+            },
+        }
+    }
+
+    /// The last rig, if the last run produced one.
+    pub fn rig(&self) -> Option<&RigInfo> {
+        match &self.last {
+            Some(LastRun::Rigged(r)) => Some(r),
+            _ => None,
+        }
+    }
+}
+
+/// A joint position being edited (mesh frame), not yet written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Draft {
+    /// The mesh.
+    pub mesh: PathBuf,
+    /// Joint index.
+    pub joint: usize,
+    /// Position, mesh frame.
+    pub pos: [f64; 3],
+}
+
+/// The whole UI state.
+pub struct App {
+    /// Watched folder.
+    pub root: PathBuf,
+    /// Output folder.
+    pub out_dir: PathBuf,
+    /// Assets in discovery order (see [`App::order`] for display order).
+    pub assets: Vec<Asset>,
+    /// Selected asset.
+    pub selected: Option<PathBuf>,
+    /// Sort failures (then low confidence) first.
+    pub failures_first: bool,
+    /// Selected joint index.
+    pub joint: usize,
+    /// Show the selected joint's weights.
+    pub heat: bool,
+    /// Joint position being edited.
+    pub draft: Option<Draft>,
+    /// Coordinate entry line, when open.
+    pub input: Option<String>,
+    /// Previous hints per mesh, for undo.
+    pub undo: HashMap<PathBuf, Vec<Hints>>,
+    /// Recent events (newest last).
+    pub log: VecDeque<String>,
+    /// Lines ever logged (headless mode prints the new ones).
+    pub log_total: u64,
+    /// A message for the status line.
+    pub message: Option<String>,
+    /// Detail pane scroll offset (lines).
+    pub scroll: u16,
+    /// Terminal size (columns, rows).
+    pub size: (u16, u16),
+    /// Image pixels per terminal cell (1×2 for half-blocks, the font size otherwise).
+    pub cell_px: (u16, u16),
+    /// Image protocol name, for the header.
+    pub protocol: String,
+    /// The current thumbnail.
+    pub thumb: Option<ThumbReady>,
+    /// The thumbnail last requested.
+    pub thumb_requested: Option<ThumbKey>,
+    /// No screen: never request thumbnails.
+    pub headless: bool,
+    /// The initial scan finished.
+    pub scan_done: bool,
+    /// The app clock.
+    pub now: Instant,
+    /// Quit requested.
+    pub quit: bool,
+}
+
+/// Log lines kept.
+const LOG_LINES: usize = 200;
+
+impl App {
+    /// A fresh app for `root` with outputs in `out_dir`.
+    pub fn new(root: PathBuf, out_dir: PathBuf, now: Instant) -> Self {
+        Self {
+            root,
+            out_dir,
+            assets: Vec::new(),
+            selected: None,
+            failures_first: false,
+            joint: 0,
+            heat: false,
+            draft: None,
+            input: None,
+            undo: HashMap::new(),
+            log: VecDeque::new(),
+            log_total: 0,
+            message: None,
+            scroll: 0,
+            size: (100, 30),
+            cell_px: (1, 2),
+            protocol: "halfblocks".into(),
+            thumb: None,
+            thumb_requested: None,
+            headless: false,
+            scan_done: false,
+            now,
+            quit: false,
+        }
+    }
+
+    /// Asset indices in display order: by name, or failures and low confidence first.
+    pub fn order(&self) -> Vec<usize> {
+        let mut idx: Vec<usize> = (0..self.assets.len()).collect();
+        let rank = |a: &Asset| match (self.failures_first, a.status()) {
+            (false, _) => 0,
+            (true, RowStatus::Failed) => 0,
+            (true, RowStatus::LowConfidence) => 1,
+            (true, _) => 2,
+        };
+        idx.sort_by(|&a, &b| {
+            let (x, y) = (&self.assets[a], &self.assets[b]);
+            rank(x).cmp(&rank(y)).then_with(|| x.name.cmp(&y.name))
+        });
+        idx
+    }
+
+    /// Index of the asset at `path`.
+    pub fn find(&self, path: &Path) -> Option<usize> {
+        self.assets.iter().position(|a| a.path == path)
+    }
+
+    /// The selected asset.
+    pub fn current(&self) -> Option<&Asset> {
+        self.selected
+            .as_deref()
+            .and_then(|p| self.find(p))
+            .map(|i| &self.assets[i])
+    }
+
+    /// True once the initial scan is done and no asset is queued or running.
+    pub fn settled(&self) -> bool {
+        self.scan_done
+            && self
+                .assets
+                .iter()
+                .all(|a| !a.queued && a.running.is_none() && a.last.is_some())
+    }
+
+    /// Counts per status: (ok, low, failed, running, queued).
+    pub fn counts(&self) -> (usize, usize, usize, usize, usize) {
+        let mut c = (0, 0, 0, 0, 0);
+        for a in &self.assets {
+            match a.status() {
+                RowStatus::Ok => c.0 += 1,
+                RowStatus::LowConfidence => c.1 += 1,
+                RowStatus::Failed => c.2 += 1,
+                RowStatus::Running(..) => c.3 += 1,
+                RowStatus::Queued => c.4 += 1,
+            }
+        }
+        c
+    }
+
+    /// Add a line to the event log.
+    pub fn push_log(&mut self, line: String) {
+        if self.log.len() >= LOG_LINES {
+            self.log.pop_front();
+        }
+        self.log.push_back(line);
+        self.log_total += 1;
+    }
+
+    fn asset_mut(&mut self, path: &Path) -> Option<&mut Asset> {
+        self.assets.iter_mut().find(|a| a.path == path)
+    }
+
+    /// Add a row for `path` if new; returns its index.
+    fn ensure(&mut self, path: &Path) -> usize {
+        if let Some(i) = self.find(path) {
+            return i;
+        }
+        self.assets.push(Asset::new(path, &self.root));
+        if self.selected.is_none() {
+            self.selected = Some(path.to_path_buf());
+        }
+        self.assets.len() - 1
+    }
+
+    /// Display name of a path (relative to the watched folder).
+    pub fn rel(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .display()
+            .to_string()
+    }
+}
+
+/// Apply one message; returns the effects to perform, in order.
+pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
+    let mut fx = match msg {
+        Msg::Key(k) => super::keys::on_key(app, k),
+        Msg::Mouse(m) => super::keys::on_mouse(app, m),
+        Msg::Fs(c) => on_fs(app, c),
+        Msg::Job(e) => on_job(app, e),
+        Msg::Thumb(t) => {
+            if app.thumb_requested.as_ref() == Some(&t.key) {
+                app.thumb = Some(*t);
+            }
+            Vec::new()
+        }
+        Msg::HintsSaved { mesh, result } => {
+            match result {
+                Ok(()) => app.push_log(format!(
+                    "hints saved: {}",
+                    app.rel(&crate::rig::hints::sidecar_path(&mesh))
+                )),
+                Err(e) => app.message = Some(format!("could not save hints: {e}")),
+            }
+            Vec::new()
+        }
+        Msg::Tick(now) => {
+            app.now = now;
+            Vec::new()
+        }
+        Msg::Resize(w, h) => {
+            app.size = (w, h);
+            Vec::new()
+        }
+    };
+    fx.extend(thumb_effect(app));
+    fx
+}
+
+fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
+    match change {
+        FsChange::Ready(path) => {
+            let i = app.ensure(&path);
+            app.assets[i].queued = true;
+            app.push_log(format!("changed: {}", app.rel(&path)));
+            vec![Effect::Rig(path)]
+        }
+        FsChange::Removed(path) => {
+            app.assets.retain(|a| a.path != path);
+            if app.selected.as_deref() == Some(&path) {
+                let first = app.order().first().map(|&i| app.assets[i].path.clone());
+                app.selected = first;
+            }
+            if app.draft.as_ref().is_some_and(|d| d.mesh == path) {
+                app.draft = None;
+            }
+            app.push_log(format!("removed: {}", app.rel(&path)));
+            vec![Effect::Cancel(path)]
+        }
+        FsChange::HintsChanged { mesh, text } => {
+            let Some(i) = app.find(&mesh) else {
+                return Vec::new();
+            };
+            let a = &mut app.assets[i];
+            if a.hints_text == text {
+                return Vec::new(); // the echo of our own write
+            }
+            a.hints_text = text.clone();
+            if let Some(t) = &text {
+                if let Ok(h) = Hints::parse(t, &mesh) {
+                    a.hints = h;
+                }
+            } else {
+                a.hints = Hints::default();
+            }
+            a.queued = true;
+            app.push_log(format!("hints edited: {}", app.rel(&mesh)));
+            vec![Effect::Rig(mesh)]
+        }
+        FsChange::ScanDone(meshes) => {
+            for m in &meshes {
+                app.ensure(m);
+            }
+            app.scan_done = true;
+            app.push_log(format!(
+                "scan: {} meshes in {}",
+                meshes.len(),
+                app.root.display()
+            ));
+            Vec::new()
+        }
+        FsChange::Error(e) => {
+            app.message = Some(e.clone());
+            app.push_log(format!("watcher: {e}"));
+            Vec::new()
+        }
+    }
+}
+
+fn on_job(app: &mut App, ev: JobEvent) -> Vec<Effect> {
+    let now = app.now;
+    match ev {
+        JobEvent::Started { path, id } => {
+            if let Some(a) = app.asset_mut(&path) {
+                a.job = Some(id);
+                a.queued = false;
+                a.running = Some((Stage::Load, 0.0));
+                a.started = Some(now);
+            }
+        }
+        JobEvent::Stage { path, stage, .. } => {
+            if let Some(a) = app.asset_mut(&path) {
+                a.running = Some((stage, 0.0));
+            }
+        }
+        JobEvent::Fraction { path, fraction, .. } => {
+            if let Some(a) = app.asset_mut(&path) {
+                if let Some((_, f)) = &mut a.running {
+                    *f = fraction;
+                }
+            }
+        }
+        JobEvent::Finished { path, id, result } => {
+            let stale = app
+                .find(&path)
+                .is_some_and(|i| app.assets[i].job.is_some_and(|j| j > id));
+            if !stale {
+                finished(app, &path, result);
+            }
+        }
+    }
+    Vec::new()
+}
+
+fn finished(app: &mut App, path: &Path, result: JobResult) {
+    let name = app.rel(path);
+    let Some(a) = app.asset_mut(path) else {
+        return;
+    };
+    a.running = None;
+    let line = match result {
+        JobResult::Cancelled => {
+            a.queued = true; // superseded: a newer job is queued
+            format!("cancelled: {name} (superseded)")
+        }
+        JobResult::Failed(e) => {
+            a.runs += 1;
+            a.last = Some(LastRun::Failed(e.clone()));
+            format!("failed: {name}: {e}")
+        }
+        JobResult::Done(done) => {
+            a.runs += 1;
+            let JobDone {
+                rig,
+                mesh,
+                reused_discretization,
+                outputs,
+                output_errors,
+                ..
+            } = *done;
+            let status = match rig.status {
+                Status::Ok => "ok",
+                Status::LowConfidence => "low confidence",
+            };
+            let line = format!(
+                "{status}: {name} penalty {:.4} in {:.0} ms{}",
+                rig.penalty.total,
+                rig.timings_ms.get("total").copied().unwrap_or(0.0),
+                if reused_discretization {
+                    " (re-run from the embedding)"
+                } else {
+                    ""
+                }
+            );
+            // The hints this rig used are the sidecar's, unless a newer edit is already queued.
+            if !a.queued {
+                a.hints = Hints {
+                    hints: rig.hints.clone(),
+                };
+            }
+            a.last = Some(LastRun::Rigged(Box::new(RigInfo {
+                rig: Arc::new(rig),
+                mesh,
+                reused: reused_discretization,
+                outputs,
+                output_errors,
+            })));
+            line
+        }
+    };
+    app.push_log(line);
+}
+
+/// Request a thumbnail when what it should show changed.
+fn thumb_effect(app: &mut App) -> Option<Effect> {
+    if app.headless {
+        return None;
+    }
+    let area = super::view::layout(app.size).thumb;
+    let a = app.current()?;
+    let info = a.rig()?;
+    if area.width < 4 || area.height < 2 {
+        return None;
+    }
+    let joint = app.joint.min(info.rig.joints.len().saturating_sub(1));
+    let draft = app
+        .draft
+        .as_ref()
+        .filter(|d| d.mesh == a.path)
+        .map(|d| d.pos);
+    let key = ThumbKey {
+        mesh: a.path.clone(),
+        run: a.runs,
+        view: ThumbnailView {
+            width: u32::from(area.width) * u32::from(app.cell_px.0),
+            height: u32::from(area.height) * u32::from(app.cell_px.1),
+            selected: (!info.rig.joints.is_empty()).then_some(joint),
+            heat: app.heat,
+            draft,
+        },
+        cells: (area.width, area.height),
+    };
+    if app.thumb_requested.as_ref() == Some(&key) {
+        return None;
+    }
+    let req = ThumbRequest {
+        key: key.clone(),
+        mesh: info.mesh.clone(),
+        rig: info.rig.clone(),
+    };
+    app.thumb_requested = Some(key);
+    Some(Effect::Thumbnail(Box::new(req)))
+}

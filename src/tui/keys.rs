@@ -1,0 +1,359 @@
+//! Keyboard and mouse handling, and the hint edits they trigger. Pure state changes plus effects;
+//! hints files are written only when the user pins, unpins or undoes (never implicitly).
+
+use crossterm::event::{
+    KeyCode, KeyEvent, KeyEventKind, KeyModifiers, MouseButton, MouseEvent, MouseEventKind,
+};
+
+use super::app::{App, Draft, Effect};
+use crate::raster::ViewKind;
+
+/// The keys shown in the help bar. Mouse: click a row to select it, click a view to place the
+/// joint being edited, wheel to move the selection.
+pub const HELP: &[(&str, &str)] = &[
+    ("↑↓", "asset"),
+    ("Tab", "joint"),
+    ("e", "edit"),
+    ("←→↑↓,.", "move"),
+    ("c", "xyz"),
+    ("p", "pin"),
+    ("u", "unpin"),
+    ("z", "undo"),
+    ("w", "weights"),
+    ("f", "fails 1st"),
+    ("r", "rerig"),
+    ("PgUp/Dn", "scroll"),
+    ("q", "quit"),
+];
+
+/// Handle a key.
+pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
+    if k.kind == KeyEventKind::Release {
+        return Vec::new();
+    }
+    if app.input.is_some() {
+        return on_input_key(app, k);
+    }
+    if k.modifiers.contains(KeyModifiers::CONTROL) && k.code == KeyCode::Char('c') {
+        app.quit = true;
+        return vec![Effect::Quit];
+    }
+    let big = k.modifiers.contains(KeyModifiers::SHIFT);
+    if app.draft.is_some() {
+        let step = |d: i32| (d, big);
+        let mv = match k.code {
+            KeyCode::Left => Some((0, step(-1))),
+            KeyCode::Right => Some((0, step(1))),
+            KeyCode::Up => Some((1, step(1))),
+            KeyCode::Down => Some((1, step(-1))),
+            KeyCode::Char(',') | KeyCode::Char('<') => Some((2, step(-1))),
+            KeyCode::Char('.') | KeyCode::Char('>') => Some((2, step(1))),
+            _ => None,
+        };
+        if let Some((axis, (dir, big))) = mv {
+            nudge(app, axis, dir, big);
+            return Vec::new();
+        }
+    }
+    match k.code {
+        KeyCode::Char('q') => {
+            app.quit = true;
+            vec![Effect::Quit]
+        }
+        KeyCode::Up | KeyCode::Char('k') => select_step(app, -1),
+        KeyCode::Down | KeyCode::Char('j') => select_step(app, 1),
+        KeyCode::Tab | KeyCode::Char('n') => joint_step(app, 1),
+        KeyCode::BackTab | KeyCode::Char('N') => joint_step(app, -1),
+        KeyCode::Char('e') => {
+            start_draft(app);
+            Vec::new()
+        }
+        KeyCode::Char('p') | KeyCode::Enter => pin(app),
+        KeyCode::Char('u') => unpin(app),
+        KeyCode::Char('z') => undo(app),
+        KeyCode::Char('c') => {
+            open_input(app);
+            Vec::new()
+        }
+        KeyCode::Char('w') => {
+            app.heat = !app.heat;
+            Vec::new()
+        }
+        KeyCode::Char('f') => {
+            app.failures_first = !app.failures_first;
+            Vec::new()
+        }
+        KeyCode::Char('r') => match app.current() {
+            Some(a) => {
+                let p = a.path.clone();
+                if let Some(a) = app.assets.iter_mut().find(|a| a.path == p) {
+                    a.queued = true;
+                }
+                vec![Effect::Rig(p)]
+            }
+            None => Vec::new(),
+        },
+        KeyCode::PageDown => {
+            app.scroll = app.scroll.saturating_add(10);
+            Vec::new()
+        }
+        KeyCode::PageUp => {
+            app.scroll = app.scroll.saturating_sub(10);
+            Vec::new()
+        }
+        KeyCode::Esc => {
+            app.draft = None;
+            app.message = None;
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn select_step(app: &mut App, dir: i32) -> Vec<Effect> {
+    let order = app.order();
+    if order.is_empty() {
+        return Vec::new();
+    }
+    let cur = app
+        .selected
+        .as_deref()
+        .and_then(|p| order.iter().position(|&i| app.assets[i].path == p))
+        .unwrap_or(0);
+    let next = (cur as i64 + i64::from(dir)).clamp(0, order.len() as i64 - 1) as usize;
+    app.selected = Some(app.assets[order[next]].path.clone());
+    app.draft = None;
+    app.scroll = 0;
+    Vec::new()
+}
+
+fn joint_step(app: &mut App, dir: i32) -> Vec<Effect> {
+    let n = app
+        .current()
+        .and_then(|a| a.rig())
+        .map_or(0, |r| r.rig.joints.len());
+    if n == 0 {
+        return Vec::new();
+    }
+    app.joint = ((app.joint.min(n - 1) as i64 + i64::from(dir)).rem_euclid(n as i64)) as usize;
+    app.draft = None;
+    Vec::new()
+}
+
+/// The selected joint's (mesh, index, name, current position, extent) if a rig is shown.
+fn selected_joint(app: &App) -> Option<(std::path::PathBuf, usize, String, [f64; 3], f64)> {
+    let a = app.current()?;
+    let r = a.rig()?;
+    let i = app.joint.min(r.rig.joints.len().checked_sub(1)?);
+    let j = r.rig.joints.get(i)?;
+    Some((
+        a.path.clone(),
+        i,
+        j.name.clone(),
+        j.position,
+        r.rig.max_extent(),
+    ))
+}
+
+fn start_draft(app: &mut App) -> bool {
+    if app.draft.is_some() {
+        return true;
+    }
+    match selected_joint(app) {
+        Some((mesh, joint, _, pos, _)) => {
+            app.draft = Some(Draft { mesh, joint, pos });
+            true
+        }
+        None => {
+            app.message = Some("no rig to edit yet".into());
+            false
+        }
+    }
+}
+
+/// Move the draft by 1% of the model size along `axis` (5% with Shift).
+fn nudge(app: &mut App, axis: usize, dir: i32, big: bool) {
+    let ext = selected_joint(app).map_or(1.0, |s| s.4);
+    let step = ext * if big { 0.05 } else { 0.01 } * f64::from(dir);
+    if let Some(d) = &mut app.draft {
+        if let Some(c) = d.pos.get_mut(axis) {
+            *c += step;
+        }
+    }
+}
+
+/// Write `hints` for `mesh` (remembering the previous hints for undo) and re-rig at once.
+fn write_hints(
+    app: &mut App,
+    mesh: std::path::PathBuf,
+    hints: crate::rig::hints::Hints,
+    what: String,
+) -> Vec<Effect> {
+    let Some(i) = app.find(&mesh) else {
+        return Vec::new();
+    };
+    let a = &mut app.assets[i];
+    let previous = std::mem::replace(&mut a.hints, hints.clone());
+    a.hints_text = Some(hints.to_yaml());
+    a.queued = true;
+    app.undo.entry(mesh.clone()).or_default().push(previous);
+    app.message = Some(what);
+    app.draft = None;
+    vec![
+        Effect::SaveHints {
+            mesh: mesh.clone(),
+            hints,
+        },
+        Effect::Rig(mesh),
+    ]
+}
+
+fn pin(app: &mut App) -> Vec<Effect> {
+    let Some((mesh, _, name, pos, _)) = selected_joint(app) else {
+        app.message = Some("no rig to pin a joint of yet".into());
+        return Vec::new();
+    };
+    let pos = app
+        .draft
+        .as_ref()
+        .filter(|d| d.mesh == mesh)
+        .map_or(pos, |d| d.pos);
+    let mut hints = app.current().map(|a| a.hints.clone()).unwrap_or_default();
+    hints.pin(&name, pos, None);
+    let what = format!(
+        "pinned {name} at ({:.3}, {:.3}, {:.3}); re-rigging",
+        pos[0], pos[1], pos[2]
+    );
+    write_hints(app, mesh, hints, what)
+}
+
+fn unpin(app: &mut App) -> Vec<Effect> {
+    let Some((mesh, _, name, _, _)) = selected_joint(app) else {
+        return Vec::new();
+    };
+    let mut hints = app.current().map(|a| a.hints.clone()).unwrap_or_default();
+    if !hints.unpin(&name) {
+        app.message = Some(format!("{name} is not pinned"));
+        return Vec::new();
+    }
+    write_hints(app, mesh, hints, format!("unpinned {name}; re-rigging"))
+}
+
+fn undo(app: &mut App) -> Vec<Effect> {
+    let Some(mesh) = app.current().map(|a| a.path.clone()) else {
+        return Vec::new();
+    };
+    let Some(prev) = app.undo.get_mut(&mesh).and_then(Vec::pop) else {
+        app.message = Some("nothing to undo".into());
+        return Vec::new();
+    };
+    let fx = write_hints(
+        app,
+        mesh.clone(),
+        prev,
+        "undid the last hint change; re-rigging".into(),
+    );
+    // write_hints pushed the state we just left; undo must not be undone by itself.
+    if let Some(stack) = app.undo.get_mut(&mesh) {
+        stack.pop();
+    }
+    fx
+}
+
+fn open_input(app: &mut App) {
+    if !start_draft(app) {
+        return;
+    }
+    if let Some(d) = &app.draft {
+        app.input = Some(format!("{:.4} {:.4} {:.4}", d.pos[0], d.pos[1], d.pos[2]));
+    }
+}
+
+fn on_input_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
+    let Some(line) = app.input.as_mut() else {
+        return Vec::new();
+    };
+    match k.code {
+        KeyCode::Esc => app.input = None,
+        KeyCode::Backspace => {
+            line.pop();
+        }
+        KeyCode::Char(c)
+            if c.is_ascii_digit() || matches!(c, ' ' | '.' | '-' | ',' | 'e' | '+') =>
+        {
+            line.push(c);
+        }
+        KeyCode::Enter => {
+            let parsed: Vec<f64> = line
+                .split([' ', ','])
+                .filter(|s| !s.is_empty())
+                .map(str::parse::<f64>)
+                .collect::<Result<_, _>>()
+                .unwrap_or_default();
+            match parsed.as_slice() {
+                [x, y, z] if [x, y, z].iter().all(|c| c.is_finite()) => {
+                    app.input = None;
+                    if let Some(d) = &mut app.draft {
+                        d.pos = [*x, *y, *z];
+                    }
+                    return pin(app);
+                }
+                _ => app.message = Some("type three numbers: x y z (mesh units)".into()),
+            }
+        }
+        _ => {}
+    }
+    Vec::new()
+}
+
+/// Handle the mouse: click a row to select it, click a view to place the joint being edited
+/// (front view sets X and Y, side view Z and Y), wheel to move the selection.
+pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
+    let areas = super::view::layout(app.size);
+    let inside = |r: ratatui::layout::Rect| {
+        m.column >= r.x && m.column < r.x + r.width && m.row >= r.y && m.row < r.y + r.height
+    };
+    match m.kind {
+        MouseEventKind::ScrollDown => select_step(app, 1),
+        MouseEventKind::ScrollUp => select_step(app, -1),
+        MouseEventKind::Down(MouseButton::Left) if inside(areas.list_inner) => {
+            let row = usize::from(m.row - areas.list_inner.y);
+            let order = app.order();
+            // Row 0 is the table header.
+            if let Some(&i) = row.checked_sub(1).and_then(|r| order.get(r)) {
+                app.selected = Some(app.assets[i].path.clone());
+                app.draft = None;
+            }
+            Vec::new()
+        }
+        MouseEventKind::Down(MouseButton::Left) if inside(areas.thumb) => {
+            click_thumb(app, m.column - areas.thumb.x, m.row - areas.thumb.y);
+            Vec::new()
+        }
+        _ => Vec::new(),
+    }
+}
+
+fn click_thumb(app: &mut App, cx: u16, cy: u16) {
+    let Some(map) = app
+        .thumb
+        .as_ref()
+        .filter(|t| Some(&t.key.mesh) == app.selected.as_ref())
+        .map(|t| t.map)
+    else {
+        return;
+    };
+    if !start_draft(app) {
+        return;
+    }
+    let px = (f64::from(cx) + 0.5) * f64::from(app.cell_px.0);
+    let py = (f64::from(cy) + 0.5) * f64::from(app.cell_px.1);
+    let (view, h, v) = map.unproject(px, py);
+    if let Some(d) = &mut app.draft {
+        match view {
+            ViewKind::Front => d.pos[0] = h,
+            ViewKind::Side => d.pos[2] = h,
+        }
+        d.pos[1] = v;
+    }
+}

@@ -1,0 +1,257 @@
+//! The two front ends over the same [`App`] and [`Runtime`]: the interactive terminal loop and the
+//! headless loop (one log line per event).
+
+use std::io::{IsTerminal, Write};
+use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{self, DisableMouseCapture, EnableMouseCapture, Event};
+use crossterm::execute;
+use crossterm::terminal::{
+    disable_raw_mode, enable_raw_mode, EnterAlternateScreen, LeaveAlternateScreen,
+};
+use ratatui::backend::CrosstermBackend;
+use ratatui::Terminal;
+use ratatui_image::picker::Picker;
+
+use super::app::{update, App, Msg, RowStatus};
+use super::runtime::{cell_pixels, protocol_type, Runtime};
+use super::view;
+use crate::config::RigConfig;
+use crate::watch::jobs::WORKER_THREAD_PREFIX;
+use crate::watch::{JobEvent, WatchSettings};
+
+/// How often the clock ticks (running times, redraws) when nothing else happens.
+const TICK: Duration = Duration::from_millis(250);
+
+/// Leave raw mode and the alternate screen (idempotent; safe to call from a panic hook).
+pub fn restore_terminal() {
+    let _ = disable_raw_mode();
+    let _ = execute!(
+        std::io::stdout(),
+        DisableMouseCapture,
+        LeaveAlternateScreen,
+        crossterm::cursor::Show
+    );
+}
+
+/// Restore the terminal before a panic message is printed — except for panics on worker threads,
+/// which `catch_unwind` turns into failed rows while the UI keeps running.
+pub fn install_panic_hook(screen: bool) {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let worker = std::thread::current()
+            .name()
+            .is_some_and(|n| n.starts_with(WORKER_THREAD_PREFIX));
+        if worker {
+            return;
+        }
+        if screen {
+            restore_terminal();
+        }
+        default(info);
+    }));
+}
+
+/// Pick the image protocol: forced by name, or detected when stdout is a terminal (the query must
+/// happen before raw mode and the alternate screen); half-blocks otherwise.
+pub fn make_picker(protocol: &str) -> anyhow::Result<Picker> {
+    let forced = protocol_type(protocol)?;
+    let tty = std::io::stdout().is_terminal();
+    let mut picker = match forced {
+        Some(ratatui_image::picker::ProtocolType::Halfblocks) => Picker::halfblocks(),
+        _ if tty => Picker::from_query_stdio().unwrap_or_else(|_| Picker::halfblocks()),
+        _ => Picker::halfblocks(),
+    };
+    if let Some(p) = forced {
+        picker.set_protocol_type(p);
+    }
+    Ok(picker)
+}
+
+/// Run the interactive UI until `q`.
+pub fn run_tui(settings: &WatchSettings, config: RigConfig) -> anyhow::Result<ExitCode> {
+    let picker = make_picker(&settings.protocol)?;
+    let (tx, rx) = mpsc::channel();
+    let mut app = App::new(
+        settings.root.clone(),
+        settings.out_dir.clone(),
+        Instant::now(),
+    );
+    app.cell_px = cell_pixels(&picker);
+    app.protocol = format!("{:?}", picker.protocol_type()).to_lowercase();
+    install_panic_hook(true);
+    enable_raw_mode()?;
+    let mut out = std::io::stdout();
+    execute!(out, EnterAlternateScreen, EnableMouseCapture)?;
+    let result = (|| {
+        let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+        let size = terminal.size()?;
+        app.size = (size.width, size.height);
+        let runtime = Runtime::start(settings, config, Some(picker), tx.clone())?;
+        let stop = Arc::new(AtomicBool::new(false));
+        let input = spawn_input(tx, stop.clone())?;
+        let r = ui_loop(&mut app, &runtime, &rx, &mut terminal);
+        stop.store(true, Ordering::Relaxed);
+        let _ = input.join();
+        r
+    })();
+    restore_terminal();
+    result?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn spawn_input(
+    tx: mpsc::Sender<Msg>,
+    stop: Arc<AtomicBool>,
+) -> std::io::Result<std::thread::JoinHandle<()>> {
+    std::thread::Builder::new()
+        .name("geppetto-input".into())
+        .spawn(move || {
+            while !stop.load(Ordering::Relaxed) {
+                if !event::poll(Duration::from_millis(50)).unwrap_or(false) {
+                    continue;
+                }
+                let msg = match event::read() {
+                    Ok(Event::Key(k)) => Msg::Key(k),
+                    Ok(Event::Mouse(m)) => Msg::Mouse(m),
+                    Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
+                    Ok(_) => continue,
+                    Err(_) => break,
+                };
+                if tx.send(msg).is_err() {
+                    break;
+                }
+            }
+        })
+}
+
+fn ui_loop(
+    app: &mut App,
+    runtime: &Runtime,
+    rx: &Receiver<Msg>,
+    terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+) -> anyhow::Result<()> {
+    terminal.draw(|f| view::render(app, f))?;
+    let mut last_tick = Instant::now();
+    while !app.quit {
+        let first = match rx.recv_timeout(TICK) {
+            Ok(m) => Some(m),
+            Err(RecvTimeoutError::Timeout) => None,
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        // Handle everything already waiting, then draw once.
+        for msg in first
+            .into_iter()
+            .chain(std::iter::from_fn(|| rx.try_recv().ok()))
+        {
+            let fx = update(app, msg);
+            runtime.execute(fx);
+            if app.quit {
+                break;
+            }
+        }
+        if last_tick.elapsed() >= TICK {
+            last_tick = Instant::now();
+            let fx = update(app, Msg::Tick(last_tick));
+            runtime.execute(fx);
+        }
+        terminal.draw(|f| view::render(app, f))?;
+    }
+    Ok(())
+}
+
+/// Run without a screen: one log line per event on stdout. With `once`, exit after every mesh found
+/// by the initial scan is rigged; the exit code is 1 if any failed.
+pub fn run_headless(
+    settings: &WatchSettings,
+    config: RigConfig,
+    once: bool,
+) -> anyhow::Result<ExitCode> {
+    install_panic_hook(false);
+    let (tx, rx) = mpsc::channel();
+    let mut app = App::new(
+        settings.root.clone(),
+        settings.out_dir.clone(),
+        Instant::now(),
+    );
+    app.headless = true;
+    let runtime = Runtime::start(settings, config, None, tx)?;
+    println!(
+        "watching {} → {} ({} workers, skeleton {})",
+        settings.root.display(),
+        settings.out_dir.display(),
+        settings.workers,
+        settings.skeleton
+    );
+    let mut printed = 0u64;
+    let mut stdout = std::io::stdout();
+    loop {
+        let msg = match rx.recv_timeout(TICK) {
+            Ok(m) => m,
+            Err(RecvTimeoutError::Timeout) => Msg::Tick(Instant::now()),
+            Err(RecvTimeoutError::Disconnected) => break,
+        };
+        if let Msg::Job(JobEvent::Stage { path, stage, .. }) = &msg {
+            let _ = writeln!(stdout, "{}: {}", app.rel(path), stage.name());
+        }
+        if let Msg::Job(JobEvent::Started { path, .. }) = &msg {
+            let _ = writeln!(stdout, "rigging: {}", app.rel(path));
+        }
+        let fx = update(&mut app, msg);
+        runtime.execute(fx);
+        let new = app.log_total - printed;
+        for line in app
+            .log
+            .iter()
+            .skip(app.log.len().saturating_sub(new as usize))
+        {
+            let _ = writeln!(stdout, "{line}");
+        }
+        printed = app.log_total;
+        let _ = stdout.flush();
+        if once && app.settled() {
+            break;
+        }
+    }
+    print_summary(&app);
+    let failed = app.assets.iter().any(|a| a.status() == RowStatus::Failed);
+    Ok(if failed {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// A table of every asset: name, status, penalty, time.
+pub fn print_summary(app: &App) {
+    let (ok, low, failed, _, _) = app.counts();
+    println!(
+        "\n{:<40} {:<14} {:>9} {:>8}",
+        "asset", "status", "penalty", "time"
+    );
+    for &i in &app.order() {
+        let a = &app.assets[i];
+        let (s, _) = view::status_text(a.status());
+        let (pen, time) = a.rig().map_or((String::new(), String::new()), |r| {
+            (
+                format!("{:.4}", r.rig.penalty.total),
+                r.rig
+                    .timings_ms
+                    .get("total")
+                    .map_or(String::new(), |t| format!("{:.1}s", t / 1000.0)),
+            )
+        });
+        println!("{:<40} {:<14} {:>9} {:>8}", a.name, s, pen, time);
+        if let Some(super::app::LastRun::Failed(e)) = &a.last {
+            println!("    {e}");
+        }
+    }
+    println!(
+        "{ok} ok, {low} low confidence, {failed} failed; outputs in {}",
+        app.out_dir.display()
+    );
+}

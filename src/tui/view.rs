@@ -1,0 +1,401 @@
+//! Rendering: a pure function of `&App` (style anchor P8). It never rasterizes or touches files; the
+//! thumbnail arrives pre-encoded from the raster thread.
+
+use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::style::{Color, Modifier, Style};
+use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, Wrap};
+use ratatui::Frame;
+use ratatui_image::Image;
+
+use super::app::{App, Asset, LastRun, RowStatus};
+use super::keys::HELP;
+use super::suggest::suggestions;
+use crate::embed::PENALTY_TERMS;
+
+/// Screen areas; shared by rendering and mouse handling.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Areas {
+    /// Title line.
+    pub header: Rect,
+    /// Asset list (with border).
+    pub list: Rect,
+    /// Inside the list border.
+    pub list_inner: Rect,
+    /// Thumbnail block (with border).
+    pub thumb_block: Rect,
+    /// Inside the thumbnail border: the image area.
+    pub thumb: Rect,
+    /// Detail text (with border).
+    pub detail: Rect,
+    /// Status / input line.
+    pub status: Rect,
+    /// Help bar.
+    pub help: Rect,
+}
+
+/// The layout for a terminal of `size` (columns, rows).
+pub fn layout(size: (u16, u16)) -> Areas {
+    let area = Rect::new(0, 0, size.0, size.1);
+    let [header, body, status, help] = Layout::vertical([
+        Constraint::Length(1),
+        Constraint::Min(3),
+        Constraint::Length(1),
+        Constraint::Length(1),
+    ])
+    .areas(area);
+    // Left: the list over the details; right: the thumbnail, full height (characters are tall).
+    let [left, thumb_block] =
+        Layout::horizontal([Constraint::Percentage(56), Constraint::Percentage(44)]).areas(body);
+    let list_rows = (body.height * 2 / 5).max(5).min(body.height);
+    let [list, detail] =
+        Layout::vertical([Constraint::Length(list_rows), Constraint::Min(0)]).areas(left);
+    Areas {
+        header,
+        list,
+        list_inner: Block::default().borders(Borders::ALL).inner(list),
+        thumb_block,
+        thumb: Block::default().borders(Borders::ALL).inner(thumb_block),
+        detail,
+        status,
+        help,
+    }
+}
+
+/// Draw the whole screen.
+pub fn render(app: &App, f: &mut Frame) {
+    let a = layout((f.area().width, f.area().height));
+    render_header(app, f, a.header);
+    render_list(app, f, a.list);
+    render_thumb(app, f, a.thumb_block, a.thumb);
+    render_detail(app, f, a.detail);
+    render_status(app, f, a.status);
+    render_help(f, a.help);
+}
+
+fn render_header(app: &App, f: &mut Frame, area: Rect) {
+    let (ok, low, failed, running, queued) = app.counts();
+    let text = format!(
+        " geppetto watch {} │ {} assets: {ok} ok, {low} low confidence, {failed} failed, {running} running, {queued} queued │ images: {}",
+        app.root.display(),
+        app.assets.len(),
+        app.protocol
+    );
+    f.render_widget(
+        Paragraph::new(text).style(Style::new().add_modifier(Modifier::BOLD)),
+        area,
+    );
+}
+
+/// Status word and colour of a row.
+pub fn status_text(s: RowStatus) -> (String, Color) {
+    match s {
+        RowStatus::Queued => ("queued".into(), Color::DarkGray),
+        RowStatus::Running(stage, f) => {
+            (format!("{} {:>3.0}%", stage.name(), f * 100.0), Color::Cyan)
+        }
+        RowStatus::Ok => ("ok".into(), Color::Green),
+        RowStatus::LowConfidence => ("low conf".into(), Color::Yellow),
+        RowStatus::Failed => ("failed".into(), Color::Red),
+    }
+}
+
+/// The time column: elapsed for a running job, total of the last rig otherwise.
+fn time_text(app: &App, a: &Asset) -> String {
+    if let (Some(_), Some(t)) = (a.running, a.started) {
+        return format!("{:.1}s", app.now.saturating_duration_since(t).as_secs_f64());
+    }
+    match a.rig() {
+        Some(r) => r
+            .rig
+            .timings_ms
+            .get("total")
+            .map_or_else(String::new, |ms| format!("{:.1}s", ms / 1000.0)),
+        None => String::new(),
+    }
+}
+
+fn render_list(app: &App, f: &mut Frame, area: Rect) {
+    let order = app.order();
+    let rows = order.iter().map(|&i| {
+        let a = &app.assets[i];
+        let (s, c) = status_text(a.status());
+        let penalty = a
+            .rig()
+            .map_or_else(String::new, |r| format!("{:.4}", r.rig.penalty.total));
+        let mark = if app.selected.as_ref() == Some(&a.path) {
+            "▶"
+        } else {
+            " "
+        };
+        Row::new(vec![
+            Cell::from(format!("{mark}{}", a.name)),
+            Cell::from(s).style(Style::new().fg(c)),
+            Cell::from(time_text(app, a)),
+            Cell::from(penalty),
+        ])
+        .style(if mark == "▶" {
+            Style::new().add_modifier(Modifier::REVERSED)
+        } else {
+            Style::new()
+        })
+    });
+    let title = if app.failures_first {
+        " assets (failures first) "
+    } else {
+        " assets "
+    };
+    let table = Table::new(
+        rows,
+        [
+            Constraint::Min(12),
+            Constraint::Length(12),
+            Constraint::Length(7),
+            Constraint::Length(8),
+        ],
+    )
+    .header(
+        Row::new(["name", "status", "time", "penalty"])
+            .style(Style::new().add_modifier(Modifier::UNDERLINED)),
+    )
+    .block(Block::default().borders(Borders::ALL).title(title));
+    f.render_widget(table, area);
+}
+
+fn render_thumb(app: &App, f: &mut Frame, block_area: Rect, inner: Rect) {
+    let cur = app.current();
+    let joint_name = cur
+        .and_then(|a| a.rig())
+        .and_then(|r| {
+            r.rig
+                .joints
+                .get(app.joint.min(r.rig.joints.len().saturating_sub(1)))
+        })
+        .map_or(String::new(), |j| j.name.clone());
+    let title = format!(
+        " front │ side  {}{} ",
+        joint_name,
+        if app.heat { " · weights" } else { "" }
+    );
+    f.render_widget(
+        Block::default().borders(Borders::ALL).title(title),
+        block_area,
+    );
+    let shown = app
+        .thumb
+        .as_ref()
+        .filter(|t| cur.is_some_and(|a| a.path == t.key.mesh));
+    match (shown, cur) {
+        (Some(t), _) => f.render_widget(Image::new(&t.protocol), inner),
+        (None, Some(a)) => {
+            let msg = match a.status() {
+                RowStatus::Failed => "no thumbnail: the rig failed",
+                RowStatus::Ok | RowStatus::LowConfidence => "rendering…",
+                _ => "waiting for the rig…",
+            };
+            f.render_widget(
+                Paragraph::new(msg).style(Style::new().fg(Color::DarkGray)),
+                inner,
+            );
+        }
+        (None, None) => f.render_widget(
+            Paragraph::new("no meshes yet: save an .obj/.glb/.gltf/.off/.ply into the folder"),
+            inner,
+        ),
+    }
+}
+
+fn heading(s: &str) -> Line<'static> {
+    Line::from(Span::styled(
+        s.to_string(),
+        Style::new().add_modifier(Modifier::BOLD),
+    ))
+}
+
+fn render_detail(app: &App, f: &mut Frame, area: Rect) {
+    let lines = detail_lines(app);
+    let p = Paragraph::new(lines)
+        .wrap(Wrap { trim: false })
+        .scroll((app.scroll, 0))
+        .block(Block::default().borders(Borders::ALL).title(" details "));
+    f.render_widget(p, area);
+}
+
+/// The detail pane's text for the selected asset.
+pub fn detail_lines(app: &App) -> Vec<Line<'static>> {
+    let Some(a) = app.current() else {
+        return vec![Line::from("nothing selected")];
+    };
+    let (s, c) = status_text(a.status());
+    let mut out = vec![Line::from(vec![
+        Span::styled(a.name.clone(), Style::new().add_modifier(Modifier::BOLD)),
+        Span::raw("  "),
+        Span::styled(s, Style::new().fg(c)),
+        Span::raw(format!("  runs: {}", a.runs)),
+    ])];
+    match &a.last {
+        None => out.push(Line::from("not rigged yet")),
+        Some(LastRun::Failed(e)) => {
+            out.push(Line::from(Span::styled(
+                format!("error: {}", e.replace(&app.root.display().to_string(), ".")),
+                Style::new().fg(Color::Red),
+            )));
+            out.push(Line::from(
+                "fix the file and save it again; the watcher re-rigs it on its next change",
+            ));
+        }
+        Some(LastRun::Rigged(r)) => rig_lines(app, a, r, &mut out),
+    }
+    out
+}
+
+fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'static>>) {
+    let rig = &r.rig;
+    out.push(Line::from(format!(
+        "skeleton {} · {} · {} vertices · {}",
+        rig.skeleton,
+        rig.orientation,
+        rig.vertex_count,
+        if r.reused {
+            "re-run from the embedding (cached discretization)"
+        } else {
+            "full run"
+        }
+    )));
+    if let Some(j) = rig
+        .joints
+        .get(app.joint.min(rig.joints.len().saturating_sub(1)))
+    {
+        let pinned = a.hints.hints.iter().find(|h| h.joint == j.name);
+        let mut line = format!(
+            "joint {} ({}/{}) at ({:.3}, {:.3}, {:.3})",
+            j.name,
+            app.joint.min(rig.joints.len() - 1) + 1,
+            rig.joints.len(),
+            j.position[0],
+            j.position[1],
+            j.position[2]
+        );
+        if let Some(h) = pinned {
+            line += &format!(
+                " · pinned at ({:.3}, {:.3}, {:.3})",
+                h.position[0], h.position[1], h.position[2]
+            );
+        }
+        if let Some(d) = app.draft.as_ref().filter(|d| d.mesh == a.path) {
+            line += &format!(
+                " · editing → ({:.3}, {:.3}, {:.3}) [p to pin, Esc to cancel]",
+                d.pos[0], d.pos[1], d.pos[2]
+            );
+        }
+        out.push(Line::from(Span::styled(line, Style::new().fg(Color::Cyan))));
+    }
+    out.push(heading(&format!(
+        "penalty {:.4} (weighted terms)",
+        rig.penalty.total
+    )));
+    for chunk in PENALTY_TERMS.chunks(2) {
+        let cells: Vec<String> = chunk
+            .iter()
+            .map(|t| {
+                format!(
+                    "{t:>17} {:<9.4}",
+                    rig.penalty.terms.get(*t).copied().unwrap_or(0.0)
+                )
+            })
+            .collect();
+        out.push(Line::from(cells.join(" ")));
+    }
+    let warn: Vec<&String> = rig.warnings.iter().collect();
+    if !warn.is_empty() {
+        out.push(heading("warnings"));
+        for w in warn {
+            out.push(Line::from(Span::styled(
+                format!("  • {w}"),
+                Style::new().fg(Color::Yellow),
+            )));
+        }
+    }
+    let sugg = suggestions(rig);
+    if !sugg.is_empty() {
+        out.push(heading("suggested hints"));
+        for s in sugg {
+            out.push(Line::from(format!("  → {s}")));
+        }
+    }
+    let rep = &rig.repair;
+    out.push(heading("repair"));
+    out.push(Line::from(format!(
+        "  {} vertices ({} welded), {} triangles, {} shells, watertight: {}, open edges {}, non-manifold {}, degenerate {}, flipped shells {}",
+        rep.input_vertices, rep.welded_vertices, rep.input_triangles, rep.shells,
+        if rep.watertight { "yes" } else { "no" }, rep.open_edges, rep.non_manifold_edges,
+        rep.degenerate_triangles, rep.inward_shells_flipped
+    )));
+    for n in &rep.notes {
+        out.push(Line::from(format!("  • {n}")));
+    }
+    out.push(heading("stage times (ms)"));
+    let times: Vec<String> = crate::progress::Stage::ALL
+        .iter()
+        .filter_map(|s| {
+            rig.timings_ms
+                .get(s.name())
+                .map(|ms| format!("{} {ms:.0}", s.name()))
+        })
+        .chain(
+            rig.timings_ms
+                .get("total")
+                .map(|ms| format!("total {ms:.0}")),
+        )
+        .collect();
+    out.push(Line::from(format!("  {}", times.join(" · "))));
+    out.push(heading("outputs"));
+    for p in &r.outputs {
+        out.push(Line::from(format!("  {}", app.rel(p))));
+    }
+    for e in &r.output_errors {
+        out.push(Line::from(Span::styled(
+            format!("  ✗ {}", e.replace(&app.root.display().to_string(), ".")),
+            Style::new().fg(Color::Red),
+        )));
+    }
+}
+
+fn render_status(app: &App, f: &mut Frame, area: Rect) {
+    let line = if let Some(input) = &app.input {
+        Line::from(vec![
+            Span::styled(" x y z (mesh units): ", Style::new().fg(Color::Cyan)),
+            Span::raw(input.clone()),
+            Span::raw("▏  Enter pin · Esc cancel"),
+        ])
+    } else if let Some(m) = &app.message {
+        Line::from(Span::styled(
+            format!(" {m}"),
+            Style::new().fg(Color::Yellow),
+        ))
+    } else {
+        Line::from(Span::styled(
+            format!(
+                " {}",
+                app.log
+                    .back()
+                    .map_or("", String::as_str)
+                    .replace(&app.root.display().to_string(), ".")
+            ),
+            Style::new().fg(Color::DarkGray),
+        ))
+    };
+    f.render_widget(Paragraph::new(line), area);
+}
+
+fn render_help(f: &mut Frame, area: Rect) {
+    let mut spans = Vec::new();
+    for (k, what) in HELP {
+        spans.push(Span::styled(
+            k.to_string(),
+            Style::new().add_modifier(Modifier::REVERSED),
+        ));
+        spans.push(Span::raw(format!(" {what} ")));
+    }
+    f.render_widget(Paragraph::new(Line::from(spans)), area);
+}

@@ -1,0 +1,177 @@
+//! Watch settings: `config/default.yaml` (compiled in), an optional `--config FILE`, then CLI flags.
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::glob::Glob;
+use crate::export::Format;
+
+/// The built-in `config/default.yaml`.
+pub const DEFAULT_WATCH_YAML: &str = include_str!("../../config/default.yaml");
+
+/// One per-file skeleton override.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct SkeletonRule {
+    /// Glob on the path relative to the watched folder.
+    pub glob: String,
+    /// Template name or YAML path.
+    pub skeleton: String,
+}
+
+/// The watch configuration file, as written.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct WatchConfig {
+    /// Mesh globs, relative to the watched folder.
+    pub globs: Vec<String>,
+    /// Output folder (relative to the watched folder unless absolute).
+    pub output: PathBuf,
+    /// Output formats.
+    pub formats: Vec<Format>,
+    /// Worker threads; 0 = cores − 1 (at least 1).
+    pub workers: usize,
+    /// Image protocol: auto, kitty, sixel, iterm2, halfblocks.
+    pub protocol: String,
+    /// Default skeleton template.
+    pub skeleton: String,
+    /// Per-file skeleton overrides, first match wins.
+    #[serde(default)]
+    pub skeleton_rules: Vec<SkeletonRule>,
+    /// Stability interval before a changed file is rigged, milliseconds.
+    pub settle_ms: u64,
+    /// OS-event debounce window, milliseconds.
+    pub debounce_ms: u64,
+    /// Poll interval for `--poll`, milliseconds.
+    pub poll_ms: u64,
+}
+
+impl Default for WatchConfig {
+    fn default() -> Self {
+        Self::parse(
+            DEFAULT_WATCH_YAML,
+            Path::new("config/default.yaml (built in)"),
+        )
+        .expect("the built-in config/default.yaml parses (checked by a unit test)")
+    }
+}
+
+impl WatchConfig {
+    /// Parse YAML; errors carry the path, line and column.
+    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Self> {
+        serde_saphyr::from_str::<WatchConfig>(text)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    }
+
+    /// Read a config file.
+    pub fn load(path: &Path) -> anyhow::Result<Self> {
+        let text = std::fs::read_to_string(path)
+            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+        Self::parse(&text, path)
+    }
+
+    /// Worker count: the configured value, or cores − 1 (at least 1) when 0.
+    pub fn worker_count(&self) -> usize {
+        if self.workers > 0 {
+            return self.workers;
+        }
+        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
+        cores.saturating_sub(1).max(1)
+    }
+}
+
+/// Everything the watcher needs, resolved against the watched folder.
+#[derive(Clone, Debug)]
+pub struct WatchSettings {
+    /// The watched folder (absolute).
+    pub root: PathBuf,
+    /// The output folder (absolute).
+    pub out_dir: PathBuf,
+    /// Compiled mesh globs.
+    pub globs: Vec<Glob>,
+    /// Compiled skeleton rules: (glob, template).
+    pub skeleton_rules: Vec<(Glob, String)>,
+    /// Default template.
+    pub skeleton: String,
+    /// Output formats.
+    pub formats: Vec<Format>,
+    /// Worker threads.
+    pub workers: usize,
+    /// Image protocol name.
+    pub protocol: String,
+    /// Stability interval.
+    pub settle: Duration,
+    /// Debounce window.
+    pub debounce: Duration,
+    /// Use the polling watcher.
+    pub poll: Option<Duration>,
+}
+
+impl WatchSettings {
+    /// Resolve `config` for the folder `root`. The output folder is made absolute relative to `root`.
+    pub fn resolve(config: &WatchConfig, root: &Path) -> anyhow::Result<Self> {
+        let root = std::fs::canonicalize(root)
+            .map_err(|e| anyhow::anyhow!("{}: cannot watch: {e}", root.display()))?;
+        let out_dir = if config.output.is_absolute() {
+            config.output.clone()
+        } else {
+            root.join(&config.output)
+        };
+        Ok(Self {
+            out_dir,
+            globs: config.globs.iter().map(|g| Glob::new(g)).collect(),
+            skeleton_rules: config
+                .skeleton_rules
+                .iter()
+                .map(|r| (Glob::new(&r.glob), r.skeleton.clone()))
+                .collect(),
+            skeleton: config.skeleton.clone(),
+            formats: config.formats.clone(),
+            workers: config.worker_count(),
+            protocol: config.protocol.clone(),
+            settle: Duration::from_millis(config.settle_ms),
+            debounce: Duration::from_millis(config.debounce_ms),
+            poll: None,
+            root,
+        })
+    }
+
+    /// The skeleton template for `mesh` (absolute path under the root).
+    pub fn skeleton_for(&self, mesh: &Path) -> &str {
+        let rel = mesh.strip_prefix(&self.root).unwrap_or(mesh);
+        self.skeleton_rules
+            .iter()
+            .find(|(g, _)| g.matches(rel))
+            .map_or(self.skeleton.as_str(), |(_, s)| s.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn builtin_config_parses() {
+        let c = WatchConfig::default();
+        assert_eq!(c.globs.len(), 5);
+        assert_eq!(c.output, PathBuf::from("rigged"));
+        assert!(c.worker_count() >= 1);
+    }
+
+    #[test]
+    fn unknown_key_is_an_error_naming_the_file() {
+        let e = WatchConfig::parse("globz: []\n", Path::new("w.yaml")).unwrap_err();
+        assert!(e.to_string().contains("w.yaml"), "{e}");
+    }
+
+    #[test]
+    fn skeleton_rules_pick_per_file_templates() {
+        let dir = tempfile::tempdir().unwrap();
+        let s = WatchSettings::resolve(&WatchConfig::default(), dir.path()).unwrap();
+        assert_eq!(s.skeleton_for(&s.root.join("a/quadruped.obj")), "quadruped");
+        assert_eq!(s.skeleton_for(&s.root.join("humanoid.obj")), "human");
+        assert_eq!(s.out_dir, s.root.join("rigged"));
+    }
+}

@@ -1,0 +1,447 @@
+//! Background rigging: a fixed pool of worker threads, one slot per asset.
+//!
+//! * Coalescing (gitui's `AsyncSingleJob`, style anchor P9): submitting an asset that is already
+//!   queued keeps one queued job; submitting one that is running queues a fresh job and cancels the
+//!   running one, which stops at its next stage boundary ([`Progress::cancelled`]).
+//! * The same asset never runs on two workers at once (both would write the same outputs).
+//! * A panic inside a job becomes [`JobResult::Failed`]; the worker survives.
+//! * Every event carries the job id, so a consumer can drop events of superseded jobs.
+
+use std::collections::{HashMap, VecDeque};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard};
+use std::thread::JoinHandle;
+
+use crate::export::{write_outputs, Format};
+use crate::mesh::Mesh;
+use crate::pipeline::{asset_name, Pipeline, RigRequest};
+use crate::progress::{Progress, Stage};
+use crate::rig::Rig;
+use crate::skeleton::Skeleton;
+
+/// Prefix of worker thread names; the TUI's panic hook leaves the terminal alone for these.
+pub const WORKER_THREAD_PREFIX: &str = "geppetto-worker";
+
+/// Progress and results reported by the pool.
+#[derive(Debug)]
+pub enum JobEvent {
+    /// A job started on a worker.
+    Started {
+        /// Mesh.
+        path: PathBuf,
+        /// Job id.
+        id: u64,
+    },
+    /// A stage started.
+    Stage {
+        /// Mesh.
+        path: PathBuf,
+        /// Job id.
+        id: u64,
+        /// Stage.
+        stage: Stage,
+    },
+    /// Fraction of the current stage done, in [0, 1] (throttled to whole percents).
+    Fraction {
+        /// Mesh.
+        path: PathBuf,
+        /// Job id.
+        id: u64,
+        /// Fraction.
+        fraction: f32,
+    },
+    /// The job ended.
+    Finished {
+        /// Mesh.
+        path: PathBuf,
+        /// Job id.
+        id: u64,
+        /// Outcome.
+        result: JobResult,
+    },
+}
+
+/// How a job ended.
+#[derive(Debug)]
+pub enum JobResult {
+    /// A rig was produced (its status may still be low confidence).
+    Done(Box<JobDone>),
+    /// The rig failed: the error in plain words.
+    Failed(String),
+    /// Superseded by a newer save or hint edit.
+    Cancelled,
+}
+
+/// A finished rig and what was written.
+#[derive(Clone, Debug)]
+pub struct JobDone {
+    /// The rig (joints, penalty, warnings, repair report, timings, skin), mesh frame.
+    pub rig: Rig,
+    /// The input mesh (for thumbnails), mesh frame.
+    pub mesh: Arc<Mesh>,
+    /// True if the discretization came from the cache (a hint re-run started at the embedding).
+    pub reused_discretization: bool,
+    /// Files written (rig.json, glb, png, …).
+    pub outputs: Vec<PathBuf>,
+    /// Outputs that could not be written (the rig itself is fine).
+    pub output_errors: Vec<String>,
+    /// The thumbnail `OUT/NAME.png`, if written.
+    pub thumbnail: Option<PathBuf>,
+}
+
+/// Picks (and loads) the skeleton template for a mesh, or says why it cannot.
+pub type SkeletonFn = Box<dyn Fn(&Path) -> Result<Arc<Skeleton>, String> + Send + Sync>;
+
+/// What a worker needs besides the mesh path.
+pub struct JobContext {
+    /// The shared engine (its discretization cache makes hint re-runs start at the embedding).
+    pub pipeline: Pipeline,
+    /// Skeleton template per mesh (already loaded, or the reason it could not be).
+    pub skeleton_for: SkeletonFn,
+    /// Output folder.
+    pub out_dir: PathBuf,
+    /// Output formats.
+    pub formats: Vec<Format>,
+    /// Write `NAME.png` thumbnails.
+    pub thumbnails: bool,
+}
+
+type Sink = Box<dyn Fn(JobEvent) + Send + Sync>;
+
+#[derive(Default)]
+struct PoolState {
+    queue: VecDeque<PathBuf>,
+    running: HashMap<PathBuf, (u64, Arc<AtomicBool>)>,
+    next_id: u64,
+    shutdown: bool,
+}
+
+struct Shared {
+    state: Mutex<PoolState>,
+    wake: Condvar,
+    ctx: JobContext,
+    sink: Sink,
+}
+
+impl Shared {
+    fn lock(&self) -> MutexGuard<'_, PoolState> {
+        self.state.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+/// The worker pool. Dropping it cancels running jobs and joins the workers.
+pub struct JobPool {
+    shared: Arc<Shared>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl JobPool {
+    /// Start `workers` threads (at least one).
+    pub fn new(workers: usize, ctx: JobContext, sink: Sink) -> std::io::Result<Self> {
+        let shared = Arc::new(Shared {
+            state: Mutex::new(PoolState::default()),
+            wake: Condvar::new(),
+            ctx,
+            sink,
+        });
+        let mut threads = Vec::new();
+        for i in 0..workers.max(1) {
+            let s = shared.clone();
+            threads.push(
+                std::thread::Builder::new()
+                    .name(format!("{WORKER_THREAD_PREFIX}-{i}"))
+                    .spawn(move || worker(&s))?,
+            );
+        }
+        Ok(Self { shared, threads })
+    }
+
+    /// Queue a rig of `path`, coalescing with a queued job and cancelling a running one.
+    pub fn submit(&self, path: &Path) {
+        let mut st = self.shared.lock();
+        if let Some((_, cancel)) = st.running.get(path) {
+            cancel.store(true, Ordering::Relaxed);
+        }
+        if !st.queue.iter().any(|p| p == path) {
+            st.queue.push_back(path.to_path_buf());
+        }
+        drop(st);
+        self.shared.wake.notify_all();
+    }
+
+    /// Drop a queued job and cancel a running one (the asset was deleted).
+    pub fn cancel(&self, path: &Path) {
+        let mut st = self.shared.lock();
+        st.queue.retain(|p| p != path);
+        if let Some((_, cancel)) = st.running.get(path) {
+            cancel.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Jobs queued and running.
+    pub fn load(&self) -> (usize, usize) {
+        let st = self.shared.lock();
+        (st.queue.len(), st.running.len())
+    }
+}
+
+impl Drop for JobPool {
+    fn drop(&mut self) {
+        {
+            let mut st = self.shared.lock();
+            st.shutdown = true;
+            st.queue.clear();
+            for (_, c) in st.running.values() {
+                c.store(true, Ordering::Relaxed);
+            }
+        }
+        self.shared.wake.notify_all();
+        for t in self.threads.drain(..) {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Take the first queued asset that is not already running.
+fn next_job(shared: &Shared) -> Option<(PathBuf, u64, Arc<AtomicBool>)> {
+    let mut st = shared.lock();
+    loop {
+        if st.shutdown {
+            return None;
+        }
+        let pos = st.queue.iter().position(|p| !st.running.contains_key(p));
+        if let Some(path) = pos.and_then(|i| st.queue.remove(i)) {
+            st.next_id += 1;
+            let id = st.next_id;
+            let cancel = Arc::new(AtomicBool::new(false));
+            st.running.insert(path.clone(), (id, cancel.clone()));
+            return Some((path, id, cancel));
+        }
+        st = shared.wake.wait(st).unwrap_or_else(|e| e.into_inner());
+    }
+}
+
+fn worker(shared: &Shared) {
+    while let Some((path, id, cancel)) = next_job(shared) {
+        (shared.sink)(JobEvent::Started {
+            path: path.clone(),
+            id,
+        });
+        let progress = JobProgress {
+            sink: &shared.sink,
+            path: &path,
+            id,
+            cancel: &cancel,
+            last_percent: AtomicU32::new(u32::MAX),
+        };
+        let result = catch_unwind(AssertUnwindSafe(|| run_job(&shared.ctx, &path, &progress)))
+            .unwrap_or_else(|payload| {
+                JobResult::Failed(format!("internal error (panic): {}", panic_text(&payload)))
+            });
+        // Report before freeing the slot: the next job of this asset cannot start (and report
+        // `Started`) before this `Finished`, so consumers see events in order.
+        (shared.sink)(JobEvent::Finished {
+            path: path.clone(),
+            id,
+            result,
+        });
+        shared.lock().running.remove(&path);
+        shared.wake.notify_all();
+    }
+}
+
+/// The text of a panic payload.
+pub fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
+    payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_string())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| "unknown panic".into())
+}
+
+/// One rig: pipeline, outputs, thumbnail.
+fn run_job(ctx: &JobContext, path: &Path, progress: &JobProgress<'_>) -> JobResult {
+    let skeleton = match (ctx.skeleton_for)(path) {
+        Ok(s) => s,
+        Err(e) => return JobResult::Failed(e),
+    };
+    let req = match RigRequest::with_sidecar(path, skeleton) {
+        Ok(r) => r,
+        Err(e) => return JobResult::Failed(e.to_string()),
+    };
+    let outcome = match ctx.pipeline.rig(&req, progress) {
+        Ok(o) => o,
+        Err(e) if e.is_cancelled() => return JobResult::Cancelled,
+        Err(e) => return JobResult::Failed(e.to_string()),
+    };
+    if progress.cancelled() {
+        return JobResult::Cancelled;
+    }
+    progress.enter(Stage::Export);
+    let mut outputs = Vec::new();
+    let mut output_errors = Vec::new();
+    // One format at a time, so a missing exporter does not hide the others.
+    for format in &ctx.formats {
+        match write_outputs(&outcome, &ctx.out_dir, std::slice::from_ref(format)) {
+            Ok(paths) => outputs.extend(paths),
+            Err(e) => output_errors.push(e.to_string()),
+        }
+    }
+    let mut done = JobDone {
+        mesh: Arc::new(outcome.prepared.input.clone()),
+        reused_discretization: outcome.reused_discretization,
+        rig: outcome.rig,
+        outputs,
+        output_errors,
+        thumbnail: None,
+    };
+    if ctx.thumbnails {
+        let png = ctx.out_dir.join(format!("{}.png", asset_name(path)));
+        let view = crate::raster::ThumbnailView::default();
+        match crate::raster::write_thumbnail(&done.mesh, &done.rig, &view, &png) {
+            Ok(()) => {
+                done.outputs.push(png.clone());
+                done.thumbnail = Some(png);
+            }
+            Err(e) => done.output_errors.push(format!("{}: {e}", png.display())),
+        }
+    }
+    JobResult::Done(Box::new(done))
+}
+
+struct JobProgress<'a> {
+    sink: &'a Sink,
+    path: &'a Path,
+    id: u64,
+    cancel: &'a AtomicBool,
+    last_percent: AtomicU32,
+}
+
+impl Progress for JobProgress<'_> {
+    fn enter(&self, stage: Stage) {
+        self.last_percent.store(u32::MAX, Ordering::Relaxed);
+        (self.sink)(JobEvent::Stage {
+            path: self.path.to_path_buf(),
+            id: self.id,
+            stage,
+        });
+    }
+
+    fn fraction(&self, fraction: f32) {
+        let pct = (fraction.clamp(0.0, 1.0) * 100.0) as u32;
+        if self.last_percent.swap(pct, Ordering::Relaxed) != pct {
+            (self.sink)(JobEvent::Fraction {
+                path: self.path.to_path_buf(),
+                id: self.id,
+                fraction,
+            });
+        }
+    }
+
+    fn cancelled(&self) -> bool {
+        self.cancel.load(Ordering::Relaxed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    type Events = mpsc::Receiver<JobEvent>;
+
+    /// A pool whose skeleton step runs `f` (the engine is never reached when `f` fails or panics).
+    fn pool(
+        workers: usize,
+        f: impl Fn(&Path) -> Result<Arc<Skeleton>, String> + Send + Sync + 'static,
+    ) -> (JobPool, Events) {
+        let (tx, rx) = mpsc::channel();
+        let tx = Mutex::new(tx);
+        let ctx = JobContext {
+            pipeline: Pipeline::default(),
+            skeleton_for: Box::new(f),
+            out_dir: std::env::temp_dir(),
+            formats: Vec::new(),
+            thumbnails: false,
+        };
+        let sink: Sink = Box::new(move |e| {
+            let _ = tx.lock().unwrap_or_else(|e| e.into_inner()).send(e);
+        });
+        (JobPool::new(workers, ctx, sink).unwrap(), rx)
+    }
+
+    fn finished(rx: &Events, n: usize) -> Vec<(PathBuf, u64, JobResult)> {
+        let mut out = Vec::new();
+        while out.len() < n {
+            let event = rx.recv_timeout(Duration::from_secs(20)).expect("job event");
+            if let JobEvent::Finished { path, id, result } = event {
+                out.push((path, id, result));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn a_panicking_job_becomes_a_failed_result_and_the_worker_survives() {
+        let (pool, rx) = pool(1, |p| {
+            if p.ends_with("boom.obj") {
+                panic!("kaboom");
+            }
+            Err("no engine here".into())
+        });
+        pool.submit(Path::new("/x/boom.obj"));
+        pool.submit(Path::new("/x/fine.obj"));
+        let f = finished(&rx, 2);
+        match &f[0].2 {
+            JobResult::Failed(m) => assert!(m.contains("panic") && m.contains("kaboom"), "{m}"),
+            other => panic!("{other:?}"),
+        }
+        match &f[1].2 {
+            JobResult::Failed(m) => assert_eq!(m, "no engine here"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    #[test]
+    fn resubmits_while_running_coalesce_into_one_more_job() {
+        let gate = Arc::new((Mutex::new(false), Condvar::new()));
+        let g = gate.clone();
+        let (pool, rx) = pool(2, move |_| {
+            let (m, cv) = &*g;
+            let mut open = m.lock().unwrap();
+            while !*open {
+                open = cv.wait(open).unwrap();
+            }
+            Err("done".into())
+        });
+        let p = Path::new("/x/a.obj");
+        pool.submit(p);
+        // Wait until it runs, then re-save three times.
+        loop {
+            if let JobEvent::Started { .. } = rx.recv_timeout(Duration::from_secs(20)).unwrap() {
+                break;
+            }
+        }
+        for _ in 0..3 {
+            pool.submit(p);
+        }
+        assert_eq!(
+            pool.load(),
+            (1, 1),
+            "one queued behind the running one, not three"
+        );
+        {
+            let (m, cv) = &*gate;
+            *m.lock().unwrap() = true;
+            cv.notify_all();
+        }
+        let f = finished(&rx, 2);
+        assert!(f[0].1 < f[1].1, "in order");
+        std::thread::sleep(Duration::from_millis(100));
+        assert_eq!(pool.load(), (0, 0));
+        assert!(rx.try_recv().is_err(), "no third job");
+    }
+}

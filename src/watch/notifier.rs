@@ -1,0 +1,196 @@
+//! The file-system side of the watcher: a thread that owns the notify debouncer (or the polling
+//! watcher with `--poll`) and the [`Ingest`] state machine, does the initial scan, rescans new
+//! folders (notify 8.2's inotify backend misses files created inside a brand-new subfolder), and
+//! reports [`FsChange`]s through a callback.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, RecvTimeoutError};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
+
+use notify::event::{AccessKind, AccessMode, ModifyKind};
+use notify::{EventKind, PollWatcher, RecursiveMode};
+use notify_debouncer_full::{new_debouncer, new_debouncer_opt, DebounceEventResult, NoCache};
+
+use super::config::WatchSettings;
+use super::ingest::{FsChange, Ingest, Stat};
+
+/// Receives changes; called on the watcher thread.
+pub type Sink = Box<dyn Fn(FsChange) + Send>;
+
+/// A running watcher; dropping it stops the thread.
+pub struct WatchHandle {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<()>>,
+}
+
+impl Drop for WatchHandle {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::Relaxed);
+        if let Some(t) = self.thread.take() {
+            let _ = t.join();
+        }
+    }
+}
+
+/// Start watching `settings.root`. The initial scan runs on the watcher thread; its result arrives
+/// as [`FsChange::ScanDone`].
+pub fn spawn(settings: WatchSettings, sink: Sink) -> anyhow::Result<WatchHandle> {
+    let (tx, rx) = mpsc::channel::<DebounceEventResult>();
+    // Start the OS watcher first so nothing written during the scan is missed.
+    let keep: Box<dyn std::any::Any + Send> = match settings.poll {
+        Some(interval) => {
+            let config = notify::Config::default().with_poll_interval(interval);
+            let mut d = new_debouncer_opt::<_, PollWatcher, NoCache>(
+                settings.debounce,
+                None,
+                tx,
+                NoCache,
+                config,
+            )?;
+            d.watch(&settings.root, RecursiveMode::Recursive)?;
+            Box::new(d)
+        }
+        None => {
+            let mut d = new_debouncer(settings.debounce, None, tx)?;
+            d.watch(&settings.root, RecursiveMode::Recursive)?;
+            Box::new(d)
+        }
+    };
+    let stop = Arc::new(AtomicBool::new(false));
+    let stop2 = stop.clone();
+    let thread = std::thread::Builder::new()
+        .name("geppetto-watch".into())
+        .spawn(move || {
+            let _keep = keep;
+            run(settings, rx, &sink, &stop2);
+        })?;
+    Ok(WatchHandle {
+        stop,
+        thread: Some(thread),
+    })
+}
+
+fn run(
+    settings: WatchSettings,
+    rx: mpsc::Receiver<DebounceEventResult>,
+    sink: &Sink,
+    stop: &AtomicBool,
+) {
+    let mut ingest = Ingest::new(
+        settings.root.clone(),
+        settings.out_dir.clone(),
+        settings.globs.clone(),
+        settings.settle,
+    );
+    let scan_now = Instant::now();
+    for path in walk(&settings.root, &settings.out_dir) {
+        emit(sink, ingest.touch(&path, Stat::of(&path), scan_now));
+    }
+    sink(FsChange::ScanDone(ingest.meshes()));
+    let tick = (settings.settle / 5).clamp(Duration::from_millis(20), Duration::from_millis(200));
+    while !stop.load(Ordering::Relaxed) {
+        match rx.recv_timeout(tick) {
+            Ok(Ok(events)) => {
+                let now = Instant::now();
+                for ev in events {
+                    // Opening or reading (including our own folder walks) changes nothing.
+                    if matches!(ev.kind, EventKind::Access(a) if !matches!(a, AccessKind::Close(AccessMode::Write)))
+                    {
+                        continue;
+                    }
+                    if ev.need_rescan() {
+                        for p in walk(&settings.root, &settings.out_dir) {
+                            emit(sink, ingest.touch(&p, Stat::of(&p), now));
+                        }
+                    }
+                    // A folder is walked only when it appears (created or renamed into place).
+                    let appeared = matches!(
+                        ev.kind,
+                        EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
+                    );
+                    for path in &ev.paths {
+                        touch_path(&mut ingest, &settings, path, appeared, now, sink);
+                    }
+                }
+            }
+            Ok(Err(errors)) => {
+                for e in errors {
+                    sink(FsChange::Error(explain(&e)));
+                }
+            }
+            Err(RecvTimeoutError::Timeout) => {}
+            Err(RecvTimeoutError::Disconnected) => break,
+        }
+        emit(sink, ingest.tick(Instant::now(), &Stat::of));
+    }
+}
+
+fn emit(sink: &Sink, changes: Vec<FsChange>) {
+    for c in changes {
+        sink(c);
+    }
+}
+
+/// One event path: a folder (new, or renamed into place) is walked; a file is touched.
+fn touch_path(
+    ingest: &mut Ingest,
+    settings: &WatchSettings,
+    path: &Path,
+    appeared: bool,
+    now: Instant,
+    sink: &Sink,
+) {
+    if path.is_dir() {
+        if !appeared {
+            return;
+        }
+        for p in walk(path, &settings.out_dir) {
+            emit(sink, ingest.touch(&p, Stat::of(&p), now));
+        }
+    } else {
+        let stat = Stat::of(path);
+        if stat.is_none() && !path.exists() {
+            emit(sink, ingest.vanished_under(path));
+        }
+        emit(sink, ingest.touch(path, stat, now));
+    }
+}
+
+/// Plain words for notify errors; inotify's watch limit shows up as "No space left on device".
+fn explain(e: &notify::Error) -> String {
+    let text = e.to_string();
+    if text.contains("No space left") || matches!(e.kind, notify::ErrorKind::MaxFilesWatch) {
+        format!("{text} — the inotify watch limit is reached; raise fs.inotify.max_user_watches or use --poll")
+    } else {
+        format!("watcher: {text}")
+    }
+}
+
+/// All regular files under `dir`, skipping `skip` (the output folder) and hidden folders.
+/// Unreadable folders are skipped (they will be retried when they change).
+pub fn walk(dir: &Path, skip: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        if d.starts_with(skip) {
+            continue;
+        }
+        let Ok(rd) = std::fs::read_dir(&d) else {
+            continue;
+        };
+        for entry in rd.flatten() {
+            let p = entry.path();
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
+            match entry.file_type() {
+                Ok(t) if t.is_dir() && !hidden => stack.push(p),
+                Ok(t) if t.is_file() => out.push(p),
+                _ => {}
+            }
+        }
+    }
+    out.sort();
+    out
+}

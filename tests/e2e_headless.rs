@@ -1,0 +1,105 @@
+//! `geppetto watch --headless --once` as a script or CI would run it: one log line per event, a
+//! summary, exit status 0 when everything rigged and 1 when something failed.
+
+use std::process::Command;
+
+fn write_figure(path: &std::path::Path) {
+    let (m, _) = geppetto::raster::figure::box_figure(false);
+    let mut s = String::new();
+    for p in &m.positions {
+        s += &format!("v {} {} {}\n", p.x, p.y, p.z);
+    }
+    for t in &m.triangles {
+        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    std::fs::write(path, s).unwrap();
+}
+
+#[test]
+fn headless_once_rigs_and_exits_zero() {
+    let dir = tempfile::tempdir().unwrap();
+    write_figure(&dir.path().join("one.obj"));
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["watch", "--headless", "--once", "--workers", "1"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for needle in [
+        "scan: 1 meshes",
+        "rigging: one.obj",
+        "one.obj: embed",
+        "one.obj penalty",
+    ] {
+        assert!(text.contains(needle), "missing '{needle}' in:\n{text}");
+    }
+    assert!(dir.path().join("rigged/one.rig.json").is_file());
+    assert!(dir.path().join("rigged/one.png").is_file());
+}
+
+#[test]
+fn headless_once_with_a_corrupt_file_exits_one_and_names_it() {
+    let dir = tempfile::tempdir().unwrap();
+    std::fs::write(dir.path().join("bad.obj"), "v 1 2\nf 9 9 9\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["watch", "--headless", "--once"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("failed: bad.obj"), "{text}");
+    // The user's file is untouched.
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join("bad.obj")).unwrap(),
+        "v 1 2\nf 9 9 9\n"
+    );
+}
+
+#[test]
+fn demo_headless_writes_both_characters_and_rigs_them() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = dir.path().join("demo");
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["demo", "--headless"])
+        .arg(&demo)
+        .env("TERM", "dumb")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for name in ["demo_humanoid", "demo_quadruped"] {
+        assert!(demo.join(format!("{name}.obj")).is_file());
+        assert!(
+            demo.join(format!("rigged/{name}.rig.json")).is_file(),
+            "{text}"
+        );
+        assert!(demo.join(format!("rigged/{name}.png")).is_file());
+    }
+    assert!(text.contains("2 ok, 0 low confidence, 0 failed"), "{text}");
+    // Running it again never overwrites the (possibly edited) characters.
+    let before = std::fs::metadata(demo.join("demo_humanoid.obj"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    let again = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["demo", "--headless"])
+        .arg(&demo)
+        .output()
+        .unwrap();
+    assert!(again.status.success());
+    let after = std::fs::metadata(demo.join("demo_humanoid.obj"))
+        .unwrap()
+        .modified()
+        .unwrap();
+    assert_eq!(before, after);
+}

@@ -1,0 +1,137 @@
+//! Golden-image tests of the thumbnail rasterizer: the box figure rendered front + side with its
+//! skeleton, compared to committed PNGs under tests/golden/ with a per-pixel tolerance.
+//! Regenerate deliberately with `UPDATE_GOLDEN=1 cargo test --test raster_golden`.
+
+use std::path::PathBuf;
+
+use geppetto::raster::figure::box_figure;
+use geppetto::raster::{render_rig, ThumbnailView, BACKGROUND};
+use image::RgbaImage;
+
+/// Largest per-channel difference a pixel may have and still match (rounding, float order).
+const CHANNEL_TOLERANCE: i32 = 6;
+/// Fraction of pixels allowed to exceed the channel tolerance (edge pixels on another platform).
+const MAX_BAD_FRACTION: f64 = 0.003;
+
+fn golden(name: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
+}
+
+fn check(name: &str, img: &RgbaImage) {
+    let path = golden(name);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        img.save(&path).unwrap();
+        eprintln!("updated {}", path.display());
+        return;
+    }
+    let want = image::open(&path)
+        .unwrap_or_else(|e| panic!("{}: {e} (create it with UPDATE_GOLDEN=1)", path.display()))
+        .to_rgba8();
+    assert_eq!(want.dimensions(), img.dimensions(), "{name}: size");
+    let mut bad = Vec::new();
+    for (x, y, p) in img.enumerate_pixels() {
+        let q = want.get_pixel(x, y);
+        let d = (0..4)
+            .map(|k| (i32::from(p[k]) - i32::from(q[k])).abs())
+            .max()
+            .unwrap_or(0);
+        if d > CHANNEL_TOLERANCE {
+            bad.push((x, y, p.0, q.0));
+        }
+    }
+    let frac = bad.len() as f64 / f64::from(img.width() * img.height());
+    if frac > MAX_BAD_FRACTION {
+        let out = std::env::temp_dir().join(format!("actual-{name}"));
+        let _ = img.save(&out);
+        panic!(
+            "{name}: {} pixels ({:.2}%) differ by more than {CHANNEL_TOLERANCE}; first: {:?}; actual image saved to {}",
+            bad.len(),
+            100.0 * frac,
+            &bad[..bad.len().min(5)],
+            out.display()
+        );
+    }
+}
+
+fn count(img: &RgbaImage, pred: impl Fn([u8; 4]) -> bool) -> usize {
+    img.pixels().filter(|p| pred(p.0)).count()
+}
+
+#[test]
+fn figure_front_and_side_with_skeleton() {
+    let (mesh, rig) = box_figure(false);
+    let view = ThumbnailView {
+        width: 240,
+        height: 150,
+        selected: Some(4),
+        ..ThumbnailView::default()
+    };
+    let (img, _) = render_rig(&mesh, &rig, &view);
+    // Sanity independent of the golden file: the figure covers a plausible share of the image,
+    // bones (yellow) and the selected joint (cyan) are visible in both halves.
+    let covered = count(&img, |p| p != BACKGROUND);
+    let total = (img.width() * img.height()) as usize;
+    assert!(
+        covered > total / 20 && covered < total / 2,
+        "covered {covered} of {total}"
+    );
+    let half = img.width() / 2;
+    for (lo, hi) in [(0, half), (half, img.width())] {
+        let yellow = (lo..hi)
+            .flat_map(|x| (0..img.height()).map(move |y| (x, y)))
+            .filter(|&(x, y)| img.get_pixel(x, y).0 == [255, 214, 64, 255])
+            .count();
+        assert!(yellow > 10, "bones visible in columns {lo}..{hi}: {yellow}");
+    }
+    assert!(
+        count(&img, |p| p == [64, 255, 255, 255]) > 4,
+        "selected joint highlighted"
+    );
+    check("figure.png", &img);
+}
+
+#[test]
+fn figure_heat_map_of_the_left_hand() {
+    let (mesh, rig) = box_figure(true);
+    let view = ThumbnailView {
+        width: 240,
+        height: 150,
+        selected: Some(4),
+        heat: true,
+        ..ThumbnailView::default()
+    };
+    let (img, _) = render_rig(&mesh, &rig, &view);
+    // The left hand's vertices are hot (red-dominant); most of the body is cold (blue-dominant).
+    let red = count(&img, |p| {
+        p[0] > 120 && p[0] > 2 * u16::from(p[2]).min(255) as u8 && p[1] < 100
+    });
+    let blue = count(&img, |p| p[2] > p[0] && p[2] > p[1] && p != BACKGROUND);
+    assert!(red > 20, "hot pixels {red}");
+    assert!(blue > red, "cold {blue} > hot {red}");
+    check("figure-heat.png", &img);
+}
+
+#[test]
+fn rendering_is_deterministic_and_draft_marker_moves() {
+    let (mesh, rig) = box_figure(false);
+    let mut view = ThumbnailView {
+        width: 120,
+        height: 80,
+        selected: Some(2),
+        ..ThumbnailView::default()
+    };
+    let (a, map) = render_rig(&mesh, &rig, &view);
+    let (b, _) = render_rig(&mesh, &rig, &view);
+    assert_eq!(a, b);
+    view.draft = Some([0.5, 0.5, 0.0]);
+    let (c, _) = render_rig(&mesh, &rig, &view);
+    let (x, y) = map.project([0.5, 0.5, 0.0], geppetto::raster::ViewKind::Front);
+    assert_eq!(
+        c.get_pixel(x as u32, y as u32).0,
+        [64, 255, 255, 255],
+        "draft marker at its position"
+    );
+    assert_ne!(a, c);
+}

@@ -1,0 +1,409 @@
+//! Snapshot tests of the main screens (ratatui TestBackend + insta), driven by scripted messages
+//! through `update` exactly as the runtime would deliver them. Paths are synthetic (`/assets`) and
+//! the clock is injected, so the screens are deterministic without filters.
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use geppetto::progress::Stage;
+use geppetto::raster::figure::box_figure;
+use geppetto::rig::Status;
+use geppetto::tui::app::{update, App, Effect, Msg};
+use geppetto::tui::runtime::render_request;
+use geppetto::tui::view;
+use geppetto::watch::{FsChange, JobDone, JobEvent, JobResult};
+use ratatui::backend::TestBackend;
+use ratatui::Terminal;
+use ratatui_image::picker::Picker;
+
+const W: u16 = 120;
+const H: u16 = 36;
+
+fn root() -> PathBuf {
+    PathBuf::from("/assets")
+}
+
+fn mesh(name: &str) -> PathBuf {
+    root().join(name)
+}
+
+fn key(c: KeyCode) -> Msg {
+    Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
+}
+
+/// A harness: the app, a clock, and thumbnails rendered synchronously with half-blocks.
+struct Harness {
+    app: App,
+    t0: Instant,
+    picker: Picker,
+    /// Effects other than thumbnails, described.
+    effects: Vec<String>,
+    /// Thumbnails rendered.
+    thumbnails: usize,
+}
+
+impl Harness {
+    fn new() -> Self {
+        let t0 = Instant::now();
+        let mut app = App::new(root(), root().join("rigged"), t0);
+        app.size = (W, H);
+        Self {
+            app,
+            t0,
+            picker: Picker::halfblocks(),
+            effects: Vec::new(),
+            thumbnails: 0,
+        }
+    }
+
+    fn send(&mut self, msg: Msg) {
+        for e in update(&mut self.app, msg) {
+            match e {
+                // Render thumbnails at once, as the raster thread would.
+                Effect::Thumbnail(req) => {
+                    let ready = render_request(&self.picker, &req).expect("thumbnail renders");
+                    self.send(Msg::Thumb(Box::new(ready)));
+                    self.thumbnails += 1;
+                }
+                other => self.effects.push(describe(&other)),
+            }
+        }
+    }
+
+    fn at(&mut self, secs: f64) {
+        self.send(Msg::Tick(self.t0 + Duration::from_secs_f64(secs)));
+    }
+
+    fn job(&mut self, e: JobEvent) {
+        self.send(Msg::Job(e));
+    }
+
+    fn done(&mut self, name: &str, id: u64, status: Status, penalty: f64) {
+        let (m, mut rig) = box_figure(true);
+        rig.mesh = mesh(name).display().to_string();
+        rig.status = status;
+        rig.penalty.total = penalty;
+        for (i, t) in geppetto::embed::PENALTY_TERMS.iter().enumerate() {
+            rig.penalty.terms.insert(
+                (*t).to_string(),
+                penalty * [0.5, 0.1, 0.05, 0.1, 0.05, 0.0, 0.15, 0.05, 0.0][i],
+            );
+        }
+        if status == Status::LowConfidence {
+            rig.confidence_reasons = vec!["LeftHand lies outside the surface".into()];
+            rig.warnings = vec!["low confidence: LeftHand lies outside the surface".into()];
+        }
+        rig.repair.input_vertices = m.positions.len();
+        rig.repair.welded_vertices = m.positions.len();
+        rig.repair.input_triangles = m.triangles.len();
+        rig.repair.shells = 8;
+        rig.repair.watertight = true;
+        for (s, ms) in [
+            ("load", 3.0),
+            ("prepare", 5.0),
+            ("field", 420.0),
+            ("embed", 910.0),
+            ("skin", 300.0),
+            ("total", 1650.0),
+        ] {
+            rig.timings_ms.insert(s.into(), ms);
+        }
+        let stem = name.trim_end_matches(".obj");
+        let done = JobDone {
+            rig,
+            mesh: Arc::new(m),
+            reused_discretization: false,
+            outputs: vec![
+                root().join(format!("rigged/{stem}.rig.json")),
+                root().join(format!("rigged/{stem}.png")),
+            ],
+            output_errors: vec![format!(
+                "{}: Glb export is not implemented yet",
+                root().join("rigged").join(stem).display()
+            )],
+            thumbnail: Some(root().join(format!("rigged/{stem}.png"))),
+        };
+        self.job(JobEvent::Finished {
+            path: mesh(name),
+            id,
+            result: JobResult::Done(Box::new(done)),
+        });
+    }
+
+    fn screen(&self) -> String {
+        let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
+        t.draw(|f| view::render(&self.app, f)).unwrap();
+        format!("{}", t.backend())
+    }
+}
+
+fn describe(e: &Effect) -> String {
+    match e {
+        Effect::Rig(p) => format!("Rig({})", p.display()),
+        Effect::Cancel(p) => format!("Cancel({})", p.display()),
+        Effect::SaveHints { mesh, hints } => format!(
+            "SaveHints({}: {})",
+            mesh.display(),
+            hints
+                .hints
+                .iter()
+                .map(|h| h.joint.as_str())
+                .collect::<Vec<_>>()
+                .join(",")
+        ),
+        Effect::Thumbnail(_) => "Thumbnail".into(),
+        Effect::Quit => "Quit".into(),
+    }
+}
+
+/// Four assets in every state: ok, low confidence, failed, running.
+fn busy_folder() -> Harness {
+    let mut h = Harness::new();
+    let names = ["alice.obj", "bob.obj", "broken.obj", "dragon.obj"];
+    h.send(Msg::Fs(FsChange::ScanDone(
+        names.iter().map(|n| mesh(n)).collect(),
+    )));
+    for n in names {
+        h.send(Msg::Fs(FsChange::Ready(mesh(n))));
+    }
+    h.job(JobEvent::Started {
+        path: mesh("alice.obj"),
+        id: 1,
+    });
+    h.job(JobEvent::Started {
+        path: mesh("bob.obj"),
+        id: 2,
+    });
+    h.done("alice.obj", 1, Status::Ok, 0.0421);
+    h.done("bob.obj", 2, Status::LowConfidence, 0.31);
+    h.job(JobEvent::Started {
+        path: mesh("broken.obj"),
+        id: 3,
+    });
+    h.job(JobEvent::Finished {
+        path: mesh("broken.obj"),
+        id: 3,
+        result: JobResult::Failed(
+            "/assets/broken.obj: line 3: expected 3 numbers after 'v', found 'v 1 2'".into(),
+        ),
+    });
+    h.at(10.0);
+    h.job(JobEvent::Started {
+        path: mesh("dragon.obj"),
+        id: 4,
+    });
+    h.job(JobEvent::Stage {
+        path: mesh("dragon.obj"),
+        id: 4,
+        stage: Stage::Field,
+    });
+    h.job(JobEvent::Fraction {
+        path: mesh("dragon.obj"),
+        id: 4,
+        fraction: 0.42,
+    });
+    h.at(12.5);
+    h
+}
+
+#[test]
+fn empty_folder() {
+    let mut h = Harness::new();
+    h.send(Msg::Fs(FsChange::ScanDone(vec![])));
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn list_and_detail_of_a_good_rig() {
+    let h = busy_folder();
+    assert_eq!(h.app.counts(), (1, 1, 1, 1, 0));
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn failures_first_and_the_error_row() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Char('f')));
+    h.send(key(KeyCode::Up));
+    h.send(key(KeyCode::Up)); // top of the list: the failure
+    assert_eq!(h.app.current().unwrap().name, "broken.obj");
+    insta::assert_snapshot!(h.screen());
+}
+
+#[test]
+fn low_confidence_detail_with_suggestions() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Down));
+    assert_eq!(h.app.current().unwrap().name, "bob.obj");
+    let screen = h.screen();
+    assert!(screen.contains("pin LeftHand?"), "{screen}");
+    insta::assert_snapshot!(screen);
+}
+
+#[test]
+fn editing_a_joint_then_pinning_writes_hints_and_rerigs() {
+    let mut h = busy_folder();
+    for _ in 0..4 {
+        h.send(key(KeyCode::Tab)); // Hips → Spine → Head → LeftArm → LeftHand
+    }
+    h.send(key(KeyCode::Char('e')));
+    h.send(key(KeyCode::Left));
+    h.send(key(KeyCode::Left));
+    h.send(key(KeyCode::Up));
+    let d = h.app.draft.clone().expect("editing");
+    // 1% of the 1.85-unit model per step.
+    assert!(
+        (d.pos[0] - (0.75 - 2.0 * 0.0185)).abs() < 1e-9 && (d.pos[1] - (1.5 + 0.0185)).abs() < 1e-9,
+        "{d:?}"
+    );
+    insta::assert_snapshot!("editing_joint", h.screen());
+    h.effects.clear();
+    h.send(key(KeyCode::Char('p')));
+    assert_eq!(
+        h.effects,
+        vec![
+            "SaveHints(/assets/alice.obj: LeftHand)",
+            "Rig(/assets/alice.obj)"
+        ]
+    );
+    assert!(h.app.draft.is_none());
+    // The watcher's echo of our own write does not re-rig again.
+    let yaml = h.app.current().unwrap().hints.to_yaml();
+    h.effects.clear();
+    h.send(Msg::Fs(FsChange::HintsChanged {
+        mesh: mesh("alice.obj"),
+        text: Some(yaml),
+    }));
+    assert!(
+        h.effects.iter().all(|e| !e.starts_with("Rig")),
+        "{:?}",
+        h.effects
+    );
+    // Undo writes the previous (empty) hints and re-rigs.
+    h.effects.clear();
+    h.send(key(KeyCode::Char('z')));
+    assert_eq!(
+        h.effects,
+        vec!["SaveHints(/assets/alice.obj: )", "Rig(/assets/alice.obj)"]
+    );
+    h.effects.clear();
+    h.send(key(KeyCode::Char('z')));
+    assert!(h.effects.is_empty());
+    assert_eq!(h.app.message.as_deref(), Some("nothing to undo"));
+}
+
+#[test]
+fn typing_coordinates_pins_there() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Tab));
+    h.send(key(KeyCode::Char('c')));
+    let line = h.app.input.clone().expect("input open");
+    assert_eq!(line, "0.0000 1.3000 0.0000");
+    for _ in 0..line.len() {
+        h.send(key(KeyCode::Backspace));
+    }
+    for c in "0.1 1.25 -0.02".chars() {
+        h.send(key(KeyCode::Char(c)));
+    }
+    insta::assert_snapshot!("typing_coordinates", h.screen());
+    h.effects.clear();
+    h.send(key(KeyCode::Enter));
+    assert_eq!(
+        h.effects,
+        vec![
+            "SaveHints(/assets/alice.obj: Spine)",
+            "Rig(/assets/alice.obj)"
+        ]
+    );
+    let pinned = &h.app.current().unwrap().hints.hints[0];
+    assert_eq!(pinned.position, [0.1, 1.25, -0.02]);
+}
+
+#[test]
+fn mouse_click_in_the_front_view_places_the_joint() {
+    let mut h = busy_folder();
+    let areas = view::layout((W, H));
+    let map = h.app.thumb.as_ref().expect("thumbnail shown").map;
+    // Click where the point (0.3, 1.0) of the front view is drawn.
+    let (px, py) = map.project([0.3, 1.0, 0.0], geppetto::raster::ViewKind::Front);
+    let (col, row) = (
+        areas.thumb.x + (px / 1.0) as u16,
+        areas.thumb.y + (py / 2.0) as u16,
+    );
+    h.send(Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: col,
+        row,
+        modifiers: KeyModifiers::NONE,
+    }));
+    let d = h.app.draft.clone().expect("click starts an edit");
+    let cell = 2.0 / map.scale; // one cell is two pixels tall
+    assert!(
+        (d.pos[0] - 0.3).abs() < cell && (d.pos[1] - 1.0).abs() < cell,
+        "{d:?}"
+    );
+    assert_eq!(d.pos[2], 0.0, "front view keeps Z");
+}
+
+#[test]
+fn weights_heat_map_toggle_requests_a_new_thumbnail() {
+    let mut h = busy_folder();
+    h.effects.clear();
+    let before = h.thumbnails;
+    h.send(key(KeyCode::Char('w')));
+    assert!(h.effects.is_empty());
+    assert_eq!(h.thumbnails, before + 1);
+    assert!(h.app.thumb.as_ref().unwrap().key.view.heat);
+    insta::assert_snapshot!("heat_map", h.screen());
+}
+
+#[test]
+fn cancelled_job_goes_back_to_queued_and_removed_file_disappears() {
+    let mut h = busy_folder();
+    h.send(Msg::Fs(FsChange::Ready(mesh("dragon.obj"))));
+    h.job(JobEvent::Finished {
+        path: mesh("dragon.obj"),
+        id: 4,
+        result: JobResult::Cancelled,
+    });
+    assert_eq!(h.app.counts().4, 1, "queued again");
+    h.effects.clear();
+    h.send(Msg::Fs(FsChange::Removed(mesh("dragon.obj"))));
+    assert_eq!(h.effects, vec!["Cancel(/assets/dragon.obj)"]);
+    assert_eq!(h.app.assets.len(), 3);
+}
+
+#[test]
+fn quit_key() {
+    let mut h = Harness::new();
+    h.send(key(KeyCode::Char('q')));
+    assert!(h.app.quit);
+    assert_eq!(h.effects, vec!["Quit"]);
+}
+
+#[test]
+fn events_of_a_superseded_job_are_ignored() {
+    let mut h = busy_folder();
+    // dragon's job 4 is running; a newer job 9 starts (events can interleave across workers).
+    h.job(JobEvent::Started {
+        path: mesh("dragon.obj"),
+        id: 9,
+    });
+    h.job(JobEvent::Finished {
+        path: mesh("dragon.obj"),
+        id: 4,
+        result: JobResult::Cancelled,
+    });
+    let i = h.app.find(&mesh("dragon.obj")).unwrap();
+    assert!(matches!(
+        h.app.assets[i].status(),
+        geppetto::tui::app::RowStatus::Running(..)
+    ));
+    h.done("dragon.obj", 9, Status::Ok, 0.1);
+    assert_eq!(
+        h.app.assets[h.app.find(&mesh("dragon.obj")).unwrap()].status(),
+        geppetto::tui::app::RowStatus::Ok
+    );
+}

@@ -1,0 +1,327 @@
+//! The watcher and job pool on a real temporary folder, driven through the same `App`/`update` and
+//! `Runtime` as the UI (headless: no thumbnails). These need the real engine: a valid mesh must end
+//! up rigged (`ok` or `low confidence`), so they cannot pass while the engine stages are stubs.
+//! Generous deadlines; assertions are about eventual state, never about event counts per batch.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+use geppetto::config::RigConfig;
+use geppetto::tui::app::{update, App, LastRun, Msg, RowStatus};
+use geppetto::tui::runtime::Runtime;
+use geppetto::watch::{JobEvent, JobResult, WatchConfig, WatchSettings};
+
+/// How long to wait for an expected state (`GEPPETTO_TEST_DEADLINE_S` overrides; default 300 s).
+fn deadline() -> Duration {
+    let secs = std::env::var("GEPPETTO_TEST_DEADLINE_S")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(300);
+    Duration::from_secs(secs)
+}
+
+struct Rt {
+    app: App,
+    rt: Runtime,
+    rx: Receiver<Msg>,
+    dir: tempfile::TempDir,
+    /// Every job event seen: (mesh, started?, finished result kind).
+    events: Vec<(PathBuf, &'static str)>,
+}
+
+impl Rt {
+    fn start() -> Self {
+        let dir = tempfile::tempdir().unwrap();
+        Self::start_in(dir)
+    }
+
+    fn start_in(dir: tempfile::TempDir) -> Self {
+        Self::start_with(dir, None)
+    }
+
+    fn start_with(dir: tempfile::TempDir, poll: Option<Duration>) -> Self {
+        let mut s = WatchSettings::resolve(&WatchConfig::default(), dir.path()).unwrap();
+        s.poll = poll;
+        s.settle = Duration::from_millis(400);
+        s.debounce = Duration::from_millis(100);
+        s.workers = 2;
+        let (tx, rx) = mpsc::channel();
+        let mut app = App::new(s.root.clone(), s.out_dir.clone(), Instant::now());
+        app.headless = true;
+        let rt = Runtime::start(&s, RigConfig::default(), None, tx).unwrap();
+        Self {
+            app,
+            rt,
+            rx,
+            dir,
+            events: Vec::new(),
+        }
+    }
+
+    fn root(&self) -> PathBuf {
+        self.app.root.clone()
+    }
+
+    /// Process messages until `pred` holds; panics with the app state after the deadline.
+    fn until(&mut self, what: &str, pred: impl Fn(&App) -> bool) {
+        let t = Instant::now();
+        while !pred(&self.app) {
+            assert!(
+                t.elapsed() < deadline(),
+                "timed out waiting for {what}; state:\n{}",
+                dump(&self.app)
+            );
+            if let Ok(msg) = self.rx.recv_timeout(Duration::from_millis(50)) {
+                if let Msg::Job(e) = &msg {
+                    self.events.push(match e {
+                        JobEvent::Started { path, .. } => (path.clone(), "started"),
+                        JobEvent::Finished { path, result, .. } => (
+                            path.clone(),
+                            match result {
+                                JobResult::Done(_) => "done",
+                                JobResult::Failed(_) => "failed",
+                                JobResult::Cancelled => "cancelled",
+                            },
+                        ),
+                        JobEvent::Stage { path, .. } | JobEvent::Fraction { path, .. } => {
+                            (path.clone(), "progress")
+                        }
+                    });
+                }
+                let fx = update(&mut self.app, msg);
+                self.rt.execute(fx);
+            }
+        }
+    }
+
+    /// Keep processing for `d` (to see that nothing else happens).
+    fn idle(&mut self, d: Duration) {
+        let end = Instant::now() + d;
+        self.until("idle", |_| Instant::now() >= end);
+    }
+
+    fn count(&self, path: &Path, kind: &str) -> usize {
+        self.events
+            .iter()
+            .filter(|(p, k)| p == path && *k == kind)
+            .count()
+    }
+}
+
+fn dump(app: &App) -> String {
+    app.assets
+        .iter()
+        .map(|a| {
+            let err = match &a.last {
+                Some(LastRun::Failed(e)) => e.clone(),
+                _ => String::new(),
+            };
+            format!("  {} {:?} runs={} {err}", a.name, a.status(), a.runs)
+        })
+        .chain(app.log.iter().rev().take(10).map(|l| format!("  log: {l}")))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn rigged(app: &App, path: &Path) -> bool {
+    app.find(path).is_some_and(|i| {
+        matches!(
+            app.assets[i].status(),
+            RowStatus::Ok | RowStatus::LowConfidence
+        )
+    })
+}
+
+fn finished(app: &App, path: &Path) -> bool {
+    app.find(path).is_some_and(|i| {
+        let a = &app.assets[i];
+        !a.queued && a.running.is_none() && a.last.is_some()
+    })
+}
+
+/// OBJ text of a valid character mesh: the procedural box figure (8 closed boxes; rigs in a few
+/// seconds, long enough to be modified mid-rig). `variant` 1 adds a comment line (new content).
+fn character_obj(variant: usize) -> String {
+    let (mesh, _) = geppetto::raster::figure::box_figure(false);
+    let mut s = if variant == 1 {
+        "# variant 1\n".to_string()
+    } else {
+        String::new()
+    };
+    for p in &mesh.positions {
+        s += &format!("v {} {} {}\n", p.x, p.y, p.z);
+    }
+    for t in &mesh.triangles {
+        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
+    }
+    s
+}
+
+#[test]
+fn created_file_is_rigged_once_and_outputs_are_ignored() {
+    let mut r = Rt::start();
+    let p = r.root().join("alice.obj");
+    std::fs::write(&p, character_obj(0)).unwrap();
+    r.until("alice rigged", |a| rigged(a, &p));
+    assert!(r.app.out_dir.join("alice.rig.json").is_file());
+    assert!(r.app.out_dir.join("alice.png").is_file());
+    // Our own outputs (rig.json, png, glb in the output folder) must not trigger anything.
+    r.idle(Duration::from_secs(2));
+    assert_eq!(r.count(&p, "started"), 1, "{:?}", r.events);
+    assert_eq!(r.app.assets.len(), 1);
+}
+
+#[test]
+fn slow_chunked_write_is_rigged_after_the_last_chunk() {
+    let mut r = Rt::start();
+    let p = r.root().join("slow.obj");
+    let text = character_obj(0);
+    let bytes = text.as_bytes();
+    let mut f = std::fs::File::create(&p).unwrap();
+    let chunks = 8;
+    let step = bytes.len().div_ceil(chunks);
+    for c in bytes.chunks(step) {
+        f.write_all(c).unwrap();
+        f.flush().unwrap();
+        // Shorter than the settle interval: the file never looks stable mid-write.
+        r.idle(Duration::from_millis(200));
+        assert_eq!(
+            r.count(&p, "started"),
+            0,
+            "rigged while still being written"
+        );
+    }
+    drop(f);
+    r.until("slow rigged", |a| rigged(a, &p));
+    assert_eq!(r.count(&p, "started"), 1);
+}
+
+#[test]
+fn modified_mid_rig_cancels_and_rerigs_the_new_content() {
+    let mut r = Rt::start();
+    let p = r.root().join("busy.obj");
+    std::fs::write(&p, character_obj(0)).unwrap();
+    r.until("busy running", |a| {
+        a.find(&p).is_some_and(|i| a.assets[i].running.is_some())
+    });
+    // Re-save with different content while the rig runs.
+    std::fs::write(&p, character_obj(0) + "# re-saved\n").unwrap();
+    r.until("busy re-rigged", |a| {
+        rigged(a, &p) && a.assets[a.find(&p).unwrap()].runs >= 1
+    });
+    r.idle(Duration::from_secs(1));
+    r.until("settled", |a| finished(a, &p));
+    // Either the first job was cancelled at a stage boundary, or it had already passed the last
+    // boundary and completed; in both cases a second job ran for the new content.
+    assert_eq!(r.count(&p, "started"), 2, "{:?}", r.events);
+    assert!(rigged(&r.app, &p));
+}
+
+#[test]
+fn renamed_file_moves_its_row_and_deleted_file_disappears() {
+    let mut r = Rt::start();
+    let a = r.root().join("a.obj");
+    std::fs::write(&a, character_obj(0)).unwrap();
+    r.until("a rigged", |app| rigged(app, &a));
+    let b = r.root().join("b.obj");
+    std::fs::rename(&a, &b).unwrap();
+    r.until("rename seen", |app| {
+        app.find(&a).is_none() && rigged(app, &b)
+    });
+    std::fs::remove_file(&b).unwrap();
+    r.until("delete seen", |app| app.assets.is_empty());
+    // Outputs of deleted meshes are left alone; the user's files were never touched by us.
+    assert!(r.app.out_dir.join("a.rig.json").is_file());
+}
+
+#[test]
+fn fifty_files_dropped_at_once_are_all_rigged() {
+    let mut r = Rt::start();
+    let src = tempfile::tempdir().unwrap();
+    let text = character_obj(0);
+    for i in 0..50 {
+        std::fs::write(src.path().join(format!("m{i:02}.obj")), &text).unwrap();
+    }
+    // "Dropped": a folder moved into the watched folder in one rename (new subfolder).
+    let drop_dir = r.root().join("batch");
+    std::fs::rename(src.path(), &drop_dir).unwrap_or_else(|_| {
+        // Across file systems: copy instead (still one burst of creations).
+        std::fs::create_dir(&drop_dir).unwrap();
+        for i in 0..50 {
+            std::fs::write(drop_dir.join(format!("m{i:02}.obj")), &text).unwrap();
+        }
+    });
+    let paths: Vec<PathBuf> = (0..50)
+        .map(|i| drop_dir.join(format!("m{i:02}.obj")))
+        .collect();
+    r.until("50 rigged", |a| paths.iter().all(|p| rigged(a, p)));
+    assert_eq!(r.app.assets.len(), 50);
+    let (ok, low, failed, running, queued) = r.app.counts();
+    assert_eq!((ok + low, failed, running, queued), (50, 0, 0, 0));
+    assert!(r.app.settled());
+    for p in &paths {
+        assert_eq!(r.count(p, "done"), 1, "{}", p.display());
+    }
+}
+
+#[test]
+fn corrupt_file_is_an_error_row_and_the_watcher_stays_alive() {
+    let mut r = Rt::start();
+    let bad = r.root().join("broken.obj");
+    std::fs::write(&bad, "v 1 2\nf 1 2 3 4 5\nthis is not an obj\n").unwrap();
+    r.until("broken finished", |a| finished(a, &bad));
+    let i = r.app.find(&bad).unwrap();
+    assert_eq!(r.app.assets[i].status(), RowStatus::Failed);
+    // The watcher still works: a good file is rigged, and fixing the bad one retries it.
+    let good = r.root().join("good.obj");
+    std::fs::write(&good, character_obj(0)).unwrap();
+    r.until("good rigged", |a| rigged(a, &good));
+    std::fs::write(&bad, character_obj(1)).unwrap();
+    r.until("fixed file rigged", |a| rigged(a, &bad));
+}
+
+#[test]
+fn hint_edit_reruns_from_the_embedding() {
+    let mut r = Rt::start();
+    let p = r.root().join("hinted.obj");
+    std::fs::write(&p, character_obj(0)).unwrap();
+    r.until("rigged", |a| rigged(a, &p));
+    let i = r.app.find(&p).unwrap();
+    let rig = r.app.assets[i].rig().unwrap().rig.clone();
+    let joint = &rig.joints[rig.joints.len() / 2];
+    // An external edit, as a user would make in vim.
+    let yaml = format!(
+        "hints:\n  - joint: {}\n    position: [{}, {}, {}]\n",
+        joint.name, joint.position[0], joint.position[1], joint.position[2]
+    );
+    std::fs::write(geppetto::rig::hints::sidecar_path(&p), yaml).unwrap();
+    r.until("re-rigged", |a| {
+        a.assets[a.find(&p).unwrap()].runs >= 2 && finished(a, &p)
+    });
+    let a = &r.app.assets[r.app.find(&p).unwrap()];
+    let info = a.rig().expect("still rigged");
+    assert!(
+        info.reused,
+        "a hint edit must reuse the cached discretization"
+    );
+    assert_eq!(info.rig.hints.len(), 1);
+    assert_eq!(info.rig.hints[0].joint, joint.name);
+    drop(r.dir);
+}
+
+#[test]
+fn polling_watcher_sees_new_files_in_new_subfolders() {
+    let mut r = Rt::start_with(
+        tempfile::tempdir().unwrap(),
+        Some(Duration::from_millis(200)),
+    );
+    r.until("scan", |a| a.scan_done);
+    let sub = r.root().join("new/deeper");
+    std::fs::create_dir_all(&sub).unwrap();
+    let p = sub.join("polled.obj");
+    std::fs::write(&p, character_obj(0)).unwrap();
+    r.until("polled rigged", |a| rigged(a, &p));
+    assert_eq!(r.count(&p, "started"), 1);
+}
