@@ -15,6 +15,14 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
         .prefix(".geppetto-tmp-")
         .tempfile_in(dir)?;
     tmp.write_all(bytes)?;
+    // tempfile creates 0600 files; an output (or a hints file the user edits) should get the
+    // permissions the replaced file had, else the usual rw-r--r--.
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777).unwrap_or(0o644);
+        std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))?;
+    }
     tmp.as_file().sync_all()?;
     tmp.persist(path).map_err(|e| e.error)?;
     Ok(())
@@ -23,4 +31,25 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// Milliseconds since `t`.
 pub fn ms_since(t: std::time::Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn atomic_write_replaces_content_and_keeps_readable_permissions() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("sub").join("a.txt");
+        write_atomic(&p, b"one").unwrap();
+        write_atomic(&p, b"two").unwrap();
+        assert_eq!(std::fs::read(&p).unwrap(), b"two");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o644);
+        }
+        let leftovers = std::fs::read_dir(p.parent().unwrap()).unwrap().count();
+        assert_eq!(leftovers, 1, "no temp files left behind");
+    }
 }
