@@ -1,11 +1,51 @@
-//! `geppetto attach`. (Stub until implemented.)
+//! `geppetto attach MESH --skeleton-from FILE`: weights for an existing skeleton.
 
 use std::process::ExitCode;
 
+use super::rig::load_config;
 use super::AttachArgs;
+use crate::export::write_rig;
+use crate::skin::attach::{attach, load_joints};
 
 /// Run `geppetto attach`.
-pub fn run(_args: &AttachArgs) -> anyhow::Result<ExitCode> {
-    eprintln!("error: 'geppetto attach' is not implemented yet");
-    Ok(ExitCode::from(2))
+pub fn run(args: &AttachArgs) -> anyhow::Result<ExitCode> {
+    let config = load_config(args.config.as_deref())?;
+    let joints = match load_joints(&args.skeleton_from) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!("error: --skeleton-from: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    let done = match attach(
+        &args.mesh,
+        joints,
+        &args.skeleton_from,
+        &config.discretize,
+        &config.skin,
+    ) {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let written = write_rig(&done.rig, &done.prepared.input, &args.out, &args.format)?;
+    let s = &done.skin.stats;
+    println!(
+        "{}: {} joints, {} vertices, skin {:.0} ms ({} unknowns × {} joints)",
+        args.mesh.display(),
+        done.rig.joints.len(),
+        done.rig.vertex_count,
+        s.total_ms,
+        s.unknowns,
+        s.columns
+    );
+    for w in &done.rig.warnings {
+        println!("  warning: {w}");
+    }
+    for p in written {
+        println!("  wrote {}", p.display());
+    }
+    Ok(ExitCode::SUCCESS)
 }

@@ -1,19 +1,42 @@
-//! Sphere graph (pinocchio-facts §4): intersecting spheres plus Gabriel edges that stay inside, made
-//! connected, with all-pairs shortest paths.
-//! OWNER: discretize helper. (Stub until implemented.)
+//! Sphere graph (pinocchio-facts §4; Baran & Popović 2007 §3.1): intersecting spheres plus
+//! Gabriel edges that stay inside, made connected, with all-pairs shortest paths.
+//!
+//! Same edges as the original's O(n³) loop, found faster: for each sphere `i` the others are
+//! sorted by distance; a blocker of the pair (i, j) lies strictly inside the ball with diameter
+//! c_i–c_j, hence strictly closer to `i` than `j` is, so only the sphere's nearer neighbours are
+//! tested, nearest first (blocked pairs usually stop at the first one).
+//!
+//! Multi-part meshes give several components; the embedding search needs one. Components are
+//! joined by a minimum spanning forest over inter-component centre distances (Borůvka), and the
+//! added edges are listed in [`SphereGraph::bridges`] (they leave the interior).
+
+use std::cmp::Ordering;
+use std::collections::BinaryHeap;
+
+use rayon::prelude::*;
 
 use super::{DistanceField, Sphere};
-use crate::geom::NodeId;
+use crate::geom::{NodeId, P3};
+
+/// Samples along a candidate edge for the interior rule (the original's 101).
+const SEGMENT_SAMPLES: usize = 101;
+/// No predecessor.
+const NONE: u32 = u32::MAX;
 
 /// The graph the discrete embedding searches. Vertices are packed spheres (normalized frame).
 #[derive(Clone, Debug, Default)]
 pub struct SphereGraph {
     /// One entry per graph vertex.
     pub spheres: Vec<Sphere>,
-    /// Adjacency lists: `(neighbour, Euclidean edge length)`.
+    /// Adjacency lists: `(neighbour, Euclidean edge length)`, sorted by neighbour.
     pub edges: Vec<Vec<(NodeId, f64)>>,
-    /// Edges added only to connect otherwise separate components (they leave the interior).
+    /// Edges added only to connect otherwise separate components (they leave the interior);
+    /// each is also in `edges`. Stored with the smaller id first.
     pub bridges: Vec<(NodeId, NodeId)>,
+    /// Row `a` (n × n, row-major): shortest-path distances from `a`, f32 (∞ if unreachable).
+    dist: Vec<f32>,
+    /// Row `a`: predecessor of each vertex on its shortest path from `a` ([`NONE`] at `a`).
+    pred: Vec<u32>,
 }
 
 impl SphereGraph {
@@ -27,22 +50,246 @@ impl SphereGraph {
         self.spheres.is_empty()
     }
 
-    /// Shortest-path distance (normalized units); `f64::INFINITY` if unreachable.
-    pub fn dist(&self, _a: NodeId, _b: NodeId) -> f64 {
-        f64::INFINITY
+    /// Shortest-path distance (normalized units); `f64::INFINITY` if unreachable or out of range.
+    /// Symmetric by construction: both orders read the tree rooted at the smaller id.
+    pub fn dist(&self, a: NodeId, b: NodeId) -> f64 {
+        let n = self.len();
+        let (r, c) = (a.idx().min(b.idx()), a.idx().max(b.idx()));
+        if c >= n {
+            return f64::INFINITY;
+        }
+        self.dist
+            .get(r * n + c)
+            .map_or(f64::INFINITY, |d| f64::from(*d))
     }
 
-    /// Shortest path from `a` to `b`, both ends included (`[a]` when a == b; empty if unreachable).
-    pub fn path(&self, _a: NodeId, _b: NodeId) -> Vec<NodeId> {
-        Vec::new()
+    /// Shortest path from `a` to `b`, both ends included (`[a]` when a == b; empty if
+    /// unreachable or out of range). Consistent with [`Self::dist`].
+    pub fn path(&self, a: NodeId, b: NodeId) -> Vec<NodeId> {
+        let n = self.len();
+        let (r, c) = (a.idx().min(b.idx()), a.idx().max(b.idx()));
+        if c >= n || !self.dist(a, b).is_finite() {
+            return Vec::new();
+        }
+        // Walk back from c to r in the tree rooted at r.
+        let mut walk = vec![NodeId(c as u32)];
+        let mut v = c;
+        while v != r {
+            match self.pred.get(r * n + v) {
+                Some(&p) if p != NONE && walk.len() <= n => {
+                    v = p as usize;
+                    walk.push(NodeId(p));
+                }
+                _ => return Vec::new(),
+            }
+        }
+        if a.idx() == r {
+            walk.reverse();
+        }
+        walk
+    }
+
+    /// Number of connected components before bridging (1 + number of bridges).
+    pub fn components_before_bridging(&self) -> usize {
+        1 + self.bridges.len()
     }
 }
 
 /// Connect packed spheres into a graph and compute all-pairs shortest paths.
-pub fn connect(spheres: Vec<Sphere>, _field: &DistanceField) -> SphereGraph {
+pub fn connect(spheres: Vec<Sphere>, field: &DistanceField) -> SphereGraph {
+    let n = spheres.len();
+    let half: Vec<Vec<(u32, f64)>> = (0..n)
+        .into_par_iter()
+        .map(|i| edges_from(&spheres, field, i))
+        .collect();
+    let mut adj: Vec<Vec<(NodeId, f64)>> = vec![Vec::new(); n];
+    for (i, list) in half.iter().enumerate() {
+        for &(j, len) in list {
+            adj[i].push((NodeId(j), len));
+            adj[j as usize].push((NodeId(i as u32), len));
+        }
+    }
+    let bridges = bridge_components(&spheres, &mut adj);
+    for list in &mut adj {
+        list.sort_by_key(|e| e.0);
+    }
+    let (dist, pred) = all_pairs(&adj);
     SphereGraph {
-        edges: vec![Vec::new(); spheres.len()],
         spheres,
-        bridges: Vec::new(),
+        edges: adj,
+        bridges,
+        dist,
+        pred,
+    }
+}
+
+/// Edges (i, j) with j > i: intersecting spheres, or Gabriel pairs whose segment stays at least
+/// half the smaller radius inside (the original's interior rule).
+fn edges_from(s: &[Sphere], field: &DistanceField, i: usize) -> Vec<(u32, f64)> {
+    let ci = s[i].center;
+    let mut order: Vec<(f64, u32)> = s
+        .iter()
+        .enumerate()
+        .filter(|&(k, _)| k != i)
+        .map(|(k, sk)| ((sk.center - ci).norm_squared(), k as u32))
+        .collect();
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut out = Vec::new();
+    for (pos, &(d2, j)) in order.iter().enumerate() {
+        let ju = j as usize;
+        if ju <= i {
+            continue;
+        }
+        let sj = &s[ju];
+        let d = d2.sqrt();
+        if d < s[i].radius + sj.radius {
+            out.push((j, d));
+            continue;
+        }
+        let mid = nalgebra::center(&ci, &sj.center);
+        let r2 = d2 / 4.0;
+        let blocked = order[..pos]
+            .iter()
+            .any(|&(_, k)| k != j && (s[k as usize].center - mid).norm_squared() < r2);
+        if !blocked && segment_inside(field, &ci, &sj.center, 0.5 * s[i].radius.min(sj.radius)) {
+            out.push((j, d));
+        }
+    }
+    out
+}
+
+/// True if every one of the 101 evenly spaced samples of a–b is deeper than `depth`.
+fn segment_inside(field: &DistanceField, a: &P3, b: &P3, depth: f64) -> bool {
+    (0..SEGMENT_SAMPLES).all(|k| {
+        let t = k as f64 / (SEGMENT_SAMPLES - 1) as f64;
+        field.eval(&(a + (b - a) * t)) < -depth
+    })
+}
+
+/// Join components with the shortest centre-to-centre edges (Borůvka over the complete
+/// inter-component graph; ties broken by ids, so deterministic). Returns the added edges.
+fn bridge_components(s: &[Sphere], adj: &mut [Vec<(NodeId, f64)>]) -> Vec<(NodeId, NodeId)> {
+    let n = s.len();
+    let mut comp = components(adj);
+    let mut bridges = Vec::new();
+    loop {
+        let ncomp = comp.iter().max().map_or(0, |m| m + 1);
+        if ncomp <= 1 {
+            return bridges;
+        }
+        // Best outgoing edge per component.
+        let mut best: Vec<Option<(f64, u32, u32)>> = vec![None; ncomp as usize];
+        for i in 0..n {
+            for j in i + 1..n {
+                if comp[i] == comp[j] {
+                    continue;
+                }
+                let d = (s[i].center - s[j].center).norm();
+                let cand = (d, i as u32, j as u32);
+                for c in [comp[i], comp[j]] {
+                    let slot = &mut best[c as usize];
+                    if slot.is_none_or(|b| cmp_edge(&cand, &b) == Ordering::Less) {
+                        *slot = Some(cand);
+                    }
+                }
+            }
+        }
+        let mut chosen: Vec<(f64, u32, u32)> = best.into_iter().flatten().collect();
+        chosen.sort_by(cmp_edge);
+        chosen.dedup_by(|a, b| a.1 == b.1 && a.2 == b.2);
+        for (d, i, j) in chosen {
+            adj[i as usize].push((NodeId(j), d));
+            adj[j as usize].push((NodeId(i), d));
+            bridges.push((NodeId(i), NodeId(j)));
+        }
+        comp = components(adj);
+    }
+}
+
+fn cmp_edge(a: &(f64, u32, u32), b: &(f64, u32, u32)) -> Ordering {
+    a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)).then(a.2.cmp(&b.2))
+}
+
+/// Component label per vertex (0-based, in order of first vertex).
+fn components(adj: &[Vec<(NodeId, f64)>]) -> Vec<u32> {
+    let mut comp = vec![u32::MAX; adj.len()];
+    let mut next = 0;
+    let mut stack = Vec::new();
+    for s in 0..adj.len() {
+        if comp[s] != u32::MAX {
+            continue;
+        }
+        comp[s] = next;
+        stack.push(s);
+        while let Some(v) = stack.pop() {
+            for &(w, _) in &adj[v] {
+                if let Some(c) = comp.get_mut(w.idx()) {
+                    if *c == u32::MAX {
+                        *c = next;
+                        stack.push(w.idx());
+                    }
+                }
+            }
+        }
+        next += 1;
+    }
+    comp
+}
+
+/// Dijkstra from every vertex in parallel: n × n distances (f32) and predecessors.
+fn all_pairs(adj: &[Vec<(NodeId, f64)>]) -> (Vec<f32>, Vec<u32>) {
+    let n = adj.len();
+    let mut dist = vec![f32::INFINITY; n * n];
+    let mut pred = vec![NONE; n * n];
+    if n == 0 {
+        return (dist, pred);
+    }
+    dist.par_chunks_mut(n)
+        .zip(pred.par_chunks_mut(n))
+        .enumerate()
+        .for_each(|(src, (drow, prow))| dijkstra(adj, src, drow, prow));
+    (dist, pred)
+}
+
+/// Heap entry ordered by smallest distance first, then by vertex (deterministic).
+#[derive(PartialEq)]
+struct Item(f64, u32);
+
+impl Eq for Item {}
+impl PartialOrd for Item {
+    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
+        Some(self.cmp(o))
+    }
+}
+impl Ord for Item {
+    fn cmp(&self, o: &Self) -> Ordering {
+        o.0.total_cmp(&self.0).then(o.1.cmp(&self.1))
+    }
+}
+
+fn dijkstra(adj: &[Vec<(NodeId, f64)>], src: usize, drow: &mut [f32], prow: &mut [u32]) {
+    let n = adj.len();
+    let mut d = vec![f64::INFINITY; n];
+    let mut heap = BinaryHeap::new();
+    d[src] = 0.0;
+    heap.push(Item(0.0, src as u32));
+    while let Some(Item(dv, v)) = heap.pop() {
+        let vu = v as usize;
+        if dv > d[vu] {
+            continue;
+        }
+        for &(w, len) in &adj[vu] {
+            let nd = dv + len;
+            if let Some(dw) = d.get_mut(w.idx()) {
+                if nd < *dw {
+                    *dw = nd;
+                    prow[w.idx()] = v;
+                    heap.push(Item(nd, w.0));
+                }
+            }
+        }
+    }
+    for (o, x) in drow.iter_mut().zip(&d) {
+        *o = *x as f32;
     }
 }

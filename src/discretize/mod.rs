@@ -5,12 +5,14 @@
 //!
 //! One module per stage, each with one entry function:
 //! [`field::build`] → [`medial::sample`] → [`spheres::pack`] → [`graph::connect`].
-//! OWNER: discretize helper. (Stubs until implemented.)
 
+pub mod bvh;
 pub mod field;
 pub mod graph;
 pub mod medial;
+mod octree;
 pub mod spheres;
+pub mod winding;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -67,7 +69,11 @@ impl Default for DiscretizeOptions {
 #[derive(Debug, Error)]
 pub enum DiscretizeError {
     /// No medial samples: every part is thinner than the sampling tolerance, or there is no interior.
-    #[error("no interior found: the mesh has no part thicker than {min_thickness:.4} of its size")]
+    #[error(
+        "no interior found: no part of the mesh is thicker than {min_thickness:.4} of its largest \
+         side (or it encloses no volume, e.g. a single sheet or a flat plane); rigging needs a \
+         solid body — give thin sheets some thickness or close the surface"
+    )]
     NoInterior {
         /// The smallest thickness that yields samples, relative to the largest extent.
         min_thickness: f64,

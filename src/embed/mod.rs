@@ -1,13 +1,29 @@
 //! Skeleton embedding (Baran & Popović 2007 §4): reduced skeleton, candidate sets, the 9 discrete
 //! penalty terms, best-first search with a lower bound and a budget, path splitting, continuous
 //! refinement. Works in the normalized frame, rotated by the chosen [`Orientation`].
-//! OWNER: embed helper. (Stub until implemented.)
+//!
+//! Stages, one module each: [`reduced`] (reduced, re-rooted skeleton) → [`paths`] (all-pairs shortest
+//! paths) → [`candidates`] → [`penalty`] + [`search`] (per orientation; `Auto` runs the 24 in parallel)
+//! → [`split`] → [`refine`] → end-joint extension.
+
+pub mod candidates;
+pub mod nearest;
+pub mod paths;
+pub mod penalty;
+pub mod reduced;
+pub mod refine;
+mod run;
+
+pub use run::embed_with as run_with;
+pub mod search;
+pub mod split;
+pub mod synthetic;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use crate::discretize::Discretization;
-use crate::geom::{NodeId, P3};
+use crate::geom::{JointId, NodeId, P3};
 
 #[cfg(test)]
 mod orientation_tests {
@@ -234,6 +250,11 @@ pub struct Embedding {
     pub warnings: Vec<String>,
     /// Milliseconds per stage: `embed`, `refine`.
     pub timings_ms: Vec<(&'static str, f64)>,
+    /// No embedding passed the penalty cutoff: this is the least bad forced fit.
+    pub forced: bool,
+    /// Reduced joints (full-skeleton ids) whose chain's graph path crosses a bridge edge, i.e. leaves
+    /// the volume to jump between separate parts of the mesh.
+    pub bridged: Vec<JointId>,
 }
 
 /// Why no embedding exists.
@@ -260,9 +281,14 @@ pub fn embed(
     opts: &EmbedOptions,
     progress: &dyn crate::progress::Progress,
 ) -> Result<Embedding, EmbedError> {
-    let _ = (disc, hints, opts, progress);
-    Err(EmbedError::NoMatch {
-        skeleton: skeleton.name.clone(),
-        reason: "embedding not implemented yet".into(),
-    })
+    let cancelled = || progress.cancelled();
+    run::embed_with(
+        &disc.graph,
+        &disc.field,
+        &disc.medial.samples,
+        skeleton,
+        hints,
+        opts,
+        &cancelled,
+    )
 }

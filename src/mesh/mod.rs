@@ -6,10 +6,14 @@
 pub mod load;
 pub mod normalize;
 pub mod prepare;
+mod topology;
+pub(crate) mod weld;
+pub mod write;
 
 pub use load::{load, LoadError, MeshFormat};
 pub use normalize::Normalization;
 pub use prepare::{prepare, PrepareError, PreparedMesh, RepairReport, Shell};
+pub use write::write_obj;
 
 use crate::geom::{Aabb, P3};
 

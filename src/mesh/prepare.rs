@@ -1,13 +1,28 @@
 //! Prepare a loaded mesh for rigging: weld coincident vertices for topology, find shells, open and
 //! non-manifold edges, degenerate faces, inward-facing shells; normalize into the unit cube.
-//! Nothing here is fatal except an empty or zero-volume mesh.
-//! OWNER: mesh helper. (Stub until implemented.)
+//! Nothing here is fatal except an empty, non-finite or zero-volume mesh.
+//!
+//! Every tolerance is relative to the largest bounding-box side `L` of the referenced vertices:
+//! vertices within `1e-9·L` are welded (hash grid, [`super::weld`]), triangles with a repeated
+//! welded vertex or area below `1e-14·L²` are degenerate, and a box whose smallest side is below
+//! `1e-6·L` is flat (fatal). Topology work (shells, edges, orientation) is in [`super::topology`].
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
+use std::collections::HashSet;
+
+use super::topology::{orient_and_split, EdgeCounts};
+use super::weld::{weld, FastBuild};
 use super::{Mesh, Normalization};
-use crate::geom::P3;
+use crate::geom::{Aabb, P3};
+
+/// Vertices closer than this × the largest bbox side are one vertex for topology.
+pub const WELD_TOLERANCE: f64 = 1e-9;
+/// Triangles with area below this × (largest bbox side)² are degenerate.
+pub const DEGENERATE_AREA: f64 = 1e-14;
+/// A mesh whose smallest bbox side is below this × its largest side is flat (fatal).
+pub const FLAT_RATIO: f64 = 1e-6;
 
 /// What preparation found and did. Shown in the UI and written to `rig.json` under `"repair"`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -93,9 +108,321 @@ pub enum PrepareError {
 }
 
 /// Weld, analyse, repair for topology, and normalize. See [`RepairReport`] for what is detected.
+///
+/// Shells are listed largest first. Unreferenced input vertices still get a welded vertex (so
+/// `weld` covers every input vertex), but the normalization uses the referenced vertices only.
 pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
-    Err(PrepareError::Empty {
-        vertices: mesh.positions.len(),
-        triangles: mesh.triangles.len(),
+    let (nv, nt) = (mesh.positions.len(), mesh.triangles.len());
+    if nv == 0 || nt == 0 {
+        return Err(PrepareError::Empty {
+            vertices: nv,
+            triangles: nt,
+        });
+    }
+    if let Some(i) = mesh
+        .positions
+        .iter()
+        .position(|p| !p.iter().all(|c| c.is_finite()))
+    {
+        return Err(PrepareError::NonFinite(i));
+    }
+    let bbox = referenced_bbox(&mesh);
+    let extent = bbox.max_extent();
+    if bbox.is_empty() || extent.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return Err(PrepareError::Degenerate(
+            "all triangle vertices coincide".into(),
+        ));
+    }
+    let smallest = bbox.extent().min();
+    if smallest < FLAT_RATIO * extent {
+        return Err(PrepareError::Degenerate(format!(
+            "the mesh is flat (bounding box {:.3e} × {:.3e} × {:.3e}); it has no volume to rig",
+            bbox.extent().x,
+            bbox.extent().y,
+            bbox.extent().z
+        )));
+    }
+    let welded = weld(&mesh.positions, WELD_TOLERANCE * extent, &bbox.min);
+    let filtered = filter_triangles(&mesh, &welded.weld, &welded.positions, extent);
+    if filtered.kept.is_empty() {
+        return Err(PrepareError::Degenerate(
+            "every triangle has zero area".into(),
+        ));
+    }
+    let normalization = Normalization::from_aabb(&bbox);
+    let positions: Vec<P3> = welded
+        .positions
+        .iter()
+        .map(|p| normalization.to_normalized(p))
+        .collect();
+    let mut triangles = filtered.kept;
+    let split = orient_and_split(&mut triangles);
+    let (found, after) = (split.found, split.after);
+    let mut inward = 0;
+    let mut stamp = vec![u32::MAX; positions.len()];
+    let shells: Vec<Shell> = split
+        .shells
+        .iter()
+        .enumerate()
+        .map(|(id, tris)| {
+            let ctx = ShellCtx {
+                id: id as u32,
+                touches_boundary: &split.touches_boundary,
+                positions: &positions,
+            };
+            let (shell, flipped) = make_shell(tris, &ctx, &mut triangles, &mut stamp);
+            inward += usize::from(flipped);
+            shell
+        })
+        .collect();
+    let unreferenced = count_unreferenced(&welded.weld, positions.len(), &triangles);
+    let mut report = RepairReport {
+        input_vertices: nv,
+        input_triangles: nt,
+        welded_vertices: nv - positions.len(),
+        unreferenced_vertices: unreferenced,
+        degenerate_triangles: filtered.degenerate,
+        duplicate_triangles: filtered.duplicate,
+        shells: shells.len(),
+        open_edges: found.open,
+        non_manifold_edges: found.non_manifold,
+        inconsistent_edges: found.inconsistent,
+        inward_shells_flipped: inward,
+        watertight: after == EdgeCounts::default(),
+        notes: Vec::new(),
+    };
+    report.notes = notes(
+        &report,
+        &shells,
+        triangles.len(),
+        split.reoriented,
+        after.inconsistent,
+    );
+    Ok(PreparedMesh {
+        input: mesh,
+        normalization,
+        positions,
+        weld: welded.weld,
+        triangles,
+        shells,
+        report,
     })
 }
+
+/// Bounding box of the vertices used by triangles with in-range indices (mesh frame).
+fn referenced_bbox(mesh: &Mesh) -> Aabb {
+    let mut b = Aabb::empty();
+    for t in &mesh.triangles {
+        for &i in t {
+            if let Some(p) = mesh.positions.get(i as usize) {
+                b.grow(p);
+            }
+        }
+    }
+    b
+}
+
+/// Welded triangles that survive the degenerate and duplicate filters.
+struct Filtered {
+    kept: Vec<[u32; 3]>,
+    degenerate: usize,
+    duplicate: usize,
+}
+
+/// Map triangles through the weld and drop degenerate ones (repeated welded vertex, out-of-range
+/// index, area < [`DEGENERATE_AREA`]·L²) and repeats of an earlier triangle's vertex set.
+fn filter_triangles(mesh: &Mesh, weld: &[u32], welded: &[P3], extent: f64) -> Filtered {
+    let min_double_area = 2.0 * DEGENERATE_AREA * extent * extent;
+    let mut seen: HashSet<(u32, u32, u32), FastBuild> =
+        HashSet::with_capacity_and_hasher(mesh.triangles.len(), FastBuild::default());
+    let mut out = Filtered {
+        kept: Vec::with_capacity(mesh.triangles.len()),
+        degenerate: 0,
+        duplicate: 0,
+    };
+    for t in &mesh.triangles {
+        let Some(w) = map3(t, weld) else {
+            out.degenerate += 1;
+            continue;
+        };
+        let Some([a, b, c]) = map3(&w, welded) else {
+            out.degenerate += 1;
+            continue;
+        };
+        if w[0] == w[1]
+            || w[1] == w[2]
+            || w[0] == w[2]
+            || (b - a).cross(&(c - a)).norm() < min_double_area
+        {
+            out.degenerate += 1;
+            continue;
+        }
+        let mut key = w;
+        key.sort_unstable();
+        if seen.insert((key[0], key[1], key[2])) {
+            out.kept.push(w);
+        } else {
+            out.duplicate += 1;
+        }
+    }
+    out
+}
+
+/// `[v[t0], v[t1], v[t2]]`, or `None` if an index is out of range.
+fn map3<T: Copy>(t: &[u32; 3], v: &[T]) -> Option<[T; 3]> {
+    Some([
+        *v.get(t[0] as usize)?,
+        *v.get(t[1] as usize)?,
+        *v.get(t[2] as usize)?,
+    ])
+}
+
+/// What [`make_shell`] reads besides the shell's triangles.
+struct ShellCtx<'a> {
+    /// Shell number (stamps vertices already collected for this shell).
+    id: u32,
+    /// Per triangle: touches an open or non-manifold edge.
+    touches_boundary: &'a [bool],
+    /// Welded positions, normalized frame.
+    positions: &'a [P3],
+}
+
+/// Build one shell; flips it in `triangles` if it is closed and faces inward. Returns whether it
+/// was flipped. `stamp` (one entry per welded vertex) dedups vertices without sorting them all.
+fn make_shell(
+    tris: &[u32],
+    ctx: &ShellCtx,
+    triangles: &mut [[u32; 3]],
+    stamp: &mut [u32],
+) -> (Shell, bool) {
+    let closed = tris.iter().all(|&t| {
+        !ctx.touches_boundary
+            .get(t as usize)
+            .copied()
+            .unwrap_or(true)
+    });
+    let mut volume = 0.0;
+    let mut vertices = Vec::with_capacity(tris.len() / 2 + 3);
+    for &t in tris {
+        if let Some(tri) = triangles.get(t as usize) {
+            if let Some([a, b, c]) = map3(tri, ctx.positions) {
+                volume += a.coords.dot(&b.coords.cross(&c.coords)) / 6.0;
+            }
+            for &v in tri {
+                if let Some(s) = stamp.get_mut(v as usize) {
+                    if *s != ctx.id {
+                        *s = ctx.id;
+                        vertices.push(v);
+                    }
+                }
+            }
+        }
+    }
+    vertices.sort_unstable();
+    let flip = closed && volume < 0.0;
+    if flip {
+        for &t in tris {
+            if let Some(tri) = triangles.get_mut(t as usize) {
+                tri.swap(1, 2);
+            }
+        }
+        volume = -volume;
+    }
+    let shell = Shell {
+        triangles: tris.to_vec(),
+        vertices,
+        closed,
+        volume,
+    };
+    (shell, flip)
+}
+
+/// Input vertices whose welded vertex no kept triangle uses.
+fn count_unreferenced(weld: &[u32], welded_count: usize, triangles: &[[u32; 3]]) -> usize {
+    let mut used = vec![false; welded_count];
+    for &i in triangles.iter().flatten() {
+        if let Some(u) = used.get_mut(i as usize) {
+            *u = true;
+        }
+    }
+    weld.iter()
+        .filter(|&&w| !used.get(w as usize).copied().unwrap_or(false))
+        .count()
+}
+
+/// Plain-language findings for the user.
+fn notes(
+    r: &RepairReport,
+    shells: &[Shell],
+    kept: usize,
+    reoriented: usize,
+    still_inconsistent: usize,
+) -> Vec<String> {
+    let mut n = Vec::new();
+    if r.welded_vertices > 0 {
+        n.push(format!(
+            "{} coincident vertices welded for topology (outputs keep all {} input vertices)",
+            r.welded_vertices, r.input_vertices
+        ));
+    }
+    if r.unreferenced_vertices > 0 {
+        n.push(format!(
+            "{} vertices are not used by any triangle; they are kept and bound to the nearest bone",
+            r.unreferenced_vertices
+        ));
+    }
+    if r.degenerate_triangles > 0 {
+        n.push(format!(
+            "{} degenerate triangles (zero area or a repeated vertex) ignored",
+            r.degenerate_triangles
+        ));
+    }
+    if r.duplicate_triangles > 0 {
+        n.push(format!(
+            "{} duplicate triangles ignored",
+            r.duplicate_triangles
+        ));
+    }
+    if let (true, Some(largest)) = (shells.len() > 1, shells.first()) {
+        let pct = 100.0 * largest.triangles.len() as f64 / kept.max(1) as f64;
+        let closed = shells.iter().filter(|s| s.closed).count();
+        n.push(format!(
+            "{} shells ({closed} closed); the largest holds {pct:.0}% of the triangles",
+            shells.len()
+        ));
+    }
+    if r.open_edges > 0 {
+        n.push(format!(
+            "{} open edges: the mesh is not watertight, inside/outside uses the generalized winding number",
+            r.open_edges
+        ));
+    }
+    if r.non_manifold_edges > 0 {
+        n.push(format!(
+            "{} non-manifold edges (shared by more than two triangles)",
+            r.non_manifold_edges
+        ));
+    }
+    if r.inconsistent_edges > 0 {
+        n.push(format!(
+            "{} edges joined triangles of opposite orientation; {reoriented} triangles were re-oriented{}",
+            r.inconsistent_edges,
+            if still_inconsistent > 0 {
+                format!(" ({still_inconsistent} edges could not be made consistent)")
+            } else {
+                String::new()
+            }
+        ));
+    }
+    if r.inward_shells_flipped > 0 {
+        n.push(format!(
+            "{} closed shells faced inward and were flipped",
+            r.inward_shells_flipped
+        ));
+    }
+    n
+}
+
+#[cfg(test)]
+#[path = "prepare_tests.rs"]
+mod tests;

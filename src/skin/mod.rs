@@ -1,8 +1,21 @@
 //! Skin weights by heat diffusion (Baran & Popović 2007 §4; pinocchio-facts §10), robust to
 //! multi-shell, open and flipped meshes; linear blend skinning for posing.
-//! OWNER: skin helper. (Stub until implemented.)
+//!
+//! Pipeline: [`bones::bones`] (segments, owners, virtual leaf segments) → [`heat::sources`]
+//! (nearest visible bone, H = c/d²) → shells seeing no bone are bound rigidly (Bharaj et al. 2012)
+//! → [`laplacian::stiffness`] + [`laplacian::one_ring_areas`] → one SPD solve
+//! ([`solve::solve_spd`]) of `(L_c + M·H) W = M·H·P` with one column per owning joint → clip to
+//! [0,1], prune, renormalize → per input vertex through the weld map. See `weights.rs`.
 
+pub mod attach;
+pub mod bones;
+pub mod heat;
+pub mod laplacian;
 pub mod pose;
+pub mod solve;
+mod weights;
+
+pub use weights::skin_with_sdf;
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -61,6 +74,33 @@ pub struct Skin {
     pub shells: Vec<ShellBinding>,
     /// Plain-language warnings.
     pub warnings: Vec<String>,
+    /// Sizes and timings of the run.
+    pub stats: SkinStats,
+}
+
+/// Sizes and timings of one skinning run (milliseconds, wall clock).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct SkinStats {
+    /// Unknowns of the heat system (welded vertices of heat-diffused shells).
+    pub unknowns: usize,
+    /// Right-hand sides (joints that received heat).
+    pub columns: usize,
+    /// Bones, including virtual leaf segments.
+    pub bones: usize,
+    /// Heat sources and visibility.
+    pub heat_ms: f64,
+    /// Laplacian and mass assembly.
+    pub assemble_ms: f64,
+    /// Symbolic factorization (AMD ordering).
+    pub symbolic_ms: f64,
+    /// Numeric factorization.
+    pub numeric_ms: f64,
+    /// Triangular solves for all columns.
+    pub solve_ms: f64,
+    /// Clip, prune, renormalize, map to input vertices.
+    pub post_ms: f64,
+    /// Whole call.
+    pub total_ms: f64,
 }
 
 /// Why skinning failed.
@@ -75,13 +115,13 @@ pub enum SkinError {
 }
 
 /// Compute skin weights for `joints` (**mesh frame**, as in `rig.json`) on `mesh`. `field` is the
-/// distance field used for the visibility test (normalized frame).
+/// distance field used for the visibility test and to extend leaf joints (normalized frame).
+/// Every input vertex gets weights summing to 1; see [`Skin::shells`] for rigid fallbacks.
 pub fn skin(
     mesh: &PreparedMesh,
     field: &DistanceField,
     joints: &[RigJoint],
     opts: &SkinOptions,
 ) -> Result<Skin, SkinError> {
-    let _ = (mesh, field, joints, opts);
-    Err(SkinError::NoBones)
+    skin_with_sdf(mesh, &|p| field.eval(p), joints, opts)
 }

@@ -2,7 +2,15 @@
 //!
 //! Every loader keeps the input's vertex order and count: `Mesh::positions[i]` is the file's i-th
 //! vertex (for glTF: primitives concatenated in document order, in world space, bind pose).
-//! OWNER: mesh helper. (Stub until implemented.)
+
+mod gltf;
+mod gltf_data;
+mod gltf_skin;
+mod obj;
+mod off;
+mod ply;
+mod polygon;
+mod text;
 
 use std::path::{Path, PathBuf};
 
@@ -62,7 +70,10 @@ pub enum LoadError {
     #[error("{0}")]
     Invalid(String),
     /// A face refers to a vertex that does not exist.
-    #[error("face {face} refers to vertex {index}, but the file has {count} vertices")]
+    #[error(
+        "{}face {face} refers to vertex {index}, but the file has {count} vertices",
+        line_prefix(*.line)
+    )]
     BadIndex {
         /// 0-based face number.
         face: usize,
@@ -70,17 +81,42 @@ pub enum LoadError {
         index: i64,
         /// Number of vertices.
         count: usize,
+        /// 1-based line of the face (text formats).
+        line: Option<usize>,
     },
     /// A referenced external file (glTF buffer) is missing.
     #[error("missing external buffer {0}")]
     MissingBuffer(PathBuf),
 }
 
+/// `"line N: "` for text-format errors, nothing otherwise.
+fn line_prefix(line: Option<usize>) -> String {
+    line.map(|l| format!("line {l}: ")).unwrap_or_default()
+}
+
 /// Read a mesh file. See the module docs for what each format keeps.
 pub fn load(path: &Path) -> Result<Mesh, LoadError> {
-    let _format = MeshFormat::from_path(path).ok_or(LoadError::UnsupportedFormat)?;
-    let _bytes = std::fs::read(path)?;
-    Err(LoadError::Invalid("loader not implemented yet".into()))
+    let format = MeshFormat::from_path(path).ok_or(LoadError::UnsupportedFormat)?;
+    let bytes = std::fs::read(path)?;
+    load_bytes(&bytes, format, path.parent())
+}
+
+/// Parse a mesh from memory. `base_dir` resolves a `.gltf`'s external buffers (`None`: only
+/// embedded buffers are available).
+pub fn load_bytes(
+    bytes: &[u8],
+    format: MeshFormat,
+    base_dir: Option<&Path>,
+) -> Result<Mesh, LoadError> {
+    match format {
+        MeshFormat::Obj => obj::parse(bytes),
+        MeshFormat::Glb | MeshFormat::Gltf => {
+            let opened = gltf::open(bytes, base_dir)?;
+            Ok(gltf::assemble(&opened, false)?.0)
+        }
+        MeshFormat::Off => off::parse(bytes),
+        MeshFormat::Ply => ply::parse(bytes),
+    }
 }
 
 /// A mesh with an artist rig, read from a skinned glTF.
@@ -96,9 +132,18 @@ pub struct RiggedMesh {
 
 /// Read a skinned `.glb`/`.gltf`: mesh, joint hierarchy with bind-pose positions, and weights.
 /// Errors if the file has no skin.
+///
+/// Joints are the first skin's, parent-first (a joint's parent is its nearest ancestor node in
+/// the skin; several roots are allowed), named after their nodes (`joint_N`, N = position in the
+/// skin's joint list, for unnamed nodes), at their world positions in the default pose the mesh is
+/// read in. Weights come from every JOINTS_n/WEIGHTS_n set, remapped to this joint order, zero
+/// weights dropped, normalized, heaviest first; vertices of unskinned primitives are bound
+/// rigidly to the nearest joint above their node (empty list if none).
 pub fn load_rigged_gltf(path: &Path) -> Result<RiggedMesh, LoadError> {
-    let _ = path;
-    Err(LoadError::Invalid(
-        "rigged glTF reading not implemented yet".into(),
-    ))
+    match MeshFormat::from_path(path) {
+        Some(MeshFormat::Glb | MeshFormat::Gltf) => {}
+        _ => return Err(LoadError::UnsupportedFormat),
+    }
+    let bytes = std::fs::read(path)?;
+    gltf_skin::parse_rigged(&bytes, path.parent())
 }

@@ -1,0 +1,345 @@
+//! Bounding-volume hierarchy over the triangles of a prepared mesh, for exact closest-point queries
+//! (the exact distances of the octree field, pinocchio-facts §1) and, through its per-node
+//! dipoles, for fast generalized winding numbers ([`super::winding`]).
+//!
+//! Layout: one flat node array, the two children of an internal node stored next to each other,
+//! triangles copied into leaf order so a leaf's triangles are contiguous in memory. Traversal is
+//! iterative with a small fixed stack, visiting the nearer child first and pruning every box
+//! farther than the best distance found so far.
+
+use crate::geom::{P3, V3};
+
+/// Most triangles in a leaf: small leaves prune well; the per-triangle test is cheap.
+const LEAF_SIZE: usize = 4;
+/// Traversal stack size; the tree depth is about log2(F / LEAF_SIZE) + slack from median splits,
+/// and the nearer-first push keeps at most one pending sibling per level.
+const STACK: usize = 96;
+
+/// One triangle, vertices in the normalized frame.
+#[derive(Clone, Copy, Debug)]
+pub struct Tri {
+    /// Vertices, in the mesh's winding order (counter-clockwise seen from outside when oriented).
+    pub v: [V3; 3],
+}
+
+/// A BVH node: `count > 0` is a leaf over `tris[first..first + count]`; otherwise its children
+/// are nodes `first` and `first + 1`.
+#[derive(Clone, Copy, Debug)]
+pub struct Node {
+    /// Box lower corner.
+    pub lo: V3,
+    /// Box upper corner.
+    pub hi: V3,
+    /// First triangle slot (leaf) or left child (internal).
+    pub first: u32,
+    /// Triangle count (leaf) or 0 (internal).
+    pub count: u32,
+}
+
+/// Which feature of a triangle the closest point lies on (Ericson's Voronoi regions).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Feature {
+    /// Interior of the face.
+    Face,
+    /// Vertex `k` (0, 1, 2).
+    Vertex(u8),
+    /// Edge from vertex `k` to vertex `(k + 1) % 3`.
+    Edge(u8),
+}
+
+/// Result of a closest-point query.
+#[derive(Clone, Copy, Debug)]
+pub struct Hit {
+    /// Squared distance to the surface.
+    pub dist2: f64,
+    /// The closest surface point.
+    pub point: V3,
+    /// Triangle slot (index into [`Bvh::tris`]; [`Bvh::tri_ids`] maps it back).
+    pub slot: u32,
+    /// Feature of that triangle the point lies on.
+    pub feature: Feature,
+}
+
+/// The hierarchy.
+#[derive(Clone, Debug)]
+pub struct Bvh {
+    /// Flat node array; node 0 is the root.
+    pub nodes: Vec<Node>,
+    /// Triangles in leaf order.
+    pub tris: Vec<Tri>,
+    /// For each slot, the index of the triangle in the input triangle list.
+    pub tri_ids: Vec<u32>,
+}
+
+impl Bvh {
+    /// Build over `triangles` (indices into `positions`). Triangles with an index out of range
+    /// are skipped (never panics on bad input).
+    pub fn build(positions: &[P3], triangles: &[[u32; 3]]) -> Self {
+        let mut items: Vec<(u32, Tri, V3)> = Vec::with_capacity(triangles.len());
+        for (i, t) in triangles.iter().enumerate() {
+            let get = |k: u32| positions.get(k as usize).map(|p| p.coords);
+            if let (Some(a), Some(b), Some(c)) = (get(t[0]), get(t[1]), get(t[2])) {
+                items.push((i as u32, Tri { v: [a, b, c] }, (a + b + c) / 3.0));
+            }
+        }
+        let mut nodes = Vec::with_capacity(2 * items.len() / LEAF_SIZE + 2);
+        nodes.push(empty_node());
+        if !items.is_empty() {
+            build_rec(&mut nodes, &mut items, 0, 0);
+        }
+        Self {
+            nodes,
+            tri_ids: items.iter().map(|x| x.0).collect(),
+            tris: items.iter().map(|x| x.1).collect(),
+        }
+    }
+
+    /// True if there are no triangles.
+    pub fn is_empty(&self) -> bool {
+        self.tris.is_empty()
+    }
+
+    /// Exact closest surface point to `p`. `hint` is a triangle slot whose distance seeds the
+    /// search bound (e.g. the previous query's answer for a nearby point); pass `None` otherwise.
+    /// Returns `None` only for an empty tree.
+    pub fn closest(&self, p: &V3, hint: Option<u32>) -> Option<Hit> {
+        let mut best: Option<Hit> = None;
+        let mut best2 = f64::INFINITY;
+        if let Some(t) = hint.and_then(|s| self.tris.get(s as usize)) {
+            let (q, f) = closest_on_triangle(p, t);
+            best2 = (q - p).norm_squared();
+            best = hint.map(|slot| Hit {
+                dist2: best2,
+                point: q,
+                slot,
+                feature: f,
+            });
+        }
+        let mut stack = [0u32; STACK];
+        let mut top = 0usize;
+        let mut node = 0usize;
+        while let Some(&n) = self.nodes.get(node) {
+            if n.count > 0 {
+                let first = n.first as usize;
+                let end = (first + n.count as usize).min(self.tris.len());
+                for slot in first..end {
+                    let t = &self.tris[slot];
+                    let (q, f) = closest_on_triangle(p, t);
+                    let d2 = (q - p).norm_squared();
+                    if d2 < best2 {
+                        best2 = d2;
+                        best = Some(Hit {
+                            dist2: d2,
+                            point: q,
+                            slot: slot as u32,
+                            feature: f,
+                        });
+                    }
+                }
+            } else {
+                let l = n.first as usize;
+                let (dl, dr) = match (self.nodes.get(l), self.nodes.get(l + 1)) {
+                    (Some(a), Some(b)) => (box_dist2(p, a), box_dist2(p, b)),
+                    _ => (f64::INFINITY, f64::INFINITY),
+                };
+                let (near, far, dn, df) = if dl <= dr {
+                    (l, l + 1, dl, dr)
+                } else {
+                    (l + 1, l, dr, dl)
+                };
+                if df < best2 && top < STACK {
+                    stack[top] = far as u32;
+                    top += 1;
+                }
+                if dn < best2 {
+                    node = near;
+                    continue;
+                }
+            }
+            // Pop the next pending node that can still beat the best distance.
+            let mut next = None;
+            while top > 0 {
+                top -= 1;
+                let cand = stack[top] as usize;
+                if self
+                    .nodes
+                    .get(cand)
+                    .is_some_and(|c| box_dist2(p, c) < best2)
+                {
+                    next = Some(cand);
+                    break;
+                }
+            }
+            match next {
+                Some(c) => node = c,
+                None => break,
+            }
+        }
+        best
+    }
+}
+
+fn empty_node() -> Node {
+    Node {
+        lo: V3::repeat(f64::INFINITY),
+        hi: V3::repeat(f64::NEG_INFINITY),
+        first: 0,
+        count: 0,
+    }
+}
+
+/// Recursive median split along the longest axis of the centroid box. `offset` is the slot of
+/// `items[0]` in the final triangle order; `index` is the node being filled.
+fn build_rec(nodes: &mut Vec<Node>, items: &mut [(u32, Tri, V3)], offset: usize, index: usize) {
+    let (mut lo, mut hi) = (V3::repeat(f64::INFINITY), V3::repeat(f64::NEG_INFINITY));
+    let (mut clo, mut chi) = (lo, hi);
+    for (_, t, c) in items.iter() {
+        for v in &t.v {
+            lo = lo.inf(v);
+            hi = hi.sup(v);
+        }
+        clo = clo.inf(c);
+        chi = chi.sup(c);
+    }
+    if items.len() <= LEAF_SIZE {
+        nodes[index] = Node {
+            lo,
+            hi,
+            first: offset as u32,
+            count: items.len() as u32,
+        };
+        return;
+    }
+    let ext = chi - clo;
+    let axis = if ext.x >= ext.y && ext.x >= ext.z {
+        0
+    } else if ext.y >= ext.z {
+        1
+    } else {
+        2
+    };
+    let mid = items.len() / 2;
+    items.select_nth_unstable_by(mid, |a, b| a.2[axis].total_cmp(&b.2[axis]));
+    let left = nodes.len();
+    nodes.push(empty_node());
+    nodes.push(empty_node());
+    nodes[index] = Node {
+        lo,
+        hi,
+        first: left as u32,
+        count: 0,
+    };
+    let (a, b) = items.split_at_mut(mid);
+    build_rec(nodes, a, offset, left);
+    build_rec(nodes, b, offset + mid, left + 1);
+}
+
+/// Squared distance from `p` to a node's box (0 inside).
+#[inline]
+pub fn box_dist2(p: &V3, n: &Node) -> f64 {
+    let dx = (n.lo.x - p.x).max(0.0).max(p.x - n.hi.x);
+    let dy = (n.lo.y - p.y).max(0.0).max(p.y - n.hi.y);
+    let dz = (n.lo.z - p.z).max(0.0).max(p.z - n.hi.z);
+    dx * dx + dy * dy + dz * dz
+}
+
+/// Closest point on a triangle and the feature it lies on (Ericson, *Real-Time Collision
+/// Detection* §5.1.5: Voronoi regions tested with barycentric dot products).
+#[inline]
+pub fn closest_on_triangle(p: &V3, t: &Tri) -> (V3, Feature) {
+    let [a, b, c] = t.v;
+    let ab = b - a;
+    let ac = c - a;
+    let ap = p - a;
+    let d1 = ab.dot(&ap);
+    let d2 = ac.dot(&ap);
+    if d1 <= 0.0 && d2 <= 0.0 {
+        return (a, Feature::Vertex(0));
+    }
+    let bp = p - b;
+    let d3 = ab.dot(&bp);
+    let d4 = ac.dot(&bp);
+    if d3 >= 0.0 && d4 <= d3 {
+        return (b, Feature::Vertex(1));
+    }
+    let vc = d1 * d4 - d3 * d2;
+    if vc <= 0.0 && d1 >= 0.0 && d3 <= 0.0 {
+        let v = d1 / (d1 - d3);
+        return (a + ab * v, Feature::Edge(0));
+    }
+    let cp = p - c;
+    let d5 = ab.dot(&cp);
+    let d6 = ac.dot(&cp);
+    if d6 >= 0.0 && d5 <= d6 {
+        return (c, Feature::Vertex(2));
+    }
+    let vb = d5 * d2 - d1 * d6;
+    if vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0 {
+        let w = d2 / (d2 - d6);
+        return (a + ac * w, Feature::Edge(2));
+    }
+    let va = d3 * d6 - d5 * d4;
+    if va <= 0.0 && (d4 - d3) >= 0.0 && (d5 - d6) >= 0.0 {
+        let w = (d4 - d3) / ((d4 - d3) + (d5 - d6));
+        return (b + (c - b) * w, Feature::Edge(1));
+    }
+    let denom = va + vb + vc;
+    if denom.abs() < f64::MIN_POSITIVE {
+        // Degenerate (zero-area) triangle that slipped through: fall back to vertex a.
+        return (a, Feature::Vertex(0));
+    }
+    let v = vb / denom;
+    let w = vc / denom;
+    (a + ab * v + ac * w, Feature::Face)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn brute(p: &V3, bvh: &Bvh) -> f64 {
+        bvh.tris
+            .iter()
+            .map(|t| (closest_on_triangle(p, t).0 - p).norm_squared())
+            .fold(f64::INFINITY, f64::min)
+    }
+
+    #[test]
+    fn closest_matches_brute_force() {
+        // A deterministic cloud of triangles.
+        let mut s = 12345u64;
+        let mut rnd = || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut pos = Vec::new();
+        let mut tris = Vec::new();
+        for i in 0..300u32 {
+            let c = V3::new(rnd(), rnd(), rnd());
+            for _ in 0..3 {
+                pos.push(P3::from(c + V3::new(rnd(), rnd(), rnd()) * 0.1));
+            }
+            tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
+        }
+        let bvh = Bvh::build(&pos, &tris);
+        for _ in 0..500 {
+            let p = V3::new(rnd(), rnd(), rnd()) * 1.4 - V3::repeat(0.2);
+            let hit = bvh.closest(&p, Some(7)).map(|h| h.dist2);
+            let want = brute(&p, &bvh);
+            assert!(
+                hit.is_some_and(|d| (d - want).abs() < 1e-12),
+                "{hit:?} vs {want}"
+            );
+        }
+    }
+
+    #[test]
+    fn empty_tree_answers_none() {
+        let bvh = Bvh::build(&[], &[]);
+        assert!(bvh.closest(&V3::zeros(), None).is_none());
+        let bad = Bvh::build(&[P3::origin()], &[[0, 1, 2]]);
+        assert!(bad.is_empty());
+    }
+}

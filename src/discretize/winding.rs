@@ -1,0 +1,308 @@
+//! Inside/outside for the signed field.
+//!
+//! * [`Sign::Winding`]: the generalized winding number (Jacobson et al. 2013), inside iff w > ½,
+//!   evaluated fast as in Barill et al. 2018: every BVH node carries its area-weighted normal
+//!   (a dipole at its area-weighted centroid); a node farther than β times its radius contributes
+//!   its dipole term, nearer nodes descend to exact solid angles (Van Oosterom & Strackee).
+//!   Correct for open, multi-shell, overlapping and self-intersecting meshes.
+//! * [`Sign::PseudoNormal`]: for a single watertight, consistently and outward oriented shell the
+//!   sign of `(p − q)·n`, with `q` the closest point and `n` the angle-weighted pseudo-normal of
+//!   its feature (Bærentzen & Aanæs 2005), is exact and costs nothing beyond the closest-point
+//!   query. Used only when that is guaranteed (checked here, not trusted from the report).
+
+use std::collections::HashMap;
+
+use super::bvh::{Bvh, Feature, Hit};
+use crate::geom::{P3, V3};
+
+/// Far-field acceptance: a node is approximated by its dipole when the query is farther than
+/// β·radius from its centre (Barill et al. 2018 use β = 2 for first-order expansions).
+const BETA: f64 = 2.0;
+
+/// Per-node dipole data, parallel to [`Bvh::nodes`].
+#[derive(Clone, Copy, Debug)]
+pub struct Dipole {
+    /// Σ ½ (b−a)×(c−a) over the node's triangles (area-weighted normal).
+    normal: V3,
+    /// Area-weighted centroid.
+    center: V3,
+    /// (β · bounding radius about `center`)².
+    far2: f64,
+    /// Total triangle area under the node.
+    area: f64,
+}
+
+/// Pseudo-normals of one triangle slot: face, three edges, three vertices.
+#[derive(Clone, Copy, Debug)]
+pub struct SlotNormals {
+    face: V3,
+    edge: [V3; 3],
+    vertex: [V3; 3],
+}
+
+/// How the field decides inside/outside. Built once per mesh.
+#[derive(Clone, Debug)]
+pub enum Sign {
+    /// Closest-feature pseudo-normal (single watertight outward shell only).
+    PseudoNormal(Vec<SlotNormals>),
+    /// Fast generalized winding number.
+    Winding(Vec<Dipole>),
+}
+
+impl Sign {
+    /// Choose the method for `bvh` built from `triangles` over `positions` (normalized frame).
+    pub fn new(bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Self {
+        match pseudo_normals(bvh, positions, triangles) {
+            Some(n) => Sign::PseudoNormal(n),
+            None => Sign::Winding(dipoles(bvh)),
+        }
+    }
+
+    /// The per-node dipoles if this is the winding method.
+    pub fn dipoles(&self) -> Option<&[Dipole]> {
+        match self {
+            Sign::Winding(d) => Some(d),
+            Sign::PseudoNormal(_) => None,
+        }
+    }
+
+    /// Short name for logs and tests.
+    pub fn method(&self) -> &'static str {
+        match self {
+            Sign::PseudoNormal(_) => "pseudo-normal",
+            Sign::Winding(_) => "winding",
+        }
+    }
+
+    /// True if `p` is inside, given its closest-point `hit`.
+    pub fn inside(&self, bvh: &Bvh, p: &V3, hit: &Hit) -> bool {
+        match self {
+            Sign::PseudoNormal(n) => {
+                let Some(s) = n.get(hit.slot as usize) else {
+                    return false;
+                };
+                let normal = match hit.feature {
+                    Feature::Face => s.face,
+                    Feature::Edge(k) => s.edge[usize::from(k % 3)],
+                    Feature::Vertex(k) => s.vertex[usize::from(k % 3)],
+                };
+                (p - hit.point).dot(&normal) < 0.0
+            }
+            Sign::Winding(d) => winding_number(bvh, d, p) > 0.5,
+        }
+    }
+}
+
+/// Triangles whose outer side is still inside the solid: the winding number just in front of
+/// the face (ε along its normal) exceeds ½. Such internal faces — eyes inside a head, overlapping
+/// armour plates, a limb's capped end inside the torso — belong to no outer boundary; keeping them
+/// in the distance would put fake surface (and fake medial sheets) inside the body. All false for
+/// the pseudo-normal method (a single watertight shell has none).
+pub fn internal_triangles(
+    sign: &Sign,
+    bvh: &Bvh,
+    positions: &[P3],
+    triangles: &[[u32; 3]],
+) -> Vec<bool> {
+    use rayon::prelude::*;
+    /// Offset in front of the face, normalized units (far above f64 noise at unit scale).
+    const EPS: f64 = 1e-6;
+    let Sign::Winding(dip) = sign else {
+        return vec![false; triangles.len()];
+    };
+    triangles
+        .par_iter()
+        .with_min_len(256)
+        .map(|t| {
+            let get = |k: usize| positions.get(t[k] as usize).map(|p| p.coords);
+            let (Some(a), Some(b), Some(c)) = (get(0), get(1), get(2)) else {
+                return false;
+            };
+            match (b - a).cross(&(c - a)).try_normalize(1e-300) {
+                Some(n) => winding_number(bvh, dip, &((a + b + c) / 3.0 + n * EPS)) > 0.5,
+                None => false,
+            }
+        })
+        .collect()
+}
+
+/// Generalized winding number of the mesh at `p` (1 inside a closed outward shell, 0 outside).
+/// `dip` must be [`Sign::dipoles`] of the same tree.
+pub fn winding_number(bvh: &Bvh, dip: &[Dipole], p: &V3) -> f64 {
+    let mut omega = 0.0;
+    let mut stack = [0u32; 128];
+    let mut top = 1usize;
+    while top > 0 {
+        top -= 1;
+        let i = stack[top] as usize;
+        let (Some(n), Some(d)) = (bvh.nodes.get(i), dip.get(i)) else {
+            continue;
+        };
+        let r = d.center - p;
+        let r2 = r.norm_squared();
+        if r2 > d.far2 {
+            omega += d.normal.dot(&r) / (r2 * r2.sqrt());
+        } else if n.count > 0 {
+            let first = n.first as usize;
+            let end = (first + n.count as usize).min(bvh.tris.len());
+            for t in &bvh.tris[first..end] {
+                omega += solid_angle(p, &t.v);
+            }
+        } else if top + 2 <= stack.len() {
+            stack[top] = n.first;
+            stack[top + 1] = n.first + 1;
+            top += 2;
+        }
+    }
+    omega / (4.0 * std::f64::consts::PI)
+}
+
+/// Signed solid angle of triangle `v` seen from `p` (Van Oosterom & Strackee 1983); positive
+/// when `p` is behind the triangle's counter-clockwise normal.
+#[inline]
+fn solid_angle(p: &V3, v: &[V3; 3]) -> f64 {
+    let a = v[0] - p;
+    let b = v[1] - p;
+    let c = v[2] - p;
+    let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
+    let num = a.dot(&b.cross(&c));
+    let den = la * lb * lc + a.dot(&b) * lc + a.dot(&c) * lb + b.dot(&c) * la;
+    2.0 * num.atan2(den)
+}
+
+/// Bottom-up dipoles for every node.
+fn dipoles(bvh: &Bvh) -> Vec<Dipole> {
+    let zero = Dipole {
+        normal: V3::zeros(),
+        center: V3::zeros(),
+        far2: f64::INFINITY,
+        area: 0.0,
+    };
+    let mut out = vec![zero; bvh.nodes.len()];
+    // Children always have larger indices than their parent: walk backwards.
+    for i in (0..bvh.nodes.len()).rev() {
+        let n = bvh.nodes[i];
+        let (mut normal, mut wc, mut area) = (V3::zeros(), V3::zeros(), 0.0);
+        if n.count > 0 {
+            let first = n.first as usize;
+            let end = (first + n.count as usize).min(bvh.tris.len());
+            for t in &bvh.tris[first..end] {
+                let nn = (t.v[1] - t.v[0]).cross(&(t.v[2] - t.v[0])) * 0.5;
+                let a = nn.norm();
+                normal += nn;
+                wc += (t.v[0] + t.v[1] + t.v[2]) * (a / 3.0);
+                area += a;
+            }
+        } else {
+            for c in [n.first as usize, n.first as usize + 1] {
+                if let Some(d) = out.get(c) {
+                    normal += d.normal;
+                    wc += d.center * d.area;
+                    area += d.area;
+                }
+            }
+        }
+        let center = if area > 0.0 {
+            wc / area
+        } else {
+            (n.lo + n.hi) * 0.5
+        };
+        let rad = (0..8)
+            .map(|k| {
+                let corner = V3::new(
+                    if k & 1 == 0 { n.lo.x } else { n.hi.x },
+                    if k & 2 == 0 { n.lo.y } else { n.hi.y },
+                    if k & 4 == 0 { n.lo.z } else { n.hi.z },
+                );
+                (corner - center).norm()
+            })
+            .fold(0.0, f64::max);
+        out[i] = Dipole {
+            normal,
+            center,
+            far2: (BETA * rad) * (BETA * rad),
+            area,
+        };
+    }
+    out
+}
+
+/// Angle-weighted pseudo-normals, or `None` unless the mesh is one watertight shell (every
+/// undirected edge used exactly once in each direction) with positive signed volume.
+fn pseudo_normals(bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Option<Vec<SlotNormals>> {
+    if bvh.tris.len() != triangles.len() || triangles.is_empty() {
+        return None;
+    }
+    let mut directed: HashMap<(u32, u32), u32> = HashMap::with_capacity(triangles.len() * 3);
+    for (ti, t) in triangles.iter().enumerate() {
+        for k in 0..3 {
+            if directed.insert((t[k], t[(k + 1) % 3]), ti as u32).is_some() {
+                return None;
+            }
+        }
+    }
+    let face: Vec<V3> = triangles
+        .iter()
+        .map(|t| {
+            let p = |k: usize| positions[t[k] as usize].coords;
+            (p(1) - p(0))
+                .cross(&(p(2) - p(0)))
+                .try_normalize(0.0)
+                .unwrap_or_else(V3::zeros)
+        })
+        .collect();
+    let mut vertex = vec![V3::zeros(); positions.len()];
+    let mut volume = 0.0;
+    let mut parent: Vec<u32> = (0..triangles.len() as u32).collect();
+    for (ti, t) in triangles.iter().enumerate() {
+        let p = |k: usize| positions[t[k] as usize].coords;
+        volume += p(0).dot(&p(1).cross(&p(2))) / 6.0;
+        for k in 0..3 {
+            let e1 = (p((k + 1) % 3) - p(k)).try_normalize(0.0);
+            let e2 = (p((k + 2) % 3) - p(k)).try_normalize(0.0);
+            if let (Some(e1), Some(e2)) = (e1, e2) {
+                vertex[t[k] as usize] += face[ti] * e1.dot(&e2).clamp(-1.0, 1.0).acos();
+            }
+            let twin = *directed.get(&(t[(k + 1) % 3], t[k]))?;
+            union(&mut parent, ti as u32, twin);
+        }
+    }
+    let root = find(&mut parent, 0);
+    if volume <= 0.0 || (0..triangles.len() as u32).any(|i| find(&mut parent, i) != root) {
+        return None;
+    }
+    let normals = bvh
+        .tri_ids
+        .iter()
+        .map(|&ti| {
+            let t = triangles[ti as usize];
+            let f = face[ti as usize];
+            let edge = [0, 1, 2].map(|k| {
+                let twin = directed.get(&(t[(k + 1) % 3], t[k])).copied().unwrap_or(ti);
+                f + face[twin as usize]
+            });
+            SlotNormals {
+                face: f,
+                edge,
+                vertex: [0, 1, 2].map(|k| vertex[t[k] as usize]),
+            }
+        })
+        .collect();
+    Some(normals)
+}
+
+fn find(parent: &mut [u32], mut i: u32) -> u32 {
+    while parent[i as usize] != i {
+        let g = parent[parent[i as usize] as usize];
+        parent[i as usize] = g;
+        i = g;
+    }
+    i
+}
+
+fn union(parent: &mut [u32], a: u32, b: u32) {
+    let (ra, rb) = (find(parent, a), find(parent, b));
+    if ra != rb {
+        parent[ra.max(rb) as usize] = ra.min(rb);
+    }
+}

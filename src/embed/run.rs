@@ -1,0 +1,208 @@
+//! The embedding driver: candidates, the per-orientation search (parallel for `Auto`), split,
+//! refinement, end extension. Everything a test needs can be passed in directly (graph, field, medial
+//! samples), so synthetic shapes exercise the whole stage.
+
+use std::collections::HashMap;
+use std::time::{Duration, Instant};
+
+use rayon::prelude::*;
+
+use super::candidates::candidates;
+use super::nearest::PointGrid;
+use super::paths::Paths;
+use super::penalty::Ctx;
+use super::reduced::Reduced;
+use super::refine::{Bone, Field, Problem};
+use super::search::{search, Found, Limits};
+use super::split::{extend_ends, split};
+use super::{EmbedError, EmbedOptions, Embedding, Orientation, OrientationMode, PenaltyBreakdown};
+use crate::discretize::{Sphere, SphereGraph};
+use crate::geom::{JointId, NodeId, P3, V3};
+use crate::rig::hints::ResolvedHint;
+use crate::skeleton::Skeleton;
+use crate::util::ms_since;
+
+/// Outer refinement iterations (the original's 10).
+const REFINE_ITERATIONS: usize = 10;
+
+/// [`super::embed`] on explicit inputs (normalized frame).
+pub fn embed_with(
+    graph: &SphereGraph,
+    field: &dyn Field,
+    medial: &[Sphere],
+    skel: &Skeleton,
+    hints: &[ResolvedHint],
+    opts: &EmbedOptions,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<Embedding, EmbedError> {
+    let t0 = Instant::now();
+    let no_match = |reason: String| EmbedError::NoMatch {
+        skeleton: skel.name.clone(),
+        reason,
+    };
+    if graph.is_empty() {
+        return Err(no_match(
+            "the shape has no interior spheres to embed into".into(),
+        ));
+    }
+    let red = Reduced::new(skel);
+    let paths = Paths::new(graph);
+    let (cand, mut warnings) = candidates(graph, skel, &red, hints);
+    let orientations = match opts.orientation {
+        OrientationMode::Default => vec![Orientation::IDENTITY],
+        OrientationMode::Fixed(o) => vec![o],
+        OrientationMode::Auto => Orientation::all(),
+    };
+    let limits = Limits {
+        max_nodes: opts.max_nodes,
+        max_time: Duration::from_millis(opts.max_millis),
+        cancelled,
+    };
+    let nbrs: Vec<Vec<u32>> = (0..graph.len())
+        .map(|i| {
+            graph
+                .edges
+                .get(i)
+                .map_or(Vec::new(), |l| l.iter().map(|(n, _)| n.0).collect())
+        })
+        .collect();
+    let rad: Vec<f64> = graph.spheres.iter().map(|s| s.radius).collect();
+    let run = |o: &Orientation| {
+        let half = V3::new(0.5, 0.5, 0.5);
+        let pos = graph
+            .spheres
+            .iter()
+            .map(|s| o.apply(&(s.center.coords - half)))
+            .collect();
+        let ctx = Ctx::new(
+            &red,
+            &paths,
+            pos,
+            rad.clone(),
+            nbrs.clone(),
+            opts.weights,
+            cand.clone(),
+        );
+        (*o, search(&ctx, &limits))
+    };
+    let results: Vec<(Orientation, Option<Found>)> = orientations.par_iter().map(run).collect();
+    if cancelled() {
+        return Err(EmbedError::Cancelled);
+    }
+    let nodes: usize = results
+        .iter()
+        .filter_map(|r| r.1.as_ref())
+        .map(|f| f.nodes)
+        .sum();
+    let budget_any = results
+        .iter()
+        .filter_map(|r| r.1.as_ref())
+        .any(|f| f.budget_hit);
+    let best = results
+        .into_iter()
+        .filter_map(|(o, f)| f.map(|f| (o, f)))
+        .min_by(|a, b| {
+            (a.1.forced, a.1.total)
+                .partial_cmp(&(b.1.forced, b.1.total))
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    let Some((orientation, found)) = best else {
+        return Err(no_match(
+            "some joint has no reachable candidate sphere (the shape is too small or in separate pieces)".into(),
+        ));
+    };
+    if found.budget_hit {
+        warnings.push(format!(
+            "search budget hit ({} nodes, {} ms limit): the best complete embedding found is used, optimality not proven",
+            found.nodes, opts.max_millis
+        ));
+    } else if budget_any && opts.orientation == OrientationMode::Auto {
+        warnings.push("the search budget was hit for some orientations tried".into());
+    }
+    if found.forced {
+        warnings.push(
+            "no embedding passed the penalty cutoff; this is the least bad forced fit".into(),
+        );
+    }
+    let bridged = bridged_chains(&red, &paths, &found.matched);
+    for j in &bridged {
+        warnings.push(format!(
+            "the bones leading to {} jump between separate parts of the mesh",
+            skel.joints[j.0].name
+        ));
+    }
+    let pins: HashMap<usize, P3> = hints.iter().map(|h| (h.joint.0, h.position)).collect();
+    let mut joints = split(
+        graph,
+        &paths,
+        &red,
+        skel.joints.len(),
+        &found.matched,
+        &pins,
+    );
+    let embed_ms = ms_since(t0);
+    let t1 = Instant::now();
+    let grid = PointGrid::new(medial);
+    let problem = Problem {
+        bones: bones(skel, &red, &orientation),
+        field,
+        medial: &grid,
+        pins: hints
+            .iter()
+            .map(|h| (h.joint.0, h.position, h.radius))
+            .collect(),
+    };
+    problem.refine(&mut joints, REFINE_ITERATIONS);
+    extend_ends(skel, field, &mut joints, &pins, 0.15);
+    Ok(Embedding {
+        joints,
+        discrete: found.matched.iter().map(|v| NodeId(*v)).collect(),
+        orientation,
+        penalty: PenaltyBreakdown {
+            total: found.total,
+            terms: found.terms,
+        },
+        budget_hit: found.budget_hit,
+        nodes_expanded: nodes,
+        warnings,
+        timings_ms: vec![("embed", embed_ms), ("refine", ms_since(t1))],
+        forced: found.forced,
+        bridged,
+    })
+}
+
+/// Template bones for refinement, scaled like the search's and rotated into the normalized frame.
+fn bones(skel: &Skeleton, red: &Reduced, o: &Orientation) -> Vec<Bone> {
+    let mut of_child = vec![usize::MAX; skel.joints.len()];
+    let mut out: Vec<Bone> = Vec::new();
+    for (i, j) in skel.joints.iter().enumerate() {
+        let Some(p) = j.parent else { continue };
+        of_child[i] = out.len();
+        let v = (j.rest - skel.joints[p.0].rest) * red.scale;
+        let sym = j
+            .symmetric
+            .filter(|s| s.0 < i)
+            .and_then(|s| of_child.get(s.0).copied())
+            .filter(|b| *b != usize::MAX);
+        out.push(Bone {
+            child: i,
+            parent: p.0,
+            vec: o.unapply(&v),
+            sym,
+        });
+    }
+    out
+}
+
+/// Reduced joints whose chain's shortest path uses a bridge edge.
+fn bridged_chains(red: &Reduced, paths: &Paths, matched: &[u32]) -> Vec<JointId> {
+    red.joints
+        .iter()
+        .enumerate()
+        .filter_map(|(k, rj)| {
+            let p = rj.parent?;
+            let (a, b) = (*matched.get(k)?, *matched.get(p)?);
+            (paths.bridges_on(a, b) > 0).then_some(rj.full)
+        })
+        .collect()
+}

@@ -1,0 +1,113 @@
+//! `splitPaths` (pinocchio-facts §8) and the end-joint extension.
+//!
+//! Each reduced chain's intermediate joints go at their cumulative template length fractions along the
+//! graph's shortest path (through sphere centres). A **pinned** (hinted) joint goes exactly to its hint
+//! position; the unpinned joints between two fixed points (chain ends or pins) are then spaced by their
+//! fractions on the straight segment between them.
+
+use std::collections::HashMap;
+
+use super::paths::Paths;
+use super::penalty::split_polyline;
+use super::reduced::Reduced;
+use super::refine::Field;
+use crate::discretize::SphereGraph;
+use crate::geom::{P3, V3};
+use crate::skeleton::Skeleton;
+
+/// Full-skeleton joint positions (normalized frame) from a discrete match (search order).
+pub fn split(
+    g: &SphereGraph,
+    paths: &Paths,
+    red: &Reduced,
+    n_full: usize,
+    matched: &[u32],
+    pins: &HashMap<usize, P3>,
+) -> Vec<P3> {
+    let center = |v: u32| {
+        g.spheres
+            .get(v as usize)
+            .map_or(P3::new(0.5, 0.5, 0.5), |s| s.center)
+    };
+    let mut q = vec![P3::new(0.5, 0.5, 0.5); n_full];
+    for (idx, rj) in red.joints.iter().enumerate() {
+        let Some(&v) = matched.get(idx) else { continue };
+        let Some(p) = rj.parent else {
+            q[rj.full.0] = pins.get(&rj.full.0).copied().unwrap_or_else(|| center(v));
+            continue;
+        };
+        let Some(&pv) = matched.get(p) else { continue };
+        let mut path: Vec<V3> = paths
+            .path(pv, v)
+            .iter()
+            .map(|u| center(*u).coords)
+            .collect();
+        if path.is_empty() {
+            path = vec![center(pv).coords, center(v).coords];
+        }
+        let pts = split_polyline(&path, &rj.fractions);
+        let last = rj.chain.len() - 1;
+        for (i, j) in rj.chain.iter().enumerate().skip(1) {
+            q[j.0] = pins.get(&j.0).copied().unwrap_or_else(|| P3::from(pts[i]));
+        }
+        if rj.chain[1..last].iter().any(|j| pins.contains_key(&j.0)) {
+            respace(&mut q, &rj.chain, &rj.fractions, pins);
+        }
+        let _ = last;
+    }
+    q
+}
+
+/// Between consecutive fixed chain entries (ends and pins), space the free joints linearly by fraction.
+fn respace(q: &mut [P3], chain: &[crate::geom::JointId], fr: &[f64], pins: &HashMap<usize, P3>) {
+    let last = chain.len() - 1;
+    let fixed: Vec<usize> = (0..=last)
+        .filter(|i| *i == 0 || *i == last || pins.contains_key(&chain[*i].0))
+        .collect();
+    for w in fixed.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let (pa, pb) = (q[chain[a].0], q[chain[b].0]);
+        let span = (fr[b] - fr[a]).max(1e-12);
+        for i in (a + 1)..b {
+            let t = ((fr[i] - fr[a]) / span).clamp(0.0, 1.0);
+            q[chain[i].0] = pa + (pb - pa) * t;
+        }
+    }
+}
+
+/// Push each unpinned `end` joint outward along its bone until just inside the surface: the search puts
+/// limb ends at sphere centres, one radius short of the extremity (and the head at the head's centre).
+/// The move is capped at `max_move` (normalized units).
+pub fn extend_ends(
+    skel: &Skeleton,
+    field: &dyn Field,
+    q: &mut [P3],
+    pinned: &HashMap<usize, P3>,
+    max_move: f64,
+) {
+    const STEP: f64 = 0.002;
+    for (i, j) in skel.joints.iter().enumerate() {
+        let Some(p) = j.parent else { continue };
+        if !j.end || pinned.contains_key(&i) {
+            continue;
+        }
+        let d = q[i] - q[p.0];
+        let len = d.norm();
+        if len < 1e-9 {
+            continue;
+        }
+        let dir = d / len;
+        let start = q[i];
+        let depth0 = -field.eval(&start);
+        if depth0 <= 0.0 {
+            continue;
+        }
+        // Stay a little inside: the smaller of 1% of the model and half the starting depth.
+        let margin = (0.01_f64).min(0.5 * depth0);
+        let mut s = 0.0;
+        while s + STEP <= max_move && -field.eval(&(start + dir * (s + STEP))) > margin {
+            s += STEP;
+        }
+        q[i] = start + dir * s;
+    }
+}

@@ -1,0 +1,380 @@
+//! glTF 2.0 reader (`.glb` and `.gltf`): every triangle primitive of the default scene, in world
+//! space, at the document's default node pose.
+//!
+//! Vertices are the primitives' vertices concatenated in scene order (depth-first from the scene's
+//! roots, a node's primitives in order), one entry per primitive vertex: nothing is merged or
+//! dropped, so per-vertex outputs line up with the file. Skinned primitives are placed by linear
+//! blend skinning with the joints' default world transforms (`Σ w · W(joint) · IBM · v`), which is
+//! what viewers show and how the corpus OBJ files were made; unskinned ones by their node's world
+//! transform. TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN are read; POINTS and LINES are skipped.
+
+use std::path::Path;
+
+use gltf::accessor::Dimensions;
+use gltf::mesh::Mode;
+use gltf::{Document, Gltf};
+use nalgebra::{Matrix4, Vector4};
+
+use super::gltf_data::{has_dims, read, Buffers};
+use super::LoadError;
+use crate::geom::P3;
+use crate::mesh::Mesh;
+
+/// An opened document with its buffers and node transforms.
+pub(crate) struct Opened {
+    /// The glTF document.
+    pub doc: Document,
+    /// Resolved buffers.
+    pub buffers: Buffers,
+    /// Per node: its parent node (first parent listing it as a child), if any.
+    pub parent: Vec<Option<usize>>,
+    /// Per node: world transform at the default pose.
+    pub world: Vec<Matrix4<f64>>,
+}
+
+/// Parse and validate a document and resolve its buffers.
+pub(crate) fn open(bytes: &[u8], base_dir: Option<&Path>) -> Result<Opened, LoadError> {
+    let (json, bin) = if bytes.starts_with(b"glTF") {
+        split_glb(bytes)?
+    } else {
+        (bytes, None)
+    };
+    let root: gltf::json::Root = gltf::json::deserialize::from_slice(json)
+        .map_err(|e| LoadError::Invalid(format!("glTF JSON: {e}")))?;
+    let mut gltf = Gltf {
+        document: validated(root)?,
+        blob: bin.map(<[u8]>::to_vec),
+    };
+    let buffers = Buffers::resolve(&mut gltf, base_dir)?;
+    let doc = gltf.document;
+    let n = doc.nodes().len();
+    let mut parent = vec![None; n];
+    for node in doc.nodes() {
+        for child in node.children() {
+            if let Some(slot) = parent.get_mut(child.index()) {
+                slot.get_or_insert(node.index());
+            }
+        }
+    }
+    let local: Vec<Matrix4<f64>> = doc
+        .nodes()
+        .map(|nd| to_matrix(nd.transform().matrix()))
+        .collect();
+    let world = (0..n).map(|i| world_of(i, &parent, &local)).collect();
+    Ok(Opened {
+        doc,
+        buffers,
+        parent,
+        world,
+    })
+}
+
+/// Little-endian u32 at `at`, if in range.
+fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
+    let b = bytes.get(at..at.checked_add(4)?)?;
+    Some(u32::from_le_bytes([b[0], b[1], b[2], b[3]]))
+}
+
+/// The JSON and optional BIN chunks of a GLB. Written here because gltf 1.4.1's GLB splitter
+/// underflows (panics in checked builds) on a header length below 12.
+fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), LoadError> {
+    let bad = |m: &str| LoadError::Invalid(format!("GLB: {m}"));
+    match u32_at(bytes, 4) {
+        Some(2) => {}
+        Some(v) => return Err(bad(&format!("unsupported version {v}"))),
+        None => return Err(bad("truncated header")),
+    }
+    let mut pos = 12;
+    let (mut json, mut bin) = (None, None);
+    while let (Some(len), Some(kind)) = (u32_at(bytes, pos), u32_at(bytes, pos + 4)) {
+        let start = pos + 8;
+        let data = start
+            .checked_add(len as usize)
+            .and_then(|end| bytes.get(start..end))
+            .ok_or_else(|| bad("chunk runs past the end of the file"))?;
+        match &kind.to_le_bytes() {
+            b"JSON" if json.is_none() => json = Some(data),
+            b"BIN\0" if bin.is_none() => bin = Some(data),
+            _ => {}
+        }
+        // Chunks are 4-byte aligned.
+        pos = start + (len as usize).next_multiple_of(4);
+    }
+    Ok((json.ok_or_else(|| bad("no JSON chunk"))?, bin))
+}
+
+/// Validate a parsed document. gltf-json 1.4.1's validation indexes `accessors` with a
+/// primitive's POSITION index before checking it (a panic on a malformed file), so that index is
+/// checked first; validation then runs behind `catch_unwind` as a safety net against any other
+/// such bug in the dependency.
+fn validated(root: gltf::json::Root) -> Result<Document, LoadError> {
+    let n_acc = root.accessors.len();
+    for m in &root.meshes {
+        for p in &m.primitives {
+            for (sem, idx) in &p.attributes {
+                if idx.value() >= n_acc {
+                    return Err(LoadError::Invalid(format!(
+                        "glTF: attribute {sem:?} refers to accessor {} of {n_acc}",
+                        idx.value()
+                    )));
+                }
+            }
+        }
+    }
+    match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| Document::from_json(root))) {
+        Ok(Ok(doc)) => Ok(doc),
+        Ok(Err(e)) => Err(LoadError::Invalid(format!("glTF: {e}"))),
+        Err(_) => Err(LoadError::Invalid(
+            "glTF: the document failed validation".into(),
+        )),
+    }
+}
+
+/// Column-major `[[f32; 4]; 4]` → `Matrix4<f64>`.
+pub(crate) fn to_matrix(m: [[f32; 4]; 4]) -> Matrix4<f64> {
+    Matrix4::from_fn(|r, c| f64::from(m[c][r]))
+}
+
+/// World transform of node `i`: the product of local transforms up its parent chain (a chain
+/// longer than the node count is a cycle and is cut there).
+fn world_of(i: usize, parent: &[Option<usize>], local: &[Matrix4<f64>]) -> Matrix4<f64> {
+    let mut m = local.get(i).copied().unwrap_or_else(Matrix4::identity);
+    let mut cur = i;
+    for _ in 0..parent.len() {
+        let Some(p) = parent.get(cur).copied().flatten() else {
+            break;
+        };
+        m = local.get(p).copied().unwrap_or_else(Matrix4::identity) * m;
+        cur = p;
+    }
+    m
+}
+
+/// Nodes of the default scene (or the first scene, or every parentless node if there is no
+/// scene), depth-first pre-order, each node once.
+pub(crate) fn scene_nodes(o: &Opened) -> Vec<usize> {
+    let roots: Vec<usize> = match o.doc.default_scene().or_else(|| o.doc.scenes().next()) {
+        Some(scene) => scene.nodes().map(|nd| nd.index()).collect(),
+        None => (0..o.parent.len())
+            .filter(|&i| o.parent[i].is_none())
+            .collect(),
+    };
+    let nodes: Vec<gltf::Node> = o.doc.nodes().collect();
+    let mut seen = vec![false; nodes.len()];
+    let mut order = Vec::new();
+    let mut stack: Vec<usize> = roots.into_iter().rev().collect();
+    while let Some(i) = stack.pop() {
+        if !seen.get(i).copied().unwrap_or(true) {
+            seen[i] = true;
+            order.push(i);
+            if let Some(nd) = nodes.get(i) {
+                let kids: Vec<usize> = nd.children().map(|c| c.index()).collect();
+                stack.extend(kids.into_iter().rev());
+            }
+        }
+    }
+    order
+}
+
+/// Per vertex: `(node index, weight)` pairs saying which nodes move it (joint nodes for skinned
+/// primitives, the mesh node itself otherwise).
+pub(crate) type NodeInfluences = Vec<Vec<(usize, f64)>>;
+
+/// Read every triangle primitive of the scene. With `want_influences`, also report which nodes
+/// move each vertex (for [`super::gltf_skin`]).
+pub(crate) fn assemble(
+    o: &Opened,
+    want_influences: bool,
+) -> Result<(Mesh, NodeInfluences), LoadError> {
+    let mut mesh = Mesh::default();
+    let mut influences = Vec::new();
+    let mut face_base = 0usize;
+    for node_index in scene_nodes(o) {
+        let Some(node) = o.doc.nodes().nth(node_index) else {
+            continue;
+        };
+        let Some(gmesh) = node.mesh() else { continue };
+        for prim in gmesh.primitives() {
+            let before = mesh.triangles.len();
+            let infl = want_influences.then_some(&mut influences);
+            add_primitive(o, &node, &prim, &mut mesh, face_base, infl)?;
+            face_base += mesh.triangles.len() - before;
+        }
+    }
+    if mesh.positions.is_empty() {
+        return Err(LoadError::Invalid(
+            "the glTF scene contains no triangle meshes".into(),
+        ));
+    }
+    Ok((mesh, influences))
+}
+
+/// Triangles of a primitive's index list for its mode (`None` for points and lines).
+fn triangles_of(mode: Mode, idx: &[u32]) -> Option<Vec<[u32; 3]>> {
+    let n = idx.len();
+    let at = |i: usize| idx.get(i).copied().unwrap_or(0);
+    Some(match mode {
+        Mode::Triangles => idx.chunks_exact(3).map(|c| [c[0], c[1], c[2]]).collect(),
+        // Every other strip triangle is reversed to keep the winding (glTF spec §3.7.2.1).
+        Mode::TriangleStrip => (0..n.saturating_sub(2))
+            .map(|i| {
+                if i % 2 == 0 {
+                    [at(i), at(i + 1), at(i + 2)]
+                } else {
+                    [at(i + 1), at(i), at(i + 2)]
+                }
+            })
+            .collect(),
+        Mode::TriangleFan => (1..n.saturating_sub(1))
+            .map(|i| [at(0), at(i), at(i + 1)])
+            .collect(),
+        Mode::Points | Mode::Lines | Mode::LineLoop | Mode::LineStrip => return None,
+    })
+}
+
+/// A skinned primitive's joints: per skin slot the joint node and its skinning matrix
+/// `W(joint) · IBM`, and per vertex `(slot, weight)` pairs with positive weight.
+struct PrimSkin {
+    joint_nodes: Vec<usize>,
+    mats: Vec<Matrix4<f64>>,
+    per_vertex: Vec<Vec<(usize, f64)>>,
+}
+
+/// At most this many JOINTS_n/WEIGHTS_n sets are read.
+const MAX_WEIGHT_SETS: u32 = 8;
+
+/// The skin data of a primitive whose node has a skin and which has JOINTS_0/WEIGHTS_0.
+fn prim_skin(
+    o: &Opened,
+    node: &gltf::Node,
+    prim: &gltf::Primitive,
+    count: usize,
+) -> Result<Option<PrimSkin>, LoadError> {
+    let Some(skin) = node.skin() else {
+        return Ok(None);
+    };
+    let joint_nodes: Vec<usize> = skin.joints().map(|j| j.index()).collect();
+    let ibm = match skin.inverse_bind_matrices() {
+        Some(acc) => Some(read(&acc, &o.buffers)?),
+        None => None,
+    };
+    let mats = joint_nodes
+        .iter()
+        .enumerate()
+        .map(|(k, &n)| {
+            let w = o.world.get(n).copied().unwrap_or_else(Matrix4::identity);
+            let ib = ibm
+                .as_ref()
+                .map(|e| e.get(k))
+                .filter(|m| m.len() == 16)
+                .map_or_else(Matrix4::identity, Matrix4::from_column_slice);
+            w * ib
+        })
+        .collect();
+    let mut per_vertex = vec![Vec::new(); count];
+    let mut any = false;
+    for set in 0..MAX_WEIGHT_SETS {
+        let (Some(ja), Some(wa)) = (
+            prim.get(&gltf::Semantic::Joints(set)),
+            prim.get(&gltf::Semantic::Weights(set)),
+        ) else {
+            break;
+        };
+        let (js, ws) = (read(&ja, &o.buffers)?, read(&wa, &o.buffers)?);
+        any = true;
+        for (i, list) in per_vertex.iter_mut().enumerate() {
+            for (&j, &w) in js.get(i).iter().zip(ws.get(i)) {
+                if w > 0.0 && (j as usize) < joint_nodes.len() {
+                    list.push((j as usize, w));
+                }
+            }
+        }
+    }
+    Ok(any.then_some(PrimSkin {
+        joint_nodes,
+        mats,
+        per_vertex,
+    }))
+}
+
+/// Append one primitive's vertices (world space) and triangles.
+fn add_primitive(
+    o: &Opened,
+    node: &gltf::Node,
+    prim: &gltf::Primitive,
+    mesh: &mut Mesh,
+    face_base: usize,
+    mut influences: Option<&mut NodeInfluences>,
+) -> Result<(), LoadError> {
+    let Some(pos_acc) = prim.get(&gltf::Semantic::Positions) else {
+        return Ok(());
+    };
+    if !has_dims(&pos_acc, Dimensions::Vec3) {
+        return Err(LoadError::Invalid("POSITION accessor is not VEC3".into()));
+    }
+    let raw = read(&pos_acc, &o.buffers)?;
+    let count = raw.len();
+    let idx: Vec<u32> = match prim.indices() {
+        Some(acc) => read(&acc, &o.buffers)?
+            .data
+            .iter()
+            .map(|&v| v as u32)
+            .collect(),
+        None => (0..count as u32).collect(),
+    };
+    let Some(tris) = triangles_of(prim.mode(), &idx) else {
+        return Ok(());
+    };
+    let skin = prim_skin(o, node, prim, count)?;
+    let node_world = o
+        .world
+        .get(node.index())
+        .copied()
+        .unwrap_or_else(Matrix4::identity);
+    let mirrored = node_world.fixed_view::<3, 3>(0, 0).determinant() < 0.0 && skin.is_none();
+    let base = mesh.positions.len() as u32;
+    for (f, t) in tris.iter().enumerate() {
+        if let Some(&bad) = t.iter().find(|&&i| i as usize >= count) {
+            return Err(LoadError::BadIndex {
+                face: face_base + f,
+                index: i64::from(bad),
+                count,
+                line: None,
+            });
+        }
+        let t = t.map(|i| i + base);
+        // A mirroring transform reverses the winding (glTF spec §3.7.4).
+        mesh.triangles
+            .push(if mirrored { [t[0], t[2], t[1]] } else { t });
+    }
+    for i in 0..count {
+        let v = raw.get(i);
+        let c = |k: usize| v.get(k).copied().unwrap_or(0.0);
+        let p = Vector4::new(c(0), c(1), c(2), 1.0);
+        let infl: &[(usize, f64)] = skin
+            .as_ref()
+            .and_then(|s| s.per_vertex.get(i))
+            .map_or(&[], Vec::as_slice);
+        let total: f64 = infl.iter().map(|&(_, w)| w).sum();
+        let q = match &skin {
+            Some(s) if total > 0.0 => {
+                infl.iter()
+                    .map(|&(j, w)| s.mats.get(j).map_or(p, |m| m * p) * w)
+                    .sum::<Vector4<f64>>()
+                    / total
+            }
+            _ => node_world * p,
+        };
+        mesh.positions.push(P3::new(q.x, q.y, q.z));
+        if let Some(out) = influences.as_mut() {
+            out.push(match &skin {
+                Some(s) if total > 0.0 => infl
+                    .iter()
+                    .map(|&(j, w)| (s.joint_nodes.get(j).copied().unwrap_or(node.index()), w))
+                    .collect(),
+                _ => vec![(node.index(), 1.0)],
+            });
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,166 @@
+//! Object File Format reader (`OFF`, `COFF`, `NOFF`, `CNOFF`, `STOFF`, …).
+//!
+//! The original reads only triangles and fails on `OFF nv nf ne` on one line (pinocchio-facts §12);
+//! here the counts may follow the keyword on the same line or come on a later line, `#` comments
+//! are ignored, faces may be polygons of any size (ear-clipped), and per-face colour values after
+//! the indices are ignored. Vertices take the first three numbers of their line (normals, colours
+//! and texture coordinates after them are ignored). Indices are 0-based.
+
+use super::polygon::triangulate;
+use super::text::{logical_lines, parse_f64, parse_i64, show, syntax, tokens};
+use super::LoadError;
+use crate::geom::P3;
+use crate::mesh::Mesh;
+
+/// Parse OFF bytes.
+pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
+    let lines = logical_lines(bytes, false);
+    // Content lines: comments stripped, blank lines dropped.
+    let mut content = lines.iter().filter_map(|(n, l)| {
+        let body = l.split(|&b| b == b'#').next().unwrap_or(&[]);
+        let toks: Vec<&[u8]> = tokens(body).collect();
+        (!toks.is_empty()).then_some((*n, toks))
+    });
+    let (first_line, first) = content
+        .next()
+        .ok_or_else(|| LoadError::Invalid("empty OFF file".into()))?;
+    let mut header: Vec<&[u8]> = first.clone();
+    let keyword = header.first().copied().unwrap_or(b"");
+    if keyword.ends_with(b"OFF") {
+        if keyword.contains(&b'4') || keyword.starts_with(b"n") {
+            return Err(syntax(
+                first_line,
+                "only 3-dimensional OFF files are supported",
+            ));
+        }
+        header.remove(0);
+    } else if parse_i64(keyword, first_line, "").is_err() {
+        return Err(syntax(
+            first_line,
+            format!("expected the OFF keyword, found '{}'", show(keyword)),
+        ));
+    }
+    let mut count_line = first_line;
+    if header.is_empty() {
+        let (n, toks) = content
+            .next()
+            .ok_or_else(|| syntax(first_line, "missing vertex and face counts"))?;
+        header = toks;
+        count_line = n;
+    }
+    let count = |k: usize, what: &str| -> Result<usize, LoadError> {
+        let t = header
+            .get(k)
+            .ok_or_else(|| syntax(count_line, format!("missing {what} count")))?;
+        usize::try_from(parse_i64(t, count_line, what)?)
+            .map_err(|_| syntax(count_line, format!("negative {what} count")))
+    };
+    let (nv, nf) = (count(0, "vertex")?, count(1, "face")?);
+    // Every vertex and face needs at least a few bytes: bound claimed counts by the file size so
+    // a forged header cannot allocate absurdly.
+    if nv.saturating_add(nf) > bytes.len() / 2 + 1 {
+        return Err(syntax(
+            count_line,
+            format!("header claims {nv} vertices and {nf} faces, more than the file can hold"),
+        ));
+    }
+    let mut positions = Vec::with_capacity(nv);
+    for k in 0..nv {
+        let (n, toks) = content
+            .next()
+            .ok_or_else(|| LoadError::Invalid(format!("file ends after {k} of {nv} vertices")))?;
+        if toks.len() < 3 {
+            return Err(syntax(
+                n,
+                format!("vertex has {} coordinates, expected 3", toks.len()),
+            ));
+        }
+        let c = |i: usize| parse_f64(toks[i], n, "vertex coordinate");
+        positions.push(P3::new(c(0)?, c(1)?, c(2)?));
+    }
+    let mut triangles = Vec::with_capacity(nf);
+    let mut poly = Vec::new();
+    for face in 0..nf {
+        let (n, toks) = content
+            .next()
+            .ok_or_else(|| LoadError::Invalid(format!("file ends after {face} of {nf} faces")))?;
+        let k = usize::try_from(parse_i64(toks[0], n, "face vertex count")?)
+            .map_err(|_| syntax(n, "negative face vertex count"))?;
+        let idx = toks.get(1..=k).ok_or_else(|| {
+            syntax(
+                n,
+                format!("face lists {} of {k} vertex indices", toks.len() - 1),
+            )
+        })?;
+        poly.clear();
+        for t in idx {
+            let i = parse_i64(t, n, "face vertex index")?;
+            match u32::try_from(i) {
+                Ok(v) if (v as usize) < nv => poly.push(v),
+                _ => {
+                    return Err(LoadError::BadIndex {
+                        face,
+                        index: i,
+                        count: nv,
+                        line: Some(n),
+                    })
+                }
+            }
+        }
+        triangulate(&positions, &poly, &mut triangles);
+    }
+    Ok(Mesh {
+        positions,
+        triangles,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const TET: &str = "0 0 0\n1 0 0\n0 1 0\n0 0 1\n3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n";
+
+    #[test]
+    fn header_forms() {
+        for head in [
+            "OFF\n4 4 6\n",
+            "OFF 4 4 6\n",
+            "# c\nCOFF\n\n# more\n4 4 0\n",
+            "NOFF 4 4\n",
+            "4 4 6\n",
+        ] {
+            let m = parse(format!("{head}{TET}").as_bytes())
+                .unwrap_or_else(|e| panic!("{head:?}: {e}"));
+            assert_eq!((m.positions.len(), m.triangles.len()), (4, 4), "{head:?}");
+        }
+    }
+
+    #[test]
+    fn polygons_colours_and_comments() {
+        let src = "OFF\n4 1 0\n0 0 0 1 0 0 1\n1 0 0\n1 1 0 # corner\n0 1 0\n4 0 1 2 3 255 0 0\n";
+        let m = parse(src.as_bytes()).unwrap();
+        assert_eq!(m.triangles.len(), 2);
+        assert_eq!(m.positions[2], P3::new(1.0, 1.0, 0.0));
+    }
+
+    #[test]
+    fn errors() {
+        assert!(matches!(
+            parse(b"OFF\n3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 3\n"),
+            Err(LoadError::BadIndex {
+                index: 3,
+                line: Some(6),
+                ..
+            })
+        ));
+        assert!(matches!(
+            parse(b"OFF\n3 1 0\n0 0 0\n1 0\n"),
+            Err(LoadError::Syntax { line: 4, .. })
+        ));
+        assert!(parse(b"OFF\n1000000000000 1 0\n").is_err());
+        assert!(parse(b"OFF\n3 1 0\n0 0 0\n").is_err());
+        assert!(parse(b"PLY\n").is_err());
+        assert!(parse(b"").is_err());
+    }
+}

@@ -1,0 +1,98 @@
+//! Byte-level helpers for the text formats (OBJ, OFF, ASCII PLY).
+//!
+//! Files are read as bytes, not `str`: exporters write Latin-1 material and group names, and a
+//! stray non-UTF-8 byte in a comment must not reject an otherwise valid mesh. Only the tokens that
+//! are parsed as numbers need to be ASCII.
+
+use std::borrow::Cow;
+
+use super::LoadError;
+
+/// Logical lines of a text file: `(1-based number of the first physical line, content)`, with
+/// `\r\n` / `\r` endings stripped and lines ending in `\` joined to the next (OBJ continuation).
+pub(crate) fn logical_lines(bytes: &[u8], continuation: bool) -> Vec<(usize, Cow<'_, [u8]>)> {
+    let mut out = Vec::new();
+    let mut pending: Option<(usize, Vec<u8>)> = None;
+    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        let continued = continuation && line.last() == Some(&b'\\');
+        let body = if continued {
+            &line[..line.len() - 1]
+        } else {
+            line
+        };
+        match (pending.take(), continued) {
+            (Some((n, mut acc)), true) => {
+                acc.push(b' ');
+                acc.extend_from_slice(body);
+                pending = Some((n, acc));
+            }
+            (Some((n, mut acc)), false) => {
+                acc.push(b' ');
+                acc.extend_from_slice(body);
+                out.push((n, Cow::Owned(acc)));
+            }
+            (None, true) => pending = Some((i + 1, body.to_vec())),
+            (None, false) => out.push((i + 1, Cow::Borrowed(body))),
+        }
+    }
+    if let Some((n, acc)) = pending {
+        out.push((n, Cow::Owned(acc)));
+    }
+    out
+}
+
+/// Whitespace-separated tokens of a line.
+pub(crate) fn tokens(line: &[u8]) -> impl Iterator<Item = &[u8]> {
+    line.split(|b| b.is_ascii_whitespace())
+        .filter(|t| !t.is_empty())
+}
+
+/// A token as text for error messages (lossy, shortened).
+pub(crate) fn show(token: &[u8]) -> String {
+    let s = String::from_utf8_lossy(token);
+    if s.chars().count() > 40 {
+        format!("{}…", s.chars().take(40).collect::<String>())
+    } else {
+        s.into_owned()
+    }
+}
+
+/// Parse a token as `f64`, or a syntax error naming `what` at `line`.
+pub(crate) fn parse_f64(token: &[u8], line: usize, what: &str) -> Result<f64, LoadError> {
+    std::str::from_utf8(token)
+        .ok()
+        .and_then(|s| s.parse::<f64>().ok())
+        .ok_or_else(|| syntax(line, format!("{what}: '{}' is not a number", show(token))))
+}
+
+/// Parse a token as `i64`, or a syntax error naming `what` at `line`.
+pub(crate) fn parse_i64(token: &[u8], line: usize, what: &str) -> Result<i64, LoadError> {
+    std::str::from_utf8(token)
+        .ok()
+        .and_then(|s| s.parse::<i64>().ok())
+        .ok_or_else(|| syntax(line, format!("{what}: '{}' is not an integer", show(token))))
+}
+
+/// A [`LoadError::Syntax`].
+pub(crate) fn syntax(line: usize, message: impl Into<String>) -> LoadError {
+    LoadError::Syntax {
+        line,
+        message: message.into(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn crlf_and_continuation() {
+        let lines = logical_lines(b"v 1 2 \\\r\n 3\r\nf 1 2 3\n", true);
+        assert_eq!(lines.len(), 3);
+        assert_eq!(lines[0].0, 1);
+        assert_eq!(tokens(&lines[0].1).count(), 4);
+        assert_eq!(lines[1].0, 3);
+        assert_eq!(&*lines[1].1, b"f 1 2 3");
+    }
+}

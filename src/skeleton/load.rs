@@ -1,0 +1,227 @@
+//! Template YAML loading and validation.
+//!
+//! File schema (every built-in in `skeletons/` documents it in its header):
+//!
+//! ```yaml
+//! name: human            # optional; defaults to the file stem
+//! joints:
+//!   - { name: Hips, position: [0, 0, 0], fat: true }          # the single root: no parent
+//!   - { name: Spine, parent: Hips, position: [0, 0.12, 0] }
+//!   - { name: LeftToe_End, parent: LeftToeBase, position: [-0.11, -0.84, 0.18], foot: true, end: true }
+//!   - { name: RightArm, parent: RightShoulder, position: [0.2, 0.46, 0], symmetric: LeftArm }
+//! ```
+//!
+//! Positions are in the template frame (+Y up, facing +Z, the character's left at −X). Joints may be
+//! listed in any order; the loader reorders them parent-first. Errors name the file, line and column.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde::Deserialize;
+use serde_saphyr::Spanned;
+
+use super::{Joint, Skeleton, SkeletonError};
+use crate::geom::{JointId, P3};
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileDoc {
+    #[serde(default)]
+    name: Option<String>,
+    joints: Vec<FileJoint>,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FileJoint {
+    name: Spanned<String>,
+    #[serde(default)]
+    parent: Option<Spanned<String>>,
+    position: [f64; 3],
+    #[serde(default)]
+    symmetric: Option<Spanned<String>>,
+    #[serde(default)]
+    foot: bool,
+    #[serde(default)]
+    fat: bool,
+    #[serde(default)]
+    end: bool,
+}
+
+fn at<T>(s: &Spanned<T>) -> String {
+    format!(
+        "line {}, column {}",
+        s.referenced.line(),
+        s.referenced.column()
+    )
+}
+
+/// Parse and validate template YAML. `path` names the source in errors; `default_name` is used when
+/// the file has no `name:`.
+pub fn parse_template(
+    text: &str,
+    path: &Path,
+    default_name: &str,
+) -> Result<Skeleton, SkeletonError> {
+    let doc: FileDoc = serde_saphyr::from_str(text).map_err(|e| SkeletonError::Parse {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    let invalid = |message: String| SkeletonError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    if doc.joints.is_empty() {
+        return Err(invalid("the template has no joints".into()));
+    }
+    let mut index: HashMap<&str, usize> = HashMap::new();
+    for (i, j) in doc.joints.iter().enumerate() {
+        if j.name.value.trim().is_empty() {
+            return Err(invalid(format!("{}: empty joint name", at(&j.name))));
+        }
+        if !j.position.iter().all(|c| c.is_finite()) {
+            return Err(invalid(format!(
+                "{}: joint '{}' has a non-finite position",
+                at(&j.name),
+                j.name.value
+            )));
+        }
+        if index.insert(j.name.value.as_str(), i).is_some() {
+            return Err(invalid(format!(
+                "{}: duplicate joint name '{}'",
+                at(&j.name),
+                j.name.value
+            )));
+        }
+    }
+    let mut parent = vec![None; doc.joints.len()];
+    for (i, j) in doc.joints.iter().enumerate() {
+        if let Some(p) = &j.parent {
+            let pi = *index.get(p.value.as_str()).ok_or_else(|| {
+                invalid(format!(
+                    "{}: joint '{}' names parent '{}', which is not a joint of this template",
+                    at(p),
+                    j.name.value,
+                    p.value
+                ))
+            })?;
+            if pi == i {
+                return Err(invalid(format!(
+                    "{}: joint '{}' is its own parent",
+                    at(p),
+                    p.value
+                )));
+            }
+            parent[i] = Some(pi);
+        }
+    }
+    let roots: Vec<usize> = (0..doc.joints.len())
+        .filter(|i| parent[*i].is_none())
+        .collect();
+    if roots.len() != 1 {
+        let names: Vec<&str> = roots
+            .iter()
+            .map(|i| doc.joints[*i].name.value.as_str())
+            .collect();
+        return Err(invalid(format!(
+            "exactly one root joint (without a parent) is required, found {}: [{}]",
+            roots.len(),
+            names.join(", ")
+        )));
+    }
+    let order = parent_first_order(&parent, roots[0]);
+    if order.len() != doc.joints.len() {
+        let stuck = (0..doc.joints.len())
+            .find(|i| !order.contains(i))
+            .map(|i| doc.joints[i].name.value.clone())
+            .unwrap_or_default();
+        return Err(invalid(format!(
+            "the parent links form a cycle (joint '{stuck}' is not connected to the root)"
+        )));
+    }
+    build(&doc, &order, &parent, &index, path, default_name)
+}
+
+/// Depth-first preorder from the root, children in file order: a file already listed parent-first
+/// with contiguous chains keeps its order. Joints not reached are part of a cycle.
+fn parent_first_order(parent: &[Option<usize>], root: usize) -> Vec<usize> {
+    let mut children = vec![Vec::new(); parent.len()];
+    for (i, p) in parent.iter().enumerate() {
+        if let Some(p) = p {
+            children[*p].push(i);
+        }
+    }
+    let mut order = Vec::with_capacity(parent.len());
+    let mut stack = vec![root];
+    while let Some(cur) = stack.pop() {
+        order.push(cur);
+        stack.extend(children[cur].iter().rev().copied());
+    }
+    order
+}
+
+fn build(
+    doc: &FileDoc,
+    order: &[usize],
+    parent: &[Option<usize>],
+    index: &HashMap<&str, usize>,
+    path: &Path,
+    default_name: &str,
+) -> Result<Skeleton, SkeletonError> {
+    let invalid = |message: String| SkeletonError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    let mut new_of_old = vec![0usize; order.len()];
+    for (new, old) in order.iter().enumerate() {
+        new_of_old[*old] = new;
+    }
+    let mut sym: Vec<Option<usize>> = vec![None; order.len()];
+    for (i, j) in doc.joints.iter().enumerate() {
+        let Some(s) = &j.symmetric else { continue };
+        let si = *index.get(s.value.as_str()).ok_or_else(|| {
+            invalid(format!(
+                "{}: joint '{}' names symmetric partner '{}', which is not a joint of this template",
+                at(s),
+                j.name.value,
+                s.value
+            ))
+        })?;
+        if si == i {
+            return Err(invalid(format!(
+                "{}: joint '{}' is its own symmetric partner",
+                at(s),
+                s.value
+            )));
+        }
+        for (a, b) in [(i, si), (si, i)] {
+            if sym[a].is_some_and(|x| x != b) {
+                return Err(invalid(format!(
+                    "{}: joint '{}' has two different symmetric partners",
+                    at(s),
+                    doc.joints[a].name.value
+                )));
+            }
+            sym[a] = Some(b);
+        }
+    }
+    let joints = order
+        .iter()
+        .map(|&old| {
+            let j = &doc.joints[old];
+            Joint {
+                name: j.name.value.clone(),
+                parent: parent[old].map(|p| JointId(new_of_old[p])),
+                rest: P3::new(j.position[0], j.position[1], j.position[2]),
+                symmetric: sym[old].map(|s| JointId(new_of_old[s])),
+                foot: j.foot,
+                fat: j.fat,
+                end: j.end,
+            }
+        })
+        .collect();
+    Ok(Skeleton {
+        name: doc.name.clone().unwrap_or_else(|| default_name.to_string()),
+        joints,
+    })
+}

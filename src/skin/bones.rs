@@ -1,0 +1,140 @@
+//! The bone segments that emit heat, and which joint owns each (glTF convention).
+//!
+//! A bone segment parent→child moves with the **parent** joint's transform, so heat from segment
+//! (P→C) goes to joint P; a joint with several children owns several segments; end markers own
+//! nothing (pinocchio-facts §10 uses bone b = joint b+1 → parent, weights per bone; we map them to
+//! the joint that moves the bone). Artist skeletons end heads, hands and tails at joints with no
+//! child: such a *leaf* that is not an end marker gets a virtual segment continuing its parent
+//! bone's direction until it leaves the surface, so it owns the part of the mesh beyond it.
+
+use crate::geom::{P3, V3};
+
+/// A heat-emitting segment, normalized frame.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Bone {
+    /// Segment start (normalized frame).
+    pub a: P3,
+    /// Segment end (normalized frame); equal to `a` for a point bone.
+    pub b: P3,
+    /// Joint whose transform the segment follows (index into the rig's joint list).
+    pub joint: u32,
+}
+
+impl Bone {
+    /// Closest point of the segment to `p`.
+    pub fn closest_point(&self, p: &P3) -> P3 {
+        let d = self.b - self.a;
+        let len2 = d.norm_squared();
+        if len2 <= f64::MIN_POSITIVE {
+            return self.a;
+        }
+        let t = ((p - self.a).dot(&d) / len2).clamp(0.0, 1.0);
+        self.a + d * t
+    }
+
+    /// Distance from `p` to the segment.
+    pub fn distance(&self, p: &P3) -> f64 {
+        (p - self.closest_point(p)).norm()
+    }
+}
+
+/// Step of the surface march for virtual leaf segments, normalized units.
+const MARCH_STEP: f64 = 0.0025;
+/// Longest virtual segment, normalized units (the whole unit cube).
+const MARCH_MAX: f64 = 1.5;
+
+/// The bones of a skeleton. `joints[j] = (position, parent, end)` with positions in the
+/// **normalized frame**; `sdf` is the signed distance (negative inside) used to extend leaves.
+/// Out-of-range parents are treated as roots. A lone joint with no parent and no children that is
+/// not an end marker becomes a point bone, so every non-end joint can own vertices.
+pub fn bones(joints: &[(P3, Option<usize>, bool)], sdf: &dyn Fn(&P3) -> f64) -> Vec<Bone> {
+    let n = joints.len();
+    let parent = |j: usize| joints[j].1.filter(|&p| p < n && p != j);
+    let mut has_child = vec![false; n];
+    let mut out = Vec::new();
+    for (c, joint) in joints.iter().enumerate() {
+        if let Some(p) = parent(c) {
+            has_child[p] = true;
+            if !joints[p].2 {
+                out.push(Bone {
+                    a: joints[p].0,
+                    b: joint.0,
+                    joint: p as u32,
+                });
+            }
+        }
+    }
+    for (j, joint) in joints.iter().enumerate() {
+        if has_child[j] || joint.2 {
+            continue;
+        }
+        let dir = parent(j)
+            .map(|p| joint.0 - joints[p].0)
+            .unwrap_or_else(V3::zeros);
+        out.push(Bone {
+            a: joint.0,
+            b: extend_leaf(&joint.0, &dir, sdf),
+            joint: j as u32,
+        });
+    }
+    out
+}
+
+/// March from `start` along `dir` while the field says inside; returns the last inside point
+/// (`start` itself if it is outside, or if `dir` is zero).
+fn extend_leaf(start: &P3, dir: &V3, sdf: &dyn Fn(&P3) -> f64) -> P3 {
+    let len = dir.norm();
+    if len <= 1e-12 || !len.is_finite() || sdf(start) >= 0.0 {
+        return *start;
+    }
+    let u = dir / len;
+    let mut t = 0.0;
+    while t + MARCH_STEP <= MARCH_MAX {
+        let q = start + u * (t + MARCH_STEP);
+        let f = sdf(&q);
+        if f >= 0.0 {
+            break;
+        }
+        // Far from the surface the field bounds the free distance, so stride by it.
+        t += MARCH_STEP.max(-f * 0.9);
+    }
+    start + u * t
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn ownership_follows_parent_and_leaves_extend_to_surface() {
+        // Unit ball at the origin as the surface.
+        let sdf = |p: &P3| p.coords.norm() - 1.0;
+        let joints = vec![
+            (P3::new(0.0, 0.0, 0.0), None, false),
+            (P3::new(0.0, 0.5, 0.0), Some(0), false), // leaf, not an end marker
+            (P3::new(0.0, -0.5, 0.0), Some(0), false),
+            (P3::new(0.0, -0.8, 0.0), Some(2), true), // end marker
+        ];
+        let b = bones(&joints, &sdf);
+        let owners: Vec<u32> = b.iter().map(|b| b.joint).collect();
+        assert_eq!(owners, vec![0, 0, 2, 1]);
+        let virt = b[3];
+        assert!(
+            (virt.b.y - 1.0).abs() < 0.01,
+            "leaf extended to {:?}",
+            virt.b
+        );
+        assert!(virt.b.x.abs() < 1e-12);
+    }
+
+    #[test]
+    fn segment_distance() {
+        let b = Bone {
+            a: P3::origin(),
+            b: P3::new(1.0, 0.0, 0.0),
+            joint: 0,
+        };
+        assert!((b.distance(&P3::new(0.5, 2.0, 0.0)) - 2.0).abs() < 1e-12);
+        assert!((b.distance(&P3::new(-1.0, 0.0, 0.0)) - 1.0).abs() < 1e-12);
+    }
+}

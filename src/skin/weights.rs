@@ -1,0 +1,335 @@
+//! The skinning driver: heat sources → shell treatment → one SPD solve → per input vertex.
+
+use std::time::Instant;
+
+use super::bones::{self, Bone};
+use super::heat::{self, Source};
+use super::laplacian::{one_ring_areas, stiffness, NOT_IN_SYSTEM};
+use super::solve::solve_spd;
+use super::{ShellBinding, Skin, SkinError, SkinOptions, SkinStats};
+use crate::geom::P3;
+use crate::mesh::PreparedMesh;
+use crate::rig::RigJoint;
+use crate::util::ms_since;
+
+/// Shells with fewer welded vertices than this (a lone triangle or card) are bound rigidly: there
+/// is no surface to diffuse over.
+const MIN_HEAT_SHELL: usize = 4;
+/// Distances below this (normalized units) are clamped before H = c/d² (the original adds 1e-8).
+const MIN_HEAT_DISTANCE: f64 = 1e-6;
+
+/// Per welded vertex weights, heaviest first.
+type Rows = Vec<Vec<(u32, f64)>>;
+
+/// [`super::skin`] with the signed distance given as a function (normalized frame, negative
+/// inside), so tests and callers without a [`crate::discretize::DistanceField`] can use an exact
+/// one.
+pub fn skin_with_sdf(
+    mesh: &PreparedMesh,
+    sdf: &(dyn Fn(&P3) -> f64 + Sync),
+    joints: &[RigJoint],
+    opts: &SkinOptions,
+) -> Result<Skin, SkinError> {
+    let t_total = Instant::now();
+    let norm = &mesh.normalization;
+    let nj: Vec<(P3, Option<usize>, bool)> = joints
+        .iter()
+        .map(|j| (norm.to_normalized(&P3::from(j.position)), j.parent, j.end))
+        .collect();
+    let bones = bones::bones(&nj, sdf);
+    if bones.is_empty() {
+        return Err(SkinError::NoBones);
+    }
+    let mut stats = SkinStats {
+        bones: bones.len(),
+        ..SkinStats::default()
+    };
+    let mut out = Skin::default();
+
+    let t = Instant::now();
+    let sources = heat::sources(&mesh.positions, &bones, sdf);
+    stats.heat_ms = ms_since(t);
+
+    let shells = shell_vertex_lists(mesh);
+    let mut rows: Rows = vec![Vec::new(); mesh.positions.len()];
+    let mut heat_vertices = Vec::new();
+    let mut rigid = Vec::new();
+    for (s, verts) in shells.iter().enumerate() {
+        let sees = verts
+            .iter()
+            .any(|&v| sources.get(v as usize).is_some_and(Option::is_some));
+        if sees && verts.len() >= MIN_HEAT_SHELL {
+            heat_vertices.extend_from_slice(verts);
+            out.shells.push(ShellBinding::Heat {
+                shell: s,
+                vertices: verts.len(),
+            });
+        } else {
+            let joint = bind_rigid(mesh, verts, &bones, &mut rows);
+            let name = joint_name(joints, joint);
+            rigid.push(format!("shell {s} ({} vertices) → {name}", verts.len()));
+            out.shells.push(ShellBinding::Rigid {
+                shell: s,
+                vertices: verts.len(),
+                joint: name,
+            });
+        }
+    }
+    if !rigid.is_empty() {
+        out.warnings.push(format!(
+            "{} of {} shells see no bone (or are tiny) and follow their nearest joint rigidly: {}",
+            rigid.len(),
+            shells.len(),
+            summarize(&rigid)
+        ));
+    }
+    diffuse(
+        mesh,
+        &sources,
+        &heat_vertices,
+        opts,
+        &mut rows,
+        &mut stats,
+        &mut out.warnings,
+    );
+
+    let t = Instant::now();
+    out.weights = per_input_vertex(mesh, &rows, &bones, &mut out.warnings);
+    stats.post_ms += ms_since(t);
+    stats.total_ms = ms_since(t_total);
+    out.stats = stats;
+    Ok(out)
+}
+
+/// Solve the heat system over `verts` and fill their rows. Never fails: if the factorization
+/// fails even after regularization, each vertex follows its nearest visible bone(s).
+fn diffuse(
+    mesh: &PreparedMesh,
+    sources: &[Option<Source>],
+    verts: &[u32],
+    opts: &SkinOptions,
+    rows: &mut Rows,
+    stats: &mut SkinStats,
+    warnings: &mut Vec<String>,
+) {
+    let t = Instant::now();
+    let mut row = vec![NOT_IN_SYSTEM; mesh.positions.len()];
+    for (r, &v) in verts.iter().enumerate() {
+        row[v as usize] = r as u32;
+    }
+    let n = verts.len();
+    let mut a = stiffness(&mesh.positions, &mesh.triangles, &row, n);
+    let mass = one_ring_areas(&mesh.positions, &mesh.triangles, &row, n);
+    // One column per joint that receives heat anywhere.
+    let mut column_of = std::collections::BTreeMap::new();
+    for s in verts.iter().filter_map(|&v| sources[v as usize].as_ref()) {
+        for &j in &s.joints {
+            let next = column_of.len();
+            column_of.entry(j).or_insert(next);
+        }
+    }
+    let k = column_of.len();
+    let mut x = vec![0.0; n * k];
+    for (r, &v) in verts.iter().enumerate() {
+        if let Some(s) = &sources[v as usize] {
+            let mh = mass[r] * opts.heat / s.distance.max(MIN_HEAT_DISTANCE).powi(2);
+            a.values[a.diag[r]] += mh;
+            for j in &s.joints {
+                x[column_of[j] * n + r] = mh;
+            }
+        }
+    }
+    stats.unknowns = n;
+    stats.columns = k;
+    stats.assemble_ms = ms_since(t);
+    match solve_spd(&a, &mut x, k) {
+        Ok(s) => {
+            stats.symbolic_ms = s.symbolic_ms;
+            stats.numeric_ms = s.numeric_ms;
+            stats.solve_ms = s.solve_ms;
+            if s.attempts > 1 {
+                warnings.push(format!(
+                    "the heat system needed a diagonal shift of {:.0e} to factor",
+                    s.shift
+                ));
+            }
+        }
+        Err(e) => {
+            warnings.push(format!(
+                "the heat system could not be factored ({e}); vertices follow their nearest visible bone"
+            ));
+            x.iter_mut().for_each(|v| *v = 0.0);
+        }
+    }
+    let t = Instant::now();
+    let joint_of_column: Vec<u32> = {
+        let mut j = vec![0u32; k];
+        for (&joint, &c) in &column_of {
+            j[c] = joint;
+        }
+        j
+    };
+    let mut fallback = 0usize;
+    for (r, &v) in verts.iter().enumerate() {
+        let w = finish_row(
+            (0..k).map(|c| (joint_of_column[c], x[c * n + r])),
+            opts.prune,
+        );
+        rows[v as usize] = if w.is_empty() {
+            fallback += 1;
+            source_row(sources[v as usize].as_ref())
+        } else {
+            w
+        };
+    }
+    if fallback > 0 {
+        warnings.push(format!(
+            "{fallback} vertices received no heat through the surface and follow their nearest visible bone"
+        ));
+    }
+    stats.post_ms = ms_since(t);
+}
+
+/// Clip to [0, 1], drop weights below `prune`, renormalize, sort heaviest first. Empty if nothing
+/// is left.
+fn finish_row(raw: impl Iterator<Item = (u32, f64)>, prune: f64) -> Vec<(u32, f64)> {
+    let mut w: Vec<(u32, f64)> = raw
+        .filter(|(_, v)| v.is_finite())
+        .map(|(j, v)| (j, v.clamp(0.0, 1.0)))
+        .filter(|&(_, v)| v >= prune && v > 0.0)
+        .collect();
+    let sum: f64 = w.iter().map(|e| e.1).sum();
+    if sum <= 0.0 {
+        return Vec::new();
+    }
+    for e in &mut w {
+        e.1 /= sum;
+    }
+    w.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    w
+}
+
+/// Equal weights over a heat source's tied joints (empty for no source).
+fn source_row(s: Option<&Source>) -> Vec<(u32, f64)> {
+    match s {
+        Some(s) if !s.joints.is_empty() => {
+            let w = 1.0 / s.joints.len() as f64;
+            s.joints.iter().map(|&j| (j, w)).collect()
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// Bind every vertex of a shell to the joint of the bone that comes closest to the shell.
+fn bind_rigid(mesh: &PreparedMesh, verts: &[u32], bones: &[Bone], rows: &mut Rows) -> u32 {
+    let best = verts
+        .iter()
+        .filter_map(|&v| mesh.positions.get(v as usize))
+        .filter_map(|p| heat::nearest_bone(p, bones))
+        .min_by(|a, b| a.1.total_cmp(&b.1))
+        .map(|(b, _)| bones[b].joint)
+        .unwrap_or(bones[0].joint);
+    for &v in verts {
+        if let Some(r) = rows.get_mut(v as usize) {
+            *r = vec![(best, 1.0)];
+        }
+    }
+    best
+}
+
+/// Map welded rows to input vertices; vertices no shell covers follow their nearest bone's joint.
+fn per_input_vertex(
+    mesh: &PreparedMesh,
+    rows: &Rows,
+    bones: &[Bone],
+    warnings: &mut Vec<String>,
+) -> Vec<Vec<(u32, f64)>> {
+    let mut loose = 0usize;
+    let out = mesh
+        .input
+        .positions
+        .iter()
+        .enumerate()
+        .map(|(i, p_mesh)| {
+            let welded = mesh.weld.get(i).map(|&w| w as usize);
+            match welded.and_then(|w| rows.get(w)) {
+                Some(r) if !r.is_empty() => r.clone(),
+                _ => {
+                    loose += 1;
+                    let p = mesh.normalization.to_normalized(p_mesh);
+                    let b = heat::nearest_bone(&p, bones).map_or(0, |(b, _)| b);
+                    vec![(bones[b].joint, 1.0)]
+                }
+            }
+        })
+        .collect();
+    if loose > 0 {
+        warnings.push(format!(
+            "{loose} input vertices are used by no triangle and follow their nearest joint"
+        ));
+    }
+    out
+}
+
+/// Welded vertex lists of the shells: `mesh.shells` when present, else edge-connected
+/// components of `mesh.triangles` computed here.
+fn shell_vertex_lists(mesh: &PreparedMesh) -> Vec<Vec<u32>> {
+    if !mesh.shells.is_empty() {
+        return mesh.shells.iter().map(|s| s.vertices.clone()).collect();
+    }
+    let n = mesh.positions.len();
+    let mut parent: Vec<usize> = (0..n).collect();
+    fn find(parent: &mut [usize], mut x: usize) -> usize {
+        while parent[x] != x {
+            parent[x] = parent[parent[x]];
+            x = parent[x];
+        }
+        x
+    }
+    let mut used = vec![false; n];
+    for t in &mesh.triangles {
+        if t.iter().any(|&v| v as usize >= n) {
+            continue;
+        }
+        for k in 0..3 {
+            used[t[k] as usize] = true;
+            let (a, b) = (
+                find(&mut parent, t[k] as usize),
+                find(&mut parent, t[(k + 1) % 3] as usize),
+            );
+            parent[a] = b;
+        }
+    }
+    let mut index = std::collections::HashMap::new();
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    for v in (0..n).filter(|&v| used[v]) {
+        let root = find(&mut parent, v);
+        let s = *index.entry(root).or_insert_with(|| {
+            out.push(Vec::new());
+            out.len() - 1
+        });
+        out[s].push(v as u32);
+    }
+    out
+}
+
+fn joint_name(joints: &[RigJoint], j: u32) -> String {
+    joints
+        .get(j as usize)
+        .map_or_else(|| format!("joint {j}"), |j| j.name.clone())
+}
+
+/// The first few items, then "and N more".
+fn summarize(items: &[String]) -> String {
+    const SHOWN: usize = 5;
+    let mut s = items
+        .iter()
+        .take(SHOWN)
+        .cloned()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if items.len() > SHOWN {
+        s.push_str(&format!(" and {} more", items.len() - SHOWN));
+    }
+    s
+}

@@ -1,0 +1,121 @@
+//! Shared helpers for the skin and export tests: synthetic capsules with exact signed distances
+//! and hand-built prepared meshes.
+#![allow(dead_code)]
+
+use geppetto::geom::{P3, V3};
+use geppetto::mesh::{Mesh, Normalization, PreparedMesh, RepairReport};
+use geppetto::rig::RigJoint;
+use geppetto::skin::{skin_with_sdf, Skin, SkinOptions};
+
+/// A capsule around the y axis from y = 0 to y = `len`, radius `r`, revolved with `seg` sides.
+pub fn capsule(len: f64, r: f64, seg: usize, offset: V3) -> Mesh {
+    let mut profile = Vec::new(); // (y, radius), bottom pole excluded
+    let cap = 6;
+    for i in 1..=cap {
+        let th = std::f64::consts::FRAC_PI_2 * i as f64 / cap as f64;
+        profile.push((-r * th.cos(), r * th.sin()));
+    }
+    let rings = 24;
+    for i in 1..rings {
+        profile.push((len * i as f64 / rings as f64, r));
+    }
+    for i in 0..cap {
+        let th = std::f64::consts::FRAC_PI_2 * i as f64 / cap as f64;
+        profile.push((len + r * th.sin(), r * th.cos()));
+    }
+    let mut positions = vec![P3::new(0.0, -r, 0.0) + offset];
+    for &(y, rad) in &profile {
+        for k in 0..seg {
+            let a = std::f64::consts::TAU * k as f64 / seg as f64;
+            positions.push(P3::new(rad * a.cos(), y, rad * a.sin()) + offset);
+        }
+    }
+    positions.push(P3::new(0.0, len + r, 0.0) + offset);
+    let top = (positions.len() - 1) as u32;
+    let ring = |i: usize, k: usize| (1 + i * seg + k % seg) as u32;
+    let mut triangles = Vec::new();
+    for k in 0..seg {
+        triangles.push([0, ring(0, k + 1), ring(0, k)]);
+        let last = profile.len() - 1;
+        triangles.push([top, ring(last, k), ring(last, k + 1)]);
+    }
+    for i in 0..profile.len() - 1 {
+        for k in 0..seg {
+            triangles.push([ring(i, k), ring(i, k + 1), ring(i + 1, k + 1)]);
+            triangles.push([ring(i, k), ring(i + 1, k + 1), ring(i + 1, k)]);
+        }
+    }
+    Mesh {
+        positions,
+        triangles,
+    }
+}
+
+pub fn capsule_sdf(p: &P3, len: f64, r: f64, offset: V3) -> f64 {
+    let q = p - offset;
+    let y = q.y.clamp(0.0, len);
+    (q - P3::new(0.0, y, 0.0)).norm() - r
+}
+
+/// A prepared mesh built by hand: identity weld unless `weld` is given, shells computed by the
+/// skinning code itself (empty list here).
+pub fn prepare(input: Mesh, welded: Option<(Vec<P3>, Vec<u32>, Vec<[u32; 3]>)>) -> PreparedMesh {
+    let normalization = Normalization::from_aabb(&input.aabb());
+    let (pos_mesh, weld, triangles) = welded.unwrap_or_else(|| {
+        (
+            input.positions.clone(),
+            (0..input.positions.len() as u32).collect(),
+            input.triangles.clone(),
+        )
+    });
+    PreparedMesh {
+        positions: pos_mesh
+            .iter()
+            .map(|p| normalization.to_normalized(p))
+            .collect(),
+        normalization,
+        weld,
+        triangles,
+        shells: Vec::new(),
+        report: RepairReport::default(),
+        input,
+    }
+}
+
+pub fn chain(scale: f64) -> Vec<RigJoint> {
+    let j = |name: &str, parent, y: f64, end| RigJoint {
+        name: name.into(),
+        parent,
+        position: [0.0, y * scale, 0.0],
+        end,
+    };
+    vec![
+        j("hips", None, 0.2, false),
+        j("spine", Some(0), 1.2, false),
+        j("chest", Some(1), 2.2, false),
+        j("top_end", Some(2), 3.2, true),
+    ]
+}
+
+pub fn run(mesh: &PreparedMesh, sdf: impl Fn(&P3) -> f64 + Sync, joints: &[RigJoint]) -> Skin {
+    let n = mesh.normalization;
+    let f = move |p: &P3| sdf(&n.to_mesh(p)) * n.scale;
+    skin_with_sdf(mesh, &f, joints, &SkinOptions::default()).expect("skin")
+}
+
+/// Every row non-empty, weights finite in (0, 1], joint indices in range, rows summing to 1.
+pub fn assert_valid(skin: &Skin, vertices: usize, joints: usize) {
+    assert_eq!(skin.weights.len(), vertices);
+    for (i, row) in skin.weights.iter().enumerate() {
+        assert!(!row.is_empty(), "vertex {i} has no weights");
+        let sum: f64 = row.iter().map(|e| e.1).sum();
+        assert!((sum - 1.0).abs() < 1e-9, "vertex {i} sums to {sum}");
+        for &(j, w) in row {
+            assert!((j as usize) < joints);
+            assert!(
+                w.is_finite() && w > 0.0 && w <= 1.0,
+                "vertex {i}: weight {w}"
+            );
+        }
+    }
+}
