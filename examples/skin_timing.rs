@@ -43,7 +43,10 @@ fn subdivide(m: &Mesh) -> Mesh {
         let ca = midpoint(c, a, &mut positions);
         triangles.extend([[a, ab, ca], [ab, b, bc], [ca, bc, c], [ab, bc, ca]]);
     }
-    Mesh { positions, triangles }
+    Mesh {
+        positions,
+        triangles,
+    }
 }
 
 /// A star: root at the box centre, four 5-joint chains toward the extreme vertices along the two
@@ -60,9 +63,14 @@ fn star(m: &Mesh) -> Vec<RigJoint> {
         position: c.into(),
         end: false,
     }];
-    for (k, (axis, sign)) in [(axes[0], 1.0), (axes[0], -1.0), (axes[1], 1.0), (axes[1], -1.0)]
-        .into_iter()
-        .enumerate()
+    for (k, (axis, sign)) in [
+        (axes[0], 1.0),
+        (axes[0], -1.0),
+        (axes[1], 1.0),
+        (axes[1], -1.0),
+    ]
+    .into_iter()
+    .enumerate()
     {
         let tip = m
             .positions
@@ -101,10 +109,13 @@ fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let no_field = args.iter().any(|a| a == "--no-field");
     let pos: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
-    let mesh_path = pos.first().map_or_else(|| corpus().join("meshes/sveta.obj"), PathBuf::from);
+    let mesh_path = pos
+        .first()
+        .map_or_else(|| corpus().join("meshes/sveta.obj"), PathBuf::from);
     let levels: usize = pos.get(1).map_or(Ok(2), |s| s.parse())?;
     let runs: usize = pos.get(3).map_or(Ok(3), |s| s.parse())?;
-    let mut m = mesh::load(&mesh_path).map_err(|e| anyhow::anyhow!("{}: {e}", mesh_path.display()))?;
+    let mut m =
+        mesh::load(&mesh_path).map_err(|e| anyhow::anyhow!("{}: {e}", mesh_path.display()))?;
     let joints = match pos.get(2) {
         Some(r) => Rig::load(std::path::Path::new(r.as_str()))?.joints,
         None => star(&m),
@@ -133,7 +144,11 @@ fn main() -> anyhow::Result<()> {
     let use_field = has_inside && !no_field;
     println!(
         "field {field_ms:.0} ms ({})",
-        if use_field { "real visibility" } else { "visibility = always inside" }
+        if use_field {
+            "real visibility"
+        } else {
+            "visibility = always inside"
+        }
     );
     let opts = SkinOptions::default();
     let mut stats: Vec<SkinStats> = Vec::new();

@@ -77,7 +77,11 @@ fn pipeline_rigs_of_every_corpus_mesh_have_valid_weights() {
     let out = tempfile::tempdir().expect("tempdir");
     let mut glbs = Vec::new();
     for (name, category) in manifest(&dir) {
-        let template = if category == "quadruped" { "quadruped" } else { "human" };
+        let template = if category == "quadruped" {
+            "quadruped"
+        } else {
+            "human"
+        };
         let Ok(skeleton) = geppetto::skeleton::load_template(template) else {
             println!("{name}: skipped, no '{template}' template yet");
             continue;
@@ -96,7 +100,11 @@ fn pipeline_rigs_of_every_corpus_mesh_have_valid_weights() {
         };
         let skin = outcome.skin.as_ref().expect("skin requested");
         let rig = &outcome.rig;
-        assert_valid(skin, outcome.prepared.input.positions.len(), rig.joints.len());
+        assert_valid(
+            skin,
+            outcome.prepared.input.positions.len(),
+            rig.joints.len(),
+        );
         let mut empty = Vec::new();
         for j in bone_owners(&rig.joints) {
             if !skin.weights.iter().flatten().any(|e| e.0 as usize == j) {
@@ -115,9 +123,12 @@ fn pipeline_rigs_of_every_corpus_mesh_have_valid_weights() {
             skin.stats.total_ms,
             empty
         );
-        assert!(empty.is_empty(), "{name}: bone-owning joints without vertices: {empty:?}");
-        let written = write_rig(rig, &outcome.prepared.input, out.path(), &[Format::Glb])
-            .expect("write GLB");
+        assert!(
+            empty.is_empty(),
+            "{name}: bone-owning joints without vertices: {empty:?}"
+        );
+        let written =
+            write_rig(rig, &outcome.prepared.input, out.path(), &[Format::Glb]).expect("write GLB");
         glbs.extend(written);
     }
     validate(&glbs);
@@ -133,7 +144,10 @@ fn artist_skin(path: &Path) -> Option<SkinTable> {
             .iter()
             .zip(weights)
             .map(|(j, w)| {
-                let (j, w) = (j.as_array().cloned().unwrap_or_default(), w.as_array().cloned().unwrap_or_default());
+                let (j, w) = (
+                    j.as_array().cloned().unwrap_or_default(),
+                    w.as_array().cloned().unwrap_or_default(),
+                );
                 j.iter()
                     .zip(&w)
                     .filter_map(|(j, w)| Some((u32::try_from(j.as_i64()?).ok()?, w.as_f64()?)))
@@ -175,11 +189,18 @@ fn deformation_error(
         let pose = Pose::random(joints.len(), seed, 30.0);
         let pa = pose_mesh(positions, joints, a, &pose);
         let pb = pose_mesh(positions, joints, b, &pose);
-        d.extend(pa.iter().zip(&pb).map(|(x, y)| (x - y).norm() / extent * 100.0));
+        d.extend(
+            pa.iter()
+                .zip(&pb)
+                .map(|(x, y)| (x - y).norm() / extent * 100.0),
+        );
     }
     d.sort_by(f64::total_cmp);
     let mean = d.iter().sum::<f64>() / d.len().max(1) as f64;
-    let p95 = d.get((d.len() as f64 * 0.95) as usize).copied().unwrap_or(0.0);
+    let p95 = d
+        .get((d.len() as f64 * 0.95) as usize)
+        .copied()
+        .unwrap_or(0.0);
     (mean, p95)
 }
 
@@ -192,7 +213,9 @@ fn attach_with_artist_skeletons_matches_artist_weights() {
     println!("mesh            verts joints   L1    deform mean%  p95%   rigid shells  skin ms");
     for (name, _) in manifest(&dir) {
         let truth = dir.join("truth").join(format!("{name}.json"));
-        let Some(artist) = artist_skin(&truth) else { continue };
+        let Some(artist) = artist_skin(&truth) else {
+            continue;
+        };
         let mesh_path = dir.join("meshes").join(format!("{name}.obj"));
         let joints = load_joints(&truth).expect("truth joints");
         let done = attach(&mesh_path, joints, &truth, &config.discretize, &config.skin)
@@ -202,8 +225,14 @@ fn attach_with_artist_skeletons_matches_artist_weights() {
         assert_eq!(artist.len(), n, "{name}: truth rows");
         let ours = &done.skin.weights;
         let extent = done.prepared.input.aabb().max_extent();
-        let (mean, p95) =
-            deformation_error(&done.prepared.input.positions, &done.rig.joints, ours, &artist, extent, 20);
+        let (mean, p95) = deformation_error(
+            &done.prepared.input.positions,
+            &done.rig.joints,
+            ours,
+            &artist,
+            extent,
+            20,
+        );
         let rigid = done
             .skin
             .shells

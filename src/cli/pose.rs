@@ -20,7 +20,10 @@ pub fn run(args: &PoseArgs) -> anyhow::Result<ExitCode> {
         eprintln!("error: {}: the rig has no skin weights", args.rig.display());
         return Ok(ExitCode::from(2));
     };
-    let mesh_path = args.mesh.clone().unwrap_or_else(|| resolve(&args.rig, &rig.mesh));
+    let mesh_path = args
+        .mesh
+        .clone()
+        .unwrap_or_else(|| resolve(&args.rig, &rig.mesh));
     let mesh = crate::mesh::load(&mesh_path)
         .map_err(|e| anyhow::anyhow!("{}: {e}", mesh_path.display()))?;
     if mesh.positions.len() != skin.len() {

@@ -6,8 +6,8 @@
 //!   `P_v` / `T_v` the joints weighing ≥ 0.05 on vertex v in the prediction / the truth,
 //!   precision = `Σ_v |P_v ∩ T_v| / Σ_v |P_v|`, recall = `Σ_v |P_v ∩ T_v| / Σ_v |T_v|` (pooled over
 //!   all vertex–joint pairs; `None` when a denominator is 0).
-//! * **Deformation error**: for each pose (see [`super::pose`]), forward kinematics on the artist
-//!   skeleton, linear blend skinning of the bind-pose vertices with both weight sets, and the
+//! * **Deformation error**: for each pose (see [`super::pose`]: the skin helper's FK/LBS), forward
+//!   kinematics on the artist skeleton, linear blend skinning of the bind-pose vertices with both weight sets, and the
 //!   distance between the two results per vertex. Mean and 95th percentile (linear interpolation,
 //!   [`super::percentile`]) over all (pose, vertex) pairs, in **percent of the extent**.
 //!
@@ -17,10 +17,12 @@ use std::collections::BTreeMap;
 
 use serde::Serialize;
 
-use super::pose::{blend, forward_kinematics, Pose};
+use super::pose::{topo_order, Pose};
 use super::truth::{ScoredRig, Weights};
 use super::{percentile, MeasureError};
 use crate::geom::P3;
+use crate::rig::{RigJoint, SkinTable};
+use crate::skin::pose::{deform, joint_transforms};
 
 /// Influence threshold for precision/recall.
 pub const INFLUENCE_THRESHOLD: f64 = 0.05;
@@ -112,6 +114,17 @@ pub fn remap(weights: &Weights, mapping: &[usize]) -> Weights {
         .collect()
 }
 
+/// `usize`-indexed weights as a [`SkinTable`] (joint indices beyond `u32` are dropped).
+fn to_table(w: &Weights) -> SkinTable {
+    w.iter()
+        .map(|row| {
+            row.iter()
+                .filter_map(|(j, x)| u32::try_from(*j).ok().map(|j| (j, *x)))
+                .collect()
+        })
+        .collect()
+}
+
 fn as_map(row: &[(usize, f64)]) -> BTreeMap<usize, f64> {
     let mut m = BTreeMap::new();
     for (j, w) in row {
@@ -157,11 +170,25 @@ pub fn measure(
         }
     }
     let ratio = |a: usize, b: usize| (b > 0).then(|| a as f64 / b as f64);
+    topo_order(skeleton.1)?;
+    let joints: Vec<RigJoint> = skeleton
+        .0
+        .iter()
+        .zip(skeleton.1)
+        .enumerate()
+        .map(|(i, (p, parent))| RigJoint {
+            name: format!("j{i}"),
+            parent: *parent,
+            position: [p.x, p.y, p.z],
+            end: false,
+        })
+        .collect();
+    let (pred_t, truth_t) = (to_table(pred), to_table(truth));
     let mut dists = Vec::with_capacity(n * poses.len());
     for pose in poses {
-        let g = forward_kinematics(skeleton.0, skeleton.1, pose)?;
-        let a = blend(positions, pred, &g);
-        let b = blend(positions, truth, &g);
+        let g = joint_transforms(&joints, pose);
+        let a = deform(positions, &pred_t, &g);
+        let b = deform(positions, &truth_t, &g);
         dists.extend(a.iter().zip(&b).map(|(x, y)| (x - y).norm()));
     }
     let pct = 100.0 / extent;

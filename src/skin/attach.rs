@@ -74,7 +74,10 @@ pub fn load_joints(path: &Path) -> Result<Vec<RigJoint>, RigError> {
 fn truth_joints(path: &Path, t: TruthJson) -> Result<Vec<RigJoint>, RigError> {
     let n = t.joint_names.len();
     if t.parents.len() != n || t.joint_positions.len() != n {
-        return Err(invalid(path, "joint_names, parents and joint_positions differ in length"));
+        return Err(invalid(
+            path,
+            "joint_names, parents and joint_positions differ in length",
+        ));
     }
     Ok(t.joint_names
         .into_iter()
@@ -95,10 +98,16 @@ fn check_joints(path: &Path, joints: &[RigJoint]) -> Result<(), RigError> {
     }
     for (i, j) in joints.iter().enumerate() {
         if j.parent.is_some_and(|p| p >= joints.len() || p == i) {
-            return Err(invalid(path, format!("joint {i} ({}) has an invalid parent", j.name)));
+            return Err(invalid(
+                path,
+                format!("joint {i} ({}) has an invalid parent", j.name),
+            ));
         }
         if j.position.iter().any(|c| !c.is_finite()) {
-            return Err(invalid(path, format!("joint {i} ({}) is not finite", j.name)));
+            return Err(invalid(
+                path,
+                format!("joint {i} ({}) is not finite", j.name),
+            ));
         }
     }
     Ok(())
