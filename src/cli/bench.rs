@@ -12,6 +12,9 @@ use crate::measure::bench::{self, manifest, report, scaling, BenchOptions};
 /// Per-run time limit unless `GEPPETTO_BENCH_TIMEOUT` (seconds) says otherwise.
 const DEFAULT_TIMEOUT_S: u64 = 300;
 
+/// The `--corpus` default in [`super::BenchArgs`].
+const DEFAULT_CORPUS: &str = "../shared/corpus";
+
 /// Run `geppetto bench`. Exit 0 even when some rigs fail (they are reported); 2 for usage errors
 /// or a missing corpus.
 pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
@@ -24,9 +27,14 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         .ok()
         .and_then(|s| s.parse().ok())
         .unwrap_or(DEFAULT_TIMEOUT_S);
+    // `--corpus` left at its default defers to GEPPETTO_CORPUS, like the tests.
+    let corpus = match std::env::var_os("GEPPETTO_CORPUS") {
+        Some(env) if args.corpus == Path::new(DEFAULT_CORPUS) => PathBuf::from(env),
+        _ => args.corpus.clone(),
+    };
     let opts = BenchOptions {
         exe,
-        corpus: args.corpus.clone(),
+        corpus: corpus.clone(),
         runs: args.runs,
         filter: args.filter.clone(),
         config: args.config.clone(),
@@ -36,10 +44,11 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(mesh) = &args.scaling {
         return run_scaling(args, &opts, mesh);
     }
-    if !args.corpus.join("MANIFEST.tsv").is_file() {
+    if !corpus.join("MANIFEST.tsv").is_file() {
         eprintln!(
-            "error: no corpus at {} (expected MANIFEST.tsv, meshes/, truth/); pass --corpus DIR",
-            args.corpus.display()
+            "error: no corpus at {} (expected MANIFEST.tsv, meshes/, truth/); pass --corpus DIR \
+             or set GEPPETTO_CORPUS",
+            corpus.display()
         );
         return Ok(ExitCode::from(2));
     }
@@ -68,7 +77,7 @@ fn run_scaling(args: &BenchArgs, opts: &BenchOptions, mesh: &Path) -> anyhow::Re
     }
     // The corpus category picks the template when the mesh is a corpus mesh; else `human`.
     let stem = crate::pipeline::asset_name(mesh);
-    let skeleton = manifest::read(&args.corpus)
+    let skeleton = manifest::read(&opts.corpus)
         .ok()
         .and_then(|es| es.into_iter().find(|e| e.name == stem))
         .map_or_else(|| "human".to_string(), |e| e.skeleton);

@@ -108,23 +108,27 @@ pub fn summary_lines(s: &Summary) -> String {
     )
 }
 
-/// Stage names in pipeline order first, then any others alphabetically; `total` last.
-fn stage_columns(meshes: &[MeshResult]) -> Vec<String> {
+/// Sort stage names in pipeline order, then any others alphabetically, `total` last; deduplicated.
+pub fn order_stages(mut stages: Vec<String>) -> Vec<String> {
     const ORDER: [&str; 9] = [
         "load", "prepare", "field", "medial", "spheres", "graph", "embed", "refine", "skin",
     ];
-    let mut all: Vec<String> = meshes
-        .iter()
-        .flat_map(|m| m.stage_ms.keys().cloned())
-        .collect();
-    all.sort();
-    all.dedup();
     let rank = |s: &str| match s {
         "total" => ORDER.len() + 1,
         s => ORDER.iter().position(|o| *o == s).unwrap_or(ORDER.len()),
     };
-    all.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.cmp(b)));
-    all
+    stages.sort_by(|a, b| rank(a).cmp(&rank(b)).then(a.cmp(b)));
+    stages.dedup();
+    stages
+}
+
+fn stage_columns(meshes: &[MeshResult]) -> Vec<String> {
+    order_stages(
+        meshes
+            .iter()
+            .flat_map(|m| m.stage_ms.keys().cloned())
+            .collect(),
+    )
 }
 
 /// Per-mesh tables and the summary lines.
