@@ -194,3 +194,32 @@ fn summary_logic() {
     );
     assert_eq!((s.median_skin_deform_pct, s.skins_scored), (None, 0));
 }
+
+/// The CI invocation (`geppetto bench --filter fox --runs 1`) on the shared corpus.
+#[test]
+fn bench_ci_path_on_the_corpus() {
+    let dir = std::env::var_os("GEPPETTO_CORPUS")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
+    if !dir.join("MANIFEST.tsv").is_file() {
+        println!("skipped: corpus not found at {}", dir.display());
+        return;
+    }
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["bench", "--filter", "fox", "--runs", "1", "--corpus"])
+        .arg(&dir)
+        .output()
+        .expect("run");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("meshes rigged:") && text.contains("/ 1"),
+        "{text}"
+    );
+    assert!(text.lines().any(|l| l.starts_with("fox ")), "{text}");
+}
