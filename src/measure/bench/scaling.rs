@@ -160,9 +160,14 @@ pub fn format(r: &ScalingReport) -> String {
             .map_or("-".into(), |e| format!("{e:.2}"));
         let _ = writeln!(s, " {e:>9}");
     };
-    let mut names: Vec<&String> = r.exponents.keys().filter(|k| *k != "wall").collect();
-    names.sort();
-    for n in names {
+    let names = super::report::order_stages(
+        r.exponents
+            .keys()
+            .filter(|k| *k != "wall")
+            .cloned()
+            .collect(),
+    );
+    for n in &names {
         let vals = r
             .points
             .iter()
