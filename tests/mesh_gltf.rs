@@ -142,8 +142,17 @@ fn rigged_glb_matches_truth() {
             assert!(j.parent.is_none_or(|p| p < i), "{name}: not parent-first");
         }
         let (l1_mean, l1_max) = compare_weights(&name, &t, &r, &o, &names, &by_name, ext);
+        let (ibm_dev, spread) = ibm_check(&path, &r, ext);
+        // Our frame (default pose, as the truth and the OBJ) is the bind pose up to one common
+        // transform; inverse(IBM) positions can sit in another frame (bob_lamp: the skin's space
+        // is rotated against the world), which is why joints come from node world transforms.
+        assert!(
+            spread < 1e-3,
+            "{name}: default pose is not the bind pose ({spread:.2e})"
+        );
         println!(
-            "{name:14} joints {:3} max joint error {worst:.1e} of extent | weights vs truth: mean L1 {l1_mean:.2e}, max {l1_max:.2e}",
+            "{name:14} joints {:3} max joint error {worst:.1e} of extent | W*IBM spread {spread:.1e}, \
+             inverse-IBM vs world {ibm_dev:.1e} | weights vs truth: mean L1 {l1_mean:.2e}, max {l1_max:.2e}",
             r.joints.len()
         );
         compared += 1;
@@ -152,6 +161,63 @@ fn rigged_glb_matches_truth() {
         compared >= 8,
         "expected the 8 skinned truth files, compared {compared}"
     );
+}
+
+/// For the first skin: (a) the largest distance between a joint's reported position (its node's
+/// world translation in the default pose) and the translation of its inverse bind matrix, and
+/// (b) the largest spread of `W(joint) · IBM(joint)` across joints (zero when the default pose
+/// is the bind pose up to one common transform). Both relative to `ext`.
+fn ibm_check(path: &Path, r: &geppetto::mesh::load::RiggedMesh, ext: f64) -> (f64, f64) {
+    type M4 = nalgebra::Matrix4<f64>;
+    // Buffers only: gltf::import would also load texture images, some of which are absent.
+    let g = gltf::Gltf::open(path).expect("gltf open");
+    let buffers =
+        gltf::import_buffers(&g.document, path.parent(), g.blob.clone()).expect("buffers");
+    let doc = g.document;
+    let nodes: Vec<gltf::Node> = doc.nodes().collect();
+    let mut parent = vec![None; nodes.len()];
+    for n in &nodes {
+        for c in n.children() {
+            parent[c.index()] = Some(n.index());
+        }
+    }
+    let local = |i: usize| M4::from_fn(|a, b| f64::from(nodes[i].transform().matrix()[b][a]));
+    let world = |mut i: usize| {
+        let mut m = local(i);
+        while let Some(p) = parent[i] {
+            m = local(p) * m;
+            i = p;
+        }
+        m
+    };
+    let skin = doc.skins().next().expect("skin");
+    let reader = skin.reader(|b| Some(&buffers[b.index()]));
+    let Some(ibms) = reader.read_inverse_bind_matrices() else {
+        return (0.0, 0.0);
+    };
+    let (mut pos_dev, mut spread): (f64, f64) = (0.0, 0.0);
+    let mut first: Option<M4> = None;
+    for (k, (node, ibm)) in skin.joints().zip(ibms).enumerate() {
+        let m = M4::from_fn(|i, j| f64::from(ibm[j][i]));
+        let inv = m.try_inverse().expect("invertible IBM");
+        let name = node
+            .name()
+            .map_or_else(|| format!("joint_{k}"), str::to_owned);
+        let j = r
+            .joints
+            .iter()
+            .find(|j| j.name == name)
+            .expect("joint by name");
+        let d = (P3::from(j.position) - P3::new(inv[(0, 3)], inv[(1, 3)], inv[(2, 3)])).norm();
+        pos_dev = pos_dev.max(d / ext);
+        let bind_shape = world(node.index()) * m;
+        let f = *first.get_or_insert(bind_shape);
+        let diff = bind_shape - f;
+        let rot = diff.fixed_view::<3, 3>(0, 0).abs().max();
+        let tr = diff.fixed_view::<3, 1>(0, 3).norm() / ext;
+        spread = spread.max(rot.max(tr));
+    }
+    (pos_dev, spread)
 }
 
 /// Mean and max per-vertex L1 between our weights (top 4, renormalized, mapped to OBJ vertices by

@@ -75,26 +75,18 @@ pub fn quadruped(seed: u64) -> DemoCharacter {
 pub const DEFAULT_SEED: u64 = 1;
 
 /// Write `demo_humanoid.obj` and `demo_quadruped.obj` (seed [`DEFAULT_SEED`]) into `dir`,
-/// creating it. Writes are atomic; a file that already holds exactly this content is left alone,
-/// and an existing file with different content is an error (the user's edits are never
-/// overwritten). Returns the paths.
+/// creating it, and return their paths. Writes are atomic. An existing file is never overwritten:
+/// one with the same content is simply reused, and one with different content (the user edited
+/// it, or an older Geppetto wrote it) is left as it is and its path returned all the same, so a
+/// repeated `geppetto demo` never fails and never destroys work.
 pub fn write_demo_folder(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     std::fs::create_dir_all(dir)?;
     let mut out = Vec::new();
     for c in [humanoid(DEFAULT_SEED), quadruped(DEFAULT_SEED)] {
         let path = dir.join(format!("{}.obj", c.name));
         let text = crate::mesh::write::obj_string(&c.mesh);
-        match std::fs::read(&path) {
-            Ok(existing) if existing == text.as_bytes() => {}
-            Ok(_) => {
-                return Err(std::io::Error::new(
-                    std::io::ErrorKind::AlreadyExists,
-                    format!(
-                        "{} exists with different content; not overwriting it",
-                        path.display()
-                    ),
-                ))
-            }
+        match std::fs::metadata(&path) {
+            Ok(_) => {}
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
                 crate::util::write_atomic(&path, text.as_bytes())?;
             }

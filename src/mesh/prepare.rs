@@ -113,35 +113,8 @@ pub enum PrepareError {
 /// `weld` covers every input vertex), but the normalization uses the referenced vertices only.
 pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
     let (nv, nt) = (mesh.positions.len(), mesh.triangles.len());
-    if nv == 0 || nt == 0 {
-        return Err(PrepareError::Empty {
-            vertices: nv,
-            triangles: nt,
-        });
-    }
-    if let Some(i) = mesh
-        .positions
-        .iter()
-        .position(|p| !p.iter().all(|c| c.is_finite()))
-    {
-        return Err(PrepareError::NonFinite(i));
-    }
-    let bbox = referenced_bbox(&mesh);
+    let bbox = check_input(&mesh)?;
     let extent = bbox.max_extent();
-    if bbox.is_empty() || extent.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
-        return Err(PrepareError::Degenerate(
-            "all triangle vertices coincide".into(),
-        ));
-    }
-    let smallest = bbox.extent().min();
-    if smallest < FLAT_RATIO * extent {
-        return Err(PrepareError::Degenerate(format!(
-            "the mesh is flat (bounding box {:.3e} × {:.3e} × {:.3e}); it has no volume to rig",
-            bbox.extent().x,
-            bbox.extent().y,
-            bbox.extent().z
-        )));
-    }
     let welded = weld(&mesh.positions, WELD_TOLERANCE * extent, &bbox.min);
     let filtered = filter_triangles(&mesh, &welded.weld, &welded.positions, extent);
     if filtered.kept.is_empty() {
@@ -207,6 +180,40 @@ pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
         shells,
         report,
     })
+}
+
+/// The fatal checks: empty, non-finite, coincident or flat. Returns the bounding box of the
+/// referenced vertices (mesh frame), whose largest side is positive.
+fn check_input(mesh: &Mesh) -> Result<Aabb, PrepareError> {
+    let (nv, nt) = (mesh.positions.len(), mesh.triangles.len());
+    if nv == 0 || nt == 0 {
+        return Err(PrepareError::Empty {
+            vertices: nv,
+            triangles: nt,
+        });
+    }
+    if let Some(i) = mesh
+        .positions
+        .iter()
+        .position(|p| !p.iter().all(|c| c.is_finite()))
+    {
+        return Err(PrepareError::NonFinite(i));
+    }
+    let bbox = referenced_bbox(mesh);
+    let extent = bbox.max_extent();
+    if bbox.is_empty() || extent.partial_cmp(&0.0) != Some(std::cmp::Ordering::Greater) {
+        return Err(PrepareError::Degenerate(
+            "all triangle vertices coincide".into(),
+        ));
+    }
+    let e = bbox.extent();
+    if e.min() < FLAT_RATIO * extent {
+        return Err(PrepareError::Degenerate(format!(
+            "the mesh is flat (bounding box {:.3e} × {:.3e} × {:.3e}); it has no volume to rig",
+            e.x, e.y, e.z
+        )));
+    }
+    Ok(bbox)
 }
 
 /// Bounding box of the vertices used by triangles with in-range indices (mesh frame).

@@ -347,34 +347,57 @@ fn add_primitive(
         mesh.triangles
             .push(if mirrored { [t[0], t[2], t[1]] } else { t });
     }
+    let placement = Placement {
+        skin: skin.as_ref(),
+        node_world,
+        node: node.index(),
+    };
     for i in 0..count {
-        let v = raw.get(i);
-        let c = |k: usize| v.get(k).copied().unwrap_or(0.0);
-        let p = Vector4::new(c(0), c(1), c(2), 1.0);
-        let infl: &[(usize, f64)] = skin
-            .as_ref()
-            .and_then(|s| s.per_vertex.get(i))
-            .map_or(&[], Vec::as_slice);
-        let total: f64 = infl.iter().map(|&(_, w)| w).sum();
-        let q = match &skin {
-            Some(s) if total > 0.0 => {
-                infl.iter()
-                    .map(|&(j, w)| s.mats.get(j).map_or(p, |m| m * p) * w)
-                    .sum::<Vector4<f64>>()
-                    / total
-            }
-            _ => node_world * p,
-        };
-        mesh.positions.push(P3::new(q.x, q.y, q.z));
+        let (p, infl) = placement.place(raw.get(i), i, influences.is_some());
+        mesh.positions.push(p);
         if let Some(out) = influences.as_mut() {
-            out.push(match &skin {
-                Some(s) if total > 0.0 => infl
-                    .iter()
-                    .map(|&(j, w)| (s.joint_nodes.get(j).copied().unwrap_or(node.index()), w))
-                    .collect(),
-                _ => vec![(node.index(), 1.0)],
-            });
+            out.push(infl);
         }
     }
     Ok(())
+}
+
+/// How a primitive's vertices are placed in world space.
+struct Placement<'a> {
+    skin: Option<&'a PrimSkin>,
+    node_world: Matrix4<f64>,
+    node: usize,
+}
+
+impl Placement<'_> {
+    /// World position of vertex `i` with stored position `v`, and (if `want_influences`) the
+    /// nodes moving it: linear blend skinning when it has weights, else the node transform.
+    fn place(&self, v: &[f64], i: usize, want_influences: bool) -> (P3, Vec<(usize, f64)>) {
+        let c = |k: usize| v.get(k).copied().unwrap_or(0.0);
+        let p = Vector4::new(c(0), c(1), c(2), 1.0);
+        let infl: &[(usize, f64)] = self
+            .skin
+            .and_then(|s| s.per_vertex.get(i))
+            .map_or(&[], Vec::as_slice);
+        let total: f64 = infl.iter().map(|&(_, w)| w).sum();
+        let (q, nodes) = match self.skin {
+            Some(s) if total > 0.0 => {
+                let q = infl
+                    .iter()
+                    .map(|&(j, w)| s.mats.get(j).map_or(p, |m| m * p) * w)
+                    .sum::<Vector4<f64>>()
+                    / total;
+                let nodes = if want_influences {
+                    infl.iter()
+                        .map(|&(j, w)| (s.joint_nodes.get(j).copied().unwrap_or(self.node), w))
+                        .collect()
+                } else {
+                    Vec::new()
+                };
+                (q, nodes)
+            }
+            _ => (self.node_world * p, vec![(self.node, 1.0)]),
+        };
+        (P3::new(q.x, q.y, q.z), nodes)
+    }
 }

@@ -11,6 +11,79 @@ use super::gltf::{assemble, open, Opened};
 use super::{LoadError, RiggedMesh};
 use crate::rig::{RigJoint, SkinTable};
 
+/// The first skin's joints: skin slots (joint node per slot, duplicates dropped), the slot of
+/// each node, and the parent-first order with each slot's new index.
+struct SkinJoints {
+    slots: Vec<usize>,
+    slot_of: Vec<Option<usize>>,
+    slot_parent: Vec<Option<usize>>,
+    order: Vec<usize>,
+    new_index: Vec<usize>,
+}
+
+impl SkinJoints {
+    fn new(o: &Opened, skin: &gltf::Skin) -> Self {
+        let mut slots: Vec<usize> = Vec::new();
+        for j in skin.joints() {
+            if !slots.contains(&j.index()) {
+                slots.push(j.index());
+            }
+        }
+        let mut slot_of = vec![None; o.parent.len()];
+        for (k, &n) in slots.iter().enumerate() {
+            if let Some(s) = slot_of.get_mut(n) {
+                *s = Some(k);
+            }
+        }
+        let slot_parent: Vec<Option<usize>> = slots
+            .iter()
+            .map(|&n| nearest_joint(o, o.parent.get(n).copied().flatten(), &slot_of))
+            .collect();
+        let order = parent_first(&slot_parent);
+        let mut new_index = vec![0usize; slots.len()];
+        for (i, &k) in order.iter().enumerate() {
+            new_index[k] = i;
+        }
+        Self {
+            slots,
+            slot_of,
+            slot_parent,
+            order,
+            new_index,
+        }
+    }
+
+    /// The joints in parent-first order, at their nodes' world positions (default pose).
+    fn rig_joints(&self, o: &Opened) -> Vec<RigJoint> {
+        let names: Vec<Option<String>> = o
+            .doc
+            .nodes()
+            .map(|nd| nd.name().map(str::to_owned))
+            .collect();
+        self.order
+            .iter()
+            .map(|&k| {
+                let node = self.slots[k];
+                let w = o
+                    .world
+                    .get(node)
+                    .copied()
+                    .unwrap_or_else(nalgebra::Matrix4::identity);
+                RigJoint {
+                    name: names
+                        .get(node)
+                        .cloned()
+                        .flatten()
+                        .unwrap_or_else(|| format!("joint_{k}")),
+                    parent: self.slot_parent[k].map(|p| self.new_index[p]),
+                    position: [w[(0, 3)], w[(1, 3)], w[(2, 3)]],
+                    end: false,
+                }
+            })
+            .collect()
+    }
+}
+
 /// Parse a skinned glTF into mesh, joints (parent-first) and weights.
 pub(crate) fn parse_rigged(bytes: &[u8], base_dir: Option<&Path>) -> Result<RiggedMesh, LoadError> {
     let o = open(bytes, base_dir)?;
@@ -19,61 +92,16 @@ pub(crate) fn parse_rigged(bytes: &[u8], base_dir: Option<&Path>) -> Result<Rigg
         .skins()
         .next()
         .ok_or_else(|| LoadError::Invalid("the file has no skin (no artist rig)".into()))?;
-    let mut slots: Vec<usize> = Vec::new();
-    for j in skin.joints() {
-        if !slots.contains(&j.index()) {
-            slots.push(j.index());
-        }
-    }
-    let node_count = o.parent.len();
-    let mut slot_of = vec![None; node_count];
-    for (k, &n) in slots.iter().enumerate() {
-        if let Some(s) = slot_of.get_mut(n) {
-            *s = Some(k);
-        }
-    }
-    let slot_parent: Vec<Option<usize>> = slots
-        .iter()
-        .map(|&n| nearest_joint(&o, o.parent.get(n).copied().flatten(), &slot_of))
-        .collect();
-    let order = parent_first(&slot_parent);
-    let mut new_index = vec![0usize; slots.len()];
-    for (i, &k) in order.iter().enumerate() {
-        new_index[k] = i;
-    }
-    let names: Vec<Option<String>> = o
-        .doc
-        .nodes()
-        .map(|nd| nd.name().map(str::to_owned))
-        .collect();
-    let joints: Vec<RigJoint> = order
-        .iter()
-        .map(|&k| {
-            let node = slots[k];
-            let w = o
-                .world
-                .get(node)
-                .copied()
-                .unwrap_or_else(nalgebra::Matrix4::identity);
-            RigJoint {
-                name: names
-                    .get(node)
-                    .cloned()
-                    .flatten()
-                    .unwrap_or_else(|| format!("joint_{k}")),
-                parent: slot_parent[k].map(|p| new_index[p]),
-                position: [w[(0, 3)], w[(1, 3)], w[(2, 3)]],
-                end: false,
-            }
-        })
-        .collect();
+    let sj = SkinJoints::new(&o, &skin);
+    let joints = sj.rig_joints(&o);
     let (mesh, influences) = assemble(&o, true)?;
     let has_weights = o.doc.meshes().any(|m| {
         m.primitives()
             .any(|p| p.get(&gltf::Semantic::Joints(0)).is_some())
     });
     let skin = has_weights.then(|| {
-        let joint_of = |node: usize| nearest_joint(&o, Some(node), &slot_of).map(|k| new_index[k]);
+        let joint_of =
+            |node: usize| nearest_joint(&o, Some(node), &sj.slot_of).map(|k| sj.new_index[k]);
         skin_table(&influences, joint_of)
     });
     Ok(RiggedMesh { mesh, joints, skin })

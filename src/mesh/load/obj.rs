@@ -30,7 +30,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
     let mut corners: Vec<i64> = Vec::new();
     let mut faces: Vec<Face> = Vec::new();
     for (line_no, line) in logical_lines(bytes, true) {
-        let mut toks = tokens(&line);
+        // `#` starts a comment anywhere on a line (some exporters annotate `v`/`f` lines).
+        let body = line.split(|&b| b == b'#').next().unwrap_or(&[]);
+        let mut toks = tokens(body);
         let Some(keyword) = toks.next() else {
             continue;
         };

@@ -21,41 +21,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
         let toks: Vec<&[u8]> = tokens(body).collect();
         (!toks.is_empty()).then_some((*n, toks))
     });
-    let (first_line, first) = content
-        .next()
-        .ok_or_else(|| LoadError::Invalid("empty OFF file".into()))?;
-    let mut header: Vec<&[u8]> = first.clone();
-    let keyword = header.first().copied().unwrap_or(b"");
-    if keyword.ends_with(b"OFF") {
-        if keyword.contains(&b'4') || keyword.starts_with(b"n") {
-            return Err(syntax(
-                first_line,
-                "only 3-dimensional OFF files are supported",
-            ));
-        }
-        header.remove(0);
-    } else if parse_i64(keyword, first_line, "").is_err() {
-        return Err(syntax(
-            first_line,
-            format!("expected the OFF keyword, found '{}'", show(keyword)),
-        ));
-    }
-    let mut count_line = first_line;
-    if header.is_empty() {
-        let (n, toks) = content
-            .next()
-            .ok_or_else(|| syntax(first_line, "missing vertex and face counts"))?;
-        header = toks;
-        count_line = n;
-    }
-    let count = |k: usize, what: &str| -> Result<usize, LoadError> {
-        let t = header
-            .get(k)
-            .ok_or_else(|| syntax(count_line, format!("missing {what} count")))?;
-        usize::try_from(parse_i64(t, count_line, what)?)
-            .map_err(|_| syntax(count_line, format!("negative {what} count")))
-    };
-    let (nv, nf) = (count(0, "vertex")?, count(1, "face")?);
+    let (nv, nf, count_line) = header(&mut content)?;
     // Every vertex and face needs at least a few bytes: bound claimed counts by the file size so
     // a forged header cannot allocate absurdly.
     if nv.saturating_add(nf) > bytes.len() / 2 + 1 {
@@ -113,6 +79,48 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
         positions,
         triangles,
     })
+}
+
+/// The vertex and face counts (and the line they are on) from the `OFF` header, which may carry
+/// them itself or be followed by them. `content` yields comment-free, non-blank lines.
+fn header<'a>(
+    content: &mut impl Iterator<Item = (usize, Vec<&'a [u8]>)>,
+) -> Result<(usize, usize, usize), LoadError> {
+    let (first_line, first) = content
+        .next()
+        .ok_or_else(|| LoadError::Invalid("empty OFF file".into()))?;
+    let mut header: Vec<&[u8]> = first;
+    let keyword = header.first().copied().unwrap_or(b"");
+    if keyword.ends_with(b"OFF") {
+        if keyword.contains(&b'4') || keyword.starts_with(b"n") {
+            return Err(syntax(
+                first_line,
+                "only 3-dimensional OFF files are supported",
+            ));
+        }
+        header.remove(0);
+    } else if parse_i64(keyword, first_line, "").is_err() {
+        return Err(syntax(
+            first_line,
+            format!("expected the OFF keyword, found '{}'", show(keyword)),
+        ));
+    }
+    let mut count_line = first_line;
+    if header.is_empty() {
+        let (n, toks) = content
+            .next()
+            .ok_or_else(|| syntax(first_line, "missing vertex and face counts"))?;
+        header = toks;
+        count_line = n;
+    }
+    let count = |k: usize, what: &str| -> Result<usize, LoadError> {
+        let t = header
+            .get(k)
+            .ok_or_else(|| syntax(count_line, format!("missing {what} count")))?;
+        usize::try_from(parse_i64(t, count_line, what)?)
+            .map_err(|_| syntax(count_line, format!("negative {what} count")))
+    };
+    Ok((count(0, "vertex")?, count(1, "face")?, count_line))
 }
 
 #[cfg(test)]

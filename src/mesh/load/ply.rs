@@ -46,6 +46,18 @@ struct Element {
     line: usize,
 }
 
+impl Element {
+    /// Least bytes one instance takes in a binary body (scalars, and list counts with no items).
+    fn min_binary_bytes(&self) -> usize {
+        self.props
+            .iter()
+            .map(|p| match p.kind {
+                Kind::Scalar(t) | Kind::List(t, _) => t.size(),
+            })
+            .sum()
+    }
+}
+
 /// Parsed header: format, elements, and where the body starts (byte offset, line number).
 struct Header {
     format: Format,
@@ -68,7 +80,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
     let mut face_starts: Vec<(usize, Option<usize>)> = Vec::new();
     let mut saw_vertex = false;
     for el in &header.elements {
-        reader.check_room(el.count, el.props.len())?;
+        reader.check_room(el.count, el.props.len(), el.min_binary_bytes())?;
         match el.name.as_str() {
             "vertex" if !saw_vertex => {
                 saw_vertex = true;

@@ -33,7 +33,7 @@ impl Scalar {
     }
 
     /// Size in bytes in binary files.
-    fn size(self) -> usize {
+    pub(crate) fn size(self) -> usize {
         match self {
             Self::I8 | Self::U8 => 1,
             Self::I16 | Self::U16 => 2,
@@ -75,12 +75,21 @@ pub(crate) trait ValueReader {
         Ok(())
     }
 
-    /// Fail cleanly if `count` instances of `props` properties cannot fit in what is left (a
-    /// forged count must neither allocate absurdly nor loop for ages).
-    fn check_room(&self, count: usize, props: usize) -> Result<(), LoadError> {
-        let need = count
-            .saturating_mul(props.max(1))
-            .saturating_mul(self.min_value_bytes());
+    /// Fail cleanly if `count` instances cannot fit in what is left, given each needs at least
+    /// `values` values and (binary) `binary_bytes` bytes: a forged count must neither allocate
+    /// absurdly nor loop for ages.
+    fn check_room(
+        &self,
+        count: usize,
+        values: usize,
+        binary_bytes: usize,
+    ) -> Result<(), LoadError> {
+        let per = if self.line().is_some() {
+            values.saturating_mul(self.min_value_bytes())
+        } else {
+            binary_bytes
+        };
+        let need = count.saturating_mul(per.max(1));
         if need > self.remaining() + 1 {
             return Err(self.error(format!(
                 "element claims {count} entries, more than the {} bytes left can hold",
