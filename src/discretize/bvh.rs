@@ -22,14 +22,25 @@ pub struct Tri {
     pub v: [V3; 3],
 }
 
+/// Supporting plane of a triangle slot: unit normal and offset (`n·x = off` on the plane); the
+/// squared plane distance is a cheap lower bound that rejects most triangles of a visited leaf
+/// before the full closest-point test. Zero normal for degenerate triangles (never rejects).
+#[derive(Clone, Copy, Debug)]
+struct Plane {
+    n: V3,
+    off: f64,
+}
+
 /// A BVH node: `count > 0` is a leaf over `tris[first..first + count]`; otherwise its children
 /// are nodes `first` and `first + 1`.
+/// Boxes are f32, rounded outward, so a node is 32 bytes (two per cache line) and box distances
+/// stay conservative lower bounds.
 #[derive(Clone, Copy, Debug)]
 pub struct Node {
-    /// Box lower corner.
-    pub lo: V3,
-    /// Box upper corner.
-    pub hi: V3,
+    /// Box lower corner (rounded down).
+    pub lo: [f32; 3],
+    /// Box upper corner (rounded up).
+    pub hi: [f32; 3],
     /// First triangle slot (leaf) or left child (internal).
     pub first: u32,
     /// Triangle count (leaf) or 0 (internal).
@@ -69,6 +80,8 @@ pub struct Bvh {
     pub tris: Vec<Tri>,
     /// For each slot, the index of the triangle in the input triangle list.
     pub tri_ids: Vec<u32>,
+    /// Per slot: supporting plane.
+    planes: Vec<Plane>,
 }
 
 impl Bvh {
@@ -87,10 +100,24 @@ impl Bvh {
         if !items.is_empty() {
             build_rec(&mut nodes, &mut items, 0, 0);
         }
+        let planes = items
+            .iter()
+            .map(|(_, t, _)| {
+                let n = (t.v[1] - t.v[0])
+                    .cross(&(t.v[2] - t.v[0]))
+                    .try_normalize(1e-300)
+                    .unwrap_or_else(V3::zeros);
+                Plane {
+                    n,
+                    off: n.dot(&t.v[0]),
+                }
+            })
+            .collect();
         Self {
             nodes,
             tri_ids: items.iter().map(|x| x.0).collect(),
             tris: items.iter().map(|x| x.1).collect(),
+            planes,
         }
     }
 
@@ -123,6 +150,11 @@ impl Bvh {
                 let first = n.first as usize;
                 let end = (first + n.count as usize).min(self.tris.len());
                 for slot in first..end {
+                    let pl = &self.planes[slot];
+                    let h = pl.n.dot(p) - pl.off;
+                    if h * h >= best2 {
+                        continue;
+                    }
                     let t = &self.tris[slot];
                     let (q, f) = closest_on_triangle(p, t);
                     let d2 = (q - p).norm_squared();
@@ -181,14 +213,121 @@ impl Bvh {
 
 fn empty_node() -> Node {
     Node {
-        lo: V3::repeat(f64::INFINITY),
-        hi: V3::repeat(f64::NEG_INFINITY),
+        lo: [f32::INFINITY; 3],
+        hi: [f32::NEG_INFINITY; 3],
         first: 0,
         count: 0,
     }
 }
 
-/// Recursive median split along the longest axis of the centroid box. `offset` is the slot of
+/// f32 box enclosing the f64 box [lo, hi].
+fn outward(lo: &V3, hi: &V3) -> ([f32; 3], [f32; 3]) {
+    let down = |x: f64| {
+        let f = x as f32;
+        if f64::from(f) > x {
+            f.next_down()
+        } else {
+            f
+        }
+    };
+    let up = |x: f64| {
+        let f = x as f32;
+        if f64::from(f) < x {
+            f.next_up()
+        } else {
+            f
+        }
+    };
+    (
+        [down(lo.x), down(lo.y), down(lo.z)],
+        [up(hi.x), up(hi.y), up(hi.z)],
+    )
+}
+
+impl Node {
+    /// Box corners as f64 vectors.
+    pub fn bounds(&self) -> (V3, V3) {
+        let v = |a: [f32; 3]| V3::new(f64::from(a[0]), f64::from(a[1]), f64::from(a[2]));
+        (v(self.lo), v(self.hi))
+    }
+}
+
+/// Bins for the surface-area-heuristic split.
+const BINS: usize = 12;
+
+/// Reorder `items` and return the split position: binned SAH along the longest centroid axis
+/// (tighter boxes than a median split prune closest-point queries better); median split when
+/// the centroids coincide or SAH puts everything on one side.
+fn sah_split(items: &mut [(u32, Tri, V3)], clo: &V3, chi: &V3) -> usize {
+    let ext = chi - clo;
+    let axis = if ext.x >= ext.y && ext.x >= ext.z {
+        0
+    } else if ext.y >= ext.z {
+        1
+    } else {
+        2
+    };
+    let median = |items: &mut [(u32, Tri, V3)]| {
+        let mid = items.len() / 2;
+        items.select_nth_unstable_by(mid, |a, b| a.2[axis].total_cmp(&b.2[axis]));
+        mid
+    };
+    if ext[axis] <= 0.0 {
+        return median(items);
+    }
+    let bin_of =
+        |c: &V3| (((c[axis] - clo[axis]) / ext[axis] * BINS as f64) as usize).min(BINS - 1);
+    let mut count = [0usize; BINS];
+    let mut blo = [V3::repeat(f64::INFINITY); BINS];
+    let mut bhi = [V3::repeat(f64::NEG_INFINITY); BINS];
+    for (_, t, c) in items.iter() {
+        let b = bin_of(c);
+        count[b] += 1;
+        for v in &t.v {
+            blo[b] = blo[b].inf(v);
+            bhi[b] = bhi[b].sup(v);
+        }
+    }
+    let area = |lo: &V3, hi: &V3| {
+        let e = (hi - lo).map(|x| x.max(0.0));
+        e.x * e.y + e.y * e.z + e.z * e.x
+    };
+    // Right-to-left sweep for the right side costs.
+    let mut right = [0.0f64; BINS];
+    let (mut lo, mut hi, mut n) = (V3::repeat(f64::INFINITY), V3::repeat(f64::NEG_INFINITY), 0);
+    for b in (1..BINS).rev() {
+        lo = lo.inf(&blo[b]);
+        hi = hi.sup(&bhi[b]);
+        n += count[b];
+        right[b] = area(&lo, &hi) * n as f64;
+    }
+    let (mut best, mut best_cost) = (0usize, f64::INFINITY);
+    let (mut lo, mut hi, mut n) = (V3::repeat(f64::INFINITY), V3::repeat(f64::NEG_INFINITY), 0);
+    for b in 1..BINS {
+        lo = lo.inf(&blo[b - 1]);
+        hi = hi.sup(&bhi[b - 1]);
+        n += count[b - 1];
+        let cost = area(&lo, &hi) * n as f64 + right[b];
+        if n > 0 && n < items.len() && cost < best_cost {
+            best = b;
+            best_cost = cost;
+        }
+    }
+    if best == 0 {
+        return median(items);
+    }
+    // In-place partition: bins < best first.
+    let mut i = 0;
+    for j in 0..items.len() {
+        if bin_of(&items[j].2) < best {
+            items.swap(i, j);
+            i += 1;
+        }
+    }
+    i
+}
+
+/// Recursive split (SAH, see [`sah_split`]) of the centroid box. `offset` is the slot of
 /// `items[0]` in the final triangle order; `index` is the node being filled.
 fn build_rec(nodes: &mut Vec<Node>, items: &mut [(u32, Tri, V3)], offset: usize, index: usize) {
     let (mut lo, mut hi) = (V3::repeat(f64::INFINITY), V3::repeat(f64::NEG_INFINITY));
@@ -201,31 +340,23 @@ fn build_rec(nodes: &mut Vec<Node>, items: &mut [(u32, Tri, V3)], offset: usize,
         clo = clo.inf(c);
         chi = chi.sup(c);
     }
+    let (blo, bhi) = outward(&lo, &hi);
     if items.len() <= LEAF_SIZE {
         nodes[index] = Node {
-            lo,
-            hi,
+            lo: blo,
+            hi: bhi,
             first: offset as u32,
             count: items.len() as u32,
         };
         return;
     }
-    let ext = chi - clo;
-    let axis = if ext.x >= ext.y && ext.x >= ext.z {
-        0
-    } else if ext.y >= ext.z {
-        1
-    } else {
-        2
-    };
-    let mid = items.len() / 2;
-    items.select_nth_unstable_by(mid, |a, b| a.2[axis].total_cmp(&b.2[axis]));
+    let mid = sah_split(items, &clo, &chi);
     let left = nodes.len();
     nodes.push(empty_node());
     nodes.push(empty_node());
     nodes[index] = Node {
-        lo,
-        hi,
+        lo: blo,
+        hi: bhi,
         first: left as u32,
         count: 0,
     };
@@ -237,9 +368,12 @@ fn build_rec(nodes: &mut Vec<Node>, items: &mut [(u32, Tri, V3)], offset: usize,
 /// Squared distance from `p` to a node's box (0 inside).
 #[inline]
 pub fn box_dist2(p: &V3, n: &Node) -> f64 {
-    let dx = (n.lo.x - p.x).max(0.0).max(p.x - n.hi.x);
-    let dy = (n.lo.y - p.y).max(0.0).max(p.y - n.hi.y);
-    let dz = (n.lo.z - p.z).max(0.0).max(p.z - n.hi.z);
+    let d = |k: usize, x: f64| {
+        (f64::from(n.lo[k]) - x)
+            .max(0.0)
+            .max(x - f64::from(n.hi[k]))
+    };
+    let (dx, dy, dz) = (d(0, p.x), d(1, p.y), d(2, p.z));
     dx * dx + dy * dy + dz * dz
 }
 

@@ -5,6 +5,12 @@
 //!
 //! One module per stage, each with one entry function:
 //! [`field::build`] → [`medial::sample`] → [`spheres::pack`] → [`graph::connect`].
+//!
+//! Supporting modules: [`bvh`] (exact closest points: SAH BVH, f32 boxes, iterative traversal),
+//! [`winding`] (inside/outside: closest-feature pseudo-normals for one watertight outward shell,
+//! otherwise the fast generalized winding number; faces buried inside the solid are dropped from
+//! the distance), `octree` (the §1 build on an integer lattice, parallel subtrees, exact-key
+//! distance cache, sign inheritance through surface-free balls).
 
 pub mod bvh;
 pub mod field;

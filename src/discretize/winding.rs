@@ -66,11 +66,24 @@ impl Sign {
         }
     }
 
+    /// True for the winding-number method (the expensive one).
+    pub fn is_winding(&self) -> bool {
+        matches!(self, Sign::Winding(_))
+    }
+
     /// Short name for logs and tests.
     pub fn method(&self) -> &'static str {
         match self {
             Sign::PseudoNormal(_) => "pseudo-normal",
             Sign::Winding(_) => "winding",
+        }
+    }
+
+    /// Winding number at `p` (winding method), or None for the pseudo-normal method.
+    pub fn winding(&self, bvh: &Bvh, p: &V3) -> Option<f64> {
+        match self {
+            Sign::Winding(d) => Some(winding_number(bvh, d, p)),
+            Sign::PseudoNormal(_) => None,
         }
     }
 
@@ -202,17 +215,18 @@ fn dipoles(bvh: &Bvh) -> Vec<Dipole> {
                 }
             }
         }
+        let (lo, hi) = n.bounds();
         let center = if area > 0.0 {
             wc / area
         } else {
-            (n.lo + n.hi) * 0.5
+            (lo + hi) * 0.5
         };
         let rad = (0..8)
             .map(|k| {
                 let corner = V3::new(
-                    if k & 1 == 0 { n.lo.x } else { n.hi.x },
-                    if k & 2 == 0 { n.lo.y } else { n.hi.y },
-                    if k & 4 == 0 { n.lo.z } else { n.hi.z },
+                    if k & 1 == 0 { lo.x } else { hi.x },
+                    if k & 2 == 0 { lo.y } else { hi.y },
+                    if k & 4 == 0 { lo.z } else { hi.z },
                 );
                 (corner - center).norm()
             })
