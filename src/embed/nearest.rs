@@ -1,110 +1,70 @@
 //! Nearest medial sample queries for refinement (pinocchio-facts §9 uses the nearest of *all* medial
-//! samples): a uniform grid over the samples, searched in growing rings up to a cap distance.
+//! samples): a static, balanced k-d tree over the sample centres (implicit layout: each subtree is a
+//! slice whose middle element splits it on axis `depth % 3`), queried with a cap distance.
 
 use crate::discretize::Sphere;
 use crate::geom::{P3, V3};
 
-/// Grid cell size, normalized units (the S term only cares about distances below ~0.05).
-const CELL: f64 = 0.02;
-
-/// A bucket grid over points.
+/// A static k-d tree over points.
 #[derive(Clone, Debug, Default)]
-pub struct PointGrid {
-    origin: P3,
-    dims: [usize; 3],
-    starts: Vec<u32>,
+pub struct PointIndex {
     points: Vec<P3>,
 }
 
-impl PointGrid {
-    /// Index the centres of `samples`.
+impl PointIndex {
+    /// Index the centres of `samples` (non-finite centres are skipped).
     pub fn new(samples: &[Sphere]) -> Self {
-        let pts: Vec<P3> = samples
+        let mut points: Vec<P3> = samples
             .iter()
             .map(|s| s.center)
             .filter(|p| p.coords.iter().all(|c| c.is_finite()))
             .collect();
-        if pts.is_empty() {
-            return Self::default();
-        }
-        let bb = crate::geom::Aabb::of_points(pts.iter());
-        let dims =
-            [0, 1, 2].map(|a| (((bb.max[a] - bb.min[a]) / CELL).floor() as usize + 1).min(512));
-        let mut g = Self {
-            origin: bb.min,
-            dims,
-            starts: Vec::new(),
-            points: Vec::new(),
-        };
-        let ncell = dims[0] * dims[1] * dims[2];
-        let mut counts = vec![0u32; ncell + 1];
-        let keys: Vec<usize> = pts.iter().map(|p| g.key(&g.cell_of(p))).collect();
-        for k in &keys {
-            counts[*k + 1] += 1;
-        }
-        for i in 0..ncell {
-            counts[i + 1] += counts[i];
-        }
-        let mut fill = counts.clone();
-        let mut sorted = vec![P3::origin(); pts.len()];
-        for (p, k) in pts.iter().zip(&keys) {
-            sorted[fill[*k] as usize] = *p;
-            fill[*k] += 1;
-        }
-        g.starts = counts;
-        g.points = sorted;
-        g
+        build(&mut points, 0);
+        Self { points }
     }
 
-    fn cell_of(&self, p: &P3) -> [i64; 3] {
-        [0, 1, 2].map(|a| {
-            let c = ((p[a] - self.origin[a]) / CELL).floor();
-            (c.max(-1.0e6).min(1.0e6)) as i64
-        })
-    }
-
-    fn key(&self, c: &[i64; 3]) -> usize {
-        let cl = |v: i64, d: usize| v.clamp(0, d as i64 - 1) as usize;
-        (cl(c[2], self.dims[2]) * self.dims[1] + cl(c[1], self.dims[1])) * self.dims[0]
-            + cl(c[0], self.dims[0])
-    }
-
-    /// The nearest indexed point to `p` if one lies within `cap`, else `None`.
+    /// The nearest indexed point to `p` and its distance, if one lies within `cap`.
     pub fn nearest_within(&self, p: &P3, cap: f64) -> Option<(P3, f64)> {
-        if self.points.is_empty() {
-            return None;
-        }
-        let c = self.cell_of(p);
-        let mut best: Option<(P3, f64)> = None;
-        let max_ring = (cap / CELL).ceil() as i64 + 1;
-        for ring in 0..=max_ring {
-            for dz in -ring..=ring {
-                for dy in -ring..=ring {
-                    for dx in -ring..=ring {
-                        if dx.abs().max(dy.abs()).max(dz.abs()) != ring {
-                            continue;
-                        }
-                        let q = [c[0] + dx, c[1] + dy, c[2] + dz];
-                        if (0..3).any(|a| q[a] < 0 || q[a] >= self.dims[a] as i64) {
-                            continue;
-                        }
-                        let k = self.key(&q);
-                        for m in &self.points[self.starts[k] as usize..self.starts[k + 1] as usize]
-                        {
-                            let d = (m - p).norm();
-                            if d <= cap && best.is_none_or(|b| d < b.1) {
-                                best = Some((*m, d));
-                            }
-                        }
-                    }
-                }
-            }
-            // Every point within ring·CELL of p has been seen once this ring is done.
-            if best.is_some_and(|b| b.1 <= ring as f64 * CELL) {
-                break;
-            }
-        }
-        best
+        let mut best = (cap * cap, usize::MAX);
+        query(&self.points, 0, p, 0, &mut best);
+        self.points.get(best.1).map(|q| (*q, best.0.sqrt()))
+    }
+}
+
+fn build(pts: &mut [P3], depth: usize) {
+    if pts.len() <= 1 {
+        return;
+    }
+    let axis = depth % 3;
+    let mid = pts.len() / 2;
+    pts.select_nth_unstable_by(mid, |a, b| a[axis].total_cmp(&b[axis]));
+    let (lo, rest) = pts.split_at_mut(mid);
+    build(lo, depth + 1);
+    build(&mut rest[1..], depth + 1);
+}
+
+/// Search the subtree `pts` (whose first element has global index `offset`); `best` = (squared
+/// distance, global index).
+fn query(pts: &[P3], offset: usize, p: &P3, depth: usize, best: &mut (f64, usize)) {
+    if pts.is_empty() {
+        return;
+    }
+    let mid = pts.len() / 2;
+    let d2 = (pts[mid] - p).norm_squared();
+    if d2 <= best.0 {
+        *best = (d2, offset + mid);
+    }
+    let axis = depth % 3;
+    let diff = p[axis] - pts[mid][axis];
+    let (lo, hi) = (&pts[..mid], &pts[mid + 1..]);
+    let (near, near_off, far, far_off) = if diff < 0.0 {
+        (lo, offset, hi, offset + mid + 1)
+    } else {
+        (hi, offset + mid + 1, lo, offset)
+    };
+    query(near, near_off, p, depth + 1, best);
+    if diff * diff <= best.0 {
+        query(far, far_off, p, depth + 1, best);
     }
 }
 
@@ -136,7 +96,7 @@ mod tests {
                 radius: 0.01,
             });
         }
-        let g = PointGrid::new(&s);
+        let g = PointIndex::new(&s);
         for q in [
             P3::new(0.5, 0.5, 0.5),
             P3::new(0.21, 0.79, 0.3),

@@ -62,8 +62,12 @@ impl Paths {
                 }
             }
         }
-        let rows: Vec<(Vec<f64>, Vec<u32>, Vec<u8>)> =
-            (0..n).into_par_iter().map(|s| dijkstra(&adj, s)).collect();
+        // Threads only pay off on big graphs (the original packs at most ~1000 spheres).
+        let rows: Vec<(Vec<f64>, Vec<u32>, Vec<u8>)> = if n >= 400 {
+            (0..n).into_par_iter().map(|s| dijkstra(&adj, s)).collect()
+        } else {
+            (0..n).map(|s| dijkstra(&adj, s)).collect()
+        };
         let mut out = Self {
             n,
             dist: Vec::with_capacity(n * n),

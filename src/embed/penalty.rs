@@ -16,7 +16,7 @@ use crate::geom::V3;
 /// A veto (the original's `NOMATCH` or a weighted term above 1).
 pub const VETO: f64 = 2.0;
 /// Unweighted shared-path cost per bridge edge on a chain's path.
-pub const BRIDGE_COST: f64 = 2.0;
+pub const BRIDGE_COST: f64 = 1.0;
 
 /// Everything the terms need for one orientation.
 #[derive(Clone, Debug)]
@@ -39,6 +39,8 @@ pub struct Ctx<'a> {
     pub cand: Vec<Vec<u32>>,
     /// Lowest common ancestor of reduced joints `i`, `j` at `lca[i * k + j]`.
     lca: Vec<usize>,
+    /// Cache of [`Ctx::pair_terms`] keyed by (joint, parent vertex, vertex); NaN marks a veto.
+    pairs: std::cell::RefCell<std::collections::HashMap<u64, [f64; 2]>>,
 }
 
 /// Clamped linear ramp: `a` at `v ≤ lo`, `b` at `v ≥ hi` (the original's `smoothInterp`).
@@ -104,6 +106,7 @@ impl<'a> Ctx<'a> {
             weights,
             cand,
             lca,
+            pairs: Default::default(),
         }
     }
 
@@ -160,10 +163,89 @@ impl<'a> Ctx<'a> {
         Some(t)
     }
 
-    /// Total penalty, [`VETO`] on a veto (strict mode).
+    /// Total penalty, [`VETO`] on a veto (strict mode). Equal to the sum of [`Ctx::terms`], but the
+    /// terms that depend only on (`idx`, parent vertex, `next`) — length, the parent's global
+    /// direction, foot, zero length, local direction, mid-limb end — are computed once and cached:
+    /// the lower bound re-evaluates the same pairs for every child of every expanded node.
     pub fn penalty(&self, m: &[u32], taken: &[u64], idx: usize, next: u32) -> f64 {
-        self.terms(m, taken, idx, next, false)
-            .map_or(VETO, |t| t.iter().sum())
+        let Some(prev) = self.red.joints.get(idx).and_then(|r| r.parent) else {
+            return 0.0;
+        };
+        let Some(&pv) = m.get(prev) else { return VETO };
+        let key = ((idx as u64) << 48) | (u64::from(pv) << 24) | u64::from(next);
+        let pair = {
+            let cached = self.pairs.borrow().get(&key).copied();
+            match cached {
+                Some(p) => p,
+                None => {
+                    let p = self.pair_terms(idx, pv, next).unwrap_or([f64::NAN; 2]);
+                    self.pairs.borrow_mut().insert(key, p);
+                    p
+                }
+            }
+        };
+        if pair[0].is_nan() {
+            return VETO;
+        }
+        let w = &self.weights;
+        let check = |k: usize, v: Option<f64>| -> Option<f64> {
+            let x = if w[k] == 0.0 { 0.0 } else { w[k] * v? };
+            (x.is_finite() && x <= 1.0).then_some(x)
+        };
+        let rest = (|| {
+            let gd = check(
+                1,
+                Some(pair[1] + self.global_dot_part(m, idx, prev, next, false)?),
+            )?;
+            let sym = check(2, Some(self.sym_term(m, idx, pv, next)))?;
+            let dbl = check(3, self.double_term(taken, pv, next))?;
+            let dis = check(8, Some(self.disjoint_term(m, idx, prev, next)))?;
+            Some(gd + sym + dbl + dis)
+        })();
+        rest.map_or(VETO, |r| pair[0] + r)
+    }
+
+    /// `[weighted sum of length, foot, zero length, direction, mid-limb end; unweighted parent part of
+    /// global direction]`, or `None` on a veto of any of them.
+    fn pair_terms(&self, idx: usize, pv: u32, next: u32) -> Option<[f64; 2]> {
+        let nu = next as usize;
+        if nu >= self.pos.len() || !self.paths.dist(next, pv).is_finite() {
+            return None;
+        }
+        let rj = &self.red.joints[idx];
+        let prev = rj.parent?;
+        let mut m = vec![0; prev + 1];
+        m[prev] = pv;
+        let gd = self.global_dot_part(&m, idx, prev, next, true)?;
+        if self.weights[1] * gd > 1.0 {
+            return None;
+        }
+        let foot = if rj.foot {
+            self.pos[nu].y - self.foot_base
+        } else {
+            0.0
+        };
+        let dup = if next == pv { 1.0 } else { 0.0 };
+        let raw = [
+            (0, self.dist_term(idx, pv, next)?),
+            (4, foot),
+            (5, dup),
+            (6, self.dot_term(idx, pv, next)),
+            (7, self.extrem_term(idx, pv, next)),
+        ];
+        let mut sum = 0.0;
+        for (k, v) in raw {
+            let x = if self.weights[k] == 0.0 {
+                0.0
+            } else {
+                self.weights[k] * v
+            };
+            if !(x.is_finite() && x <= 1.0) {
+                return None;
+            }
+            sum += x;
+        }
+        Some([sum, gd])
     }
 
     /// DistPF: chains embedded much shorter than the template cost more; below half the length vetoes.
@@ -179,11 +261,26 @@ impl<'a> Ctx<'a> {
 
     /// GlobalDotPF: direction from the parent and from placed siblings vs the template.
     fn global_dot(&self, m: &[u32], idx: usize, prev: usize, next: u32) -> Option<f64> {
+        Some(
+            self.global_dot_part(m, idx, prev, next, true)?
+                + self.global_dot_part(m, idx, prev, next, false)?,
+        )
+    }
+
+    /// The parent (`parent = true`) or the siblings' part of GlobalDotPF.
+    fn global_dot_part(
+        &self,
+        m: &[u32],
+        idx: usize,
+        prev: usize,
+        next: u32,
+        parent: bool,
+    ) -> Option<f64> {
         let mut out = 0.0;
         let rj = &self.red.joints[idx];
         for (i, &mi) in m.iter().enumerate() {
             let sibling = i != prev && self.red.joints[i].parent == Some(prev);
-            if (i != prev && !sibling) || mi == next {
+            if (parent && i != prev) || (!parent && !sibling) || mi == next {
                 continue;
             }
             let s = unit(rj.rest - self.red.joints[i].rest);
@@ -461,6 +558,28 @@ mod tests {
         // L2 on top of L1: its path starts on a taken vertex -> 0.5 / 1 + 0.5.
         let t = c.terms(&[0, 1], &taken, 2, 1, true).unwrap();
         close(t[3], 0.046 * 1.0);
+    }
+
+    #[test]
+    fn cached_penalty_equals_the_sum_of_terms() {
+        let text = "joints:\n  - { name: R, position: [0,0,0] }\n  - { name: L1, parent: R, position: [-1,1,0] }\n  - { name: L2, parent: R, position: [1,1,0], symmetric: L1 }\n";
+        let skel = parse_template(text, Path::new("t.yaml"), "t").unwrap();
+        let red = Reduced::new(&skel);
+        let g = graph(
+            &[(0.5, 0.5), (0.3, 0.7), (0.7, 0.7), (0.8, 0.8)],
+            &[(0, 1), (0, 2), (2, 3)],
+        );
+        let paths = Paths::new(&g);
+        let c = ctx(&red, &paths, &g);
+        let taken = [0b11u64];
+        for next in 0..4 {
+            for _ in 0..2 {
+                let sum = c
+                    .terms(&[0, 1], &taken, 2, next, false)
+                    .map_or(VETO, |t| t.iter().sum());
+                close(c.penalty(&[0, 1], &taken, 2, next), sum);
+            }
+        }
     }
 
     #[test]

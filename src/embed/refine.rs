@@ -4,9 +4,10 @@
 //! bone — exactly the original's schedule, but with an **analytic gradient for S** (the only expensive
 //! term: nearest medial sample + field) and central differences for the cheap closed-form terms, and
 //! with a line search that never keeps a move that raised the energy. Pinned (hinted) joints are
-//! projected back into their hint ball after every move. Normalized frame throughout.
+//! projected back into their hint ball after every move, and points outside the surface always pay
+//! the full surface penalty (see [`Problem::refine`]). Normalized frame throughout.
 
-use super::nearest::{unit, PointGrid};
+use super::nearest::{unit, PointIndex};
 use crate::geom::{P3, V3};
 
 /// A signed distance field (negative inside), normalized frame.
@@ -47,7 +48,7 @@ pub struct Problem<'a> {
     /// Distance field.
     pub field: &'a dyn Field,
     /// Medial samples index.
-    pub medial: &'a PointGrid,
+    pub medial: &'a PointIndex,
     /// Pinned joints: `(joint, centre, radius)`.
     pub pins: Vec<(usize, P3, f64)>,
 }
@@ -64,7 +65,18 @@ impl Problem<'_> {
             let c = P3::from(qi.coords * (1.0 - t) + qp.coords * t);
             let depth = -self.field.eval(&c);
             let cap = 0.001 + (0.05 - depth).max(0.0);
-            let near = self.medial.nearest_within(&c, cap);
+            // pen ≤ cap², so deep points (cap ≤ 0.003) never count: skip the nearest-sample query.
+            if cap <= 0.003 {
+                continue;
+            }
+            // Deviation from the original: a point outside the surface always pays the full cap (its
+            // nearest medial sample can be close across a gap, e.g. between the thighs), with the
+            // field's gradient pushing it back in.
+            let near = if depth < 0.0 {
+                None
+            } else {
+                self.medial.nearest_within(&c, cap)
+            };
             let (pen, g) = match near {
                 Some((m, d)) if d < cap => (d * d, 2.0 * (c - m)),
                 _ if depth < 0.05 => (cap * cap, 2.0 * cap * self.field.gradient(&c)),

@@ -8,13 +8,13 @@ use std::time::{Duration, Instant};
 use rayon::prelude::*;
 
 use super::candidates::candidates;
-use super::nearest::PointGrid;
+use super::nearest::PointIndex;
 use super::paths::Paths;
 use super::penalty::Ctx;
 use super::reduced::Reduced;
 use super::refine::{Bone, Field, Problem};
 use super::search::{search, Found, Limits};
-use super::split::{extend_ends, split};
+use super::split::{split, Ends};
 use super::{EmbedError, EmbedOptions, Embedding, Orientation, OrientationMode, PenaltyBreakdown};
 use crate::discretize::{Sphere, SphereGraph};
 use crate::geom::{JointId, NodeId, P3, V3};
@@ -132,28 +132,33 @@ pub fn embed_with(
         ));
     }
     let pins: HashMap<usize, P3> = hints.iter().map(|h| (h.joint.0, h.position)).collect();
-    let mut joints = split(
-        graph,
-        &paths,
-        &red,
-        skel.joints.len(),
-        &found.matched,
-        &pins,
-    );
+    let bone_list = bones(skel, &red, &orientation);
+    let mut template_dir = vec![V3::zeros(); skel.joints.len()];
+    for b in &bone_list {
+        template_dir[b.child] = b.vec;
+    }
+    let ends = Ends {
+        skel,
+        field,
+        template_dir: &template_dir,
+    };
+    let (mut joints, extended) = split(graph, &paths, &red, &ends, &found.matched, &pins);
     let embed_ms = ms_since(t0);
     let t1 = Instant::now();
-    let grid = PointGrid::new(medial);
+    let grid = PointIndex::new(medial);
+    let mut fixed: Vec<(usize, P3, f64)> = hints
+        .iter()
+        .map(|h| (h.joint.0, h.position, h.radius))
+        .collect();
+    // Extended ends sit at the extremity on purpose; the surface term would pull them back inward.
+    fixed.extend(extended.iter().map(|j| (*j, joints[*j], 0.0)));
     let problem = Problem {
-        bones: bones(skel, &red, &orientation),
+        bones: bone_list,
         field,
         medial: &grid,
-        pins: hints
-            .iter()
-            .map(|h| (h.joint.0, h.position, h.radius))
-            .collect(),
+        pins: fixed,
     };
     problem.refine(&mut joints, REFINE_ITERATIONS);
-    extend_ends(skel, field, &mut joints, &pins, 0.15);
     Ok(Embedding {
         joints,
         discrete: found.matched.iter().map(|v| NodeId(*v)).collect(),

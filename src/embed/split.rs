@@ -1,4 +1,4 @@
-//! `splitPaths` (pinocchio-facts §8) and the end-joint extension.
+//! `splitPaths` (pinocchio-facts §8), with chain ends extended to the surface.
 //!
 //! Each reduced chain's intermediate joints go at their cumulative template length fractions along the
 //! graph's shortest path (through sphere centres). A **pinned** (hinted) joint goes exactly to its hint
@@ -15,15 +15,30 @@ use crate::discretize::SphereGraph;
 use crate::geom::{P3, V3};
 use crate::skeleton::Skeleton;
 
-/// Full-skeleton joint positions (normalized frame) from a discrete match (search order).
+/// Where a chain ending in an `end` joint really ends: see [`extension`].
+pub struct Ends<'a> {
+    /// The template.
+    pub skel: &'a Skeleton,
+    /// The field.
+    pub field: &'a dyn Field,
+    /// Template bone vector per child joint (normalized frame), for chains collapsed to a point.
+    pub template_dir: &'a [V3],
+}
+
+/// Full-skeleton joint positions (normalized frame) from a discrete match (search order). Chains
+/// ending in an unpinned `end` joint are first extended to just inside the surface (see
+/// [`extension`]), so the intermediate joints are spread over the limb's real length. Returns the
+/// positions and the end joints that were extended (refinement keeps them fixed).
 pub fn split(
     g: &SphereGraph,
     paths: &Paths,
     red: &Reduced,
-    n_full: usize,
+    ends: &Ends,
     matched: &[u32],
     pins: &HashMap<usize, P3>,
-) -> Vec<P3> {
+) -> (Vec<P3>, Vec<usize>) {
+    let n_full = ends.skel.joints.len();
+    let mut extended = Vec::new();
     let center = |v: u32| {
         g.spheres
             .get(v as usize)
@@ -45,6 +60,27 @@ pub fn split(
         if path.is_empty() {
             path = vec![center(pv).coords, center(v).coords];
         }
+        let leaf = rj.full.0;
+        if ends.skel.joints[leaf].end && !pins.contains_key(&leaf) {
+            let n = path.len();
+            let last = path[n - 1];
+            let mut dir = if n >= 2 {
+                last - path[n - 2]
+            } else {
+                V3::zeros()
+            };
+            if dir.norm() < 1e-9 {
+                dir = ends
+                    .template_dir
+                    .get(leaf)
+                    .copied()
+                    .unwrap_or_else(V3::zeros);
+            }
+            if let Some(tip) = extension(ends.field, &P3::from(last), &dir, MAX_EXTENSION) {
+                path.push(tip.coords);
+                extended.push(leaf);
+            }
+        }
         let pts = split_polyline(&path, &rj.fractions);
         let last = rj.chain.len() - 1;
         for (i, j) in rj.chain.iter().enumerate().skip(1) {
@@ -55,7 +91,7 @@ pub fn split(
         }
         let _ = last;
     }
-    q
+    (q, extended)
 }
 
 /// Between consecutive fixed chain entries (ends and pins), space the free joints linearly by fraction.
@@ -75,39 +111,24 @@ fn respace(q: &mut [P3], chain: &[crate::geom::JointId], fr: &[f64], pins: &Hash
     }
 }
 
-/// Push each unpinned `end` joint outward along its bone until just inside the surface: the search puts
-/// limb ends at sphere centres, one radius short of the extremity (and the head at the head's centre).
-/// The move is capped at `max_move` (normalized units).
-pub fn extend_ends(
-    skel: &Skeleton,
-    field: &dyn Field,
-    q: &mut [P3],
-    pinned: &HashMap<usize, P3>,
-    max_move: f64,
-) {
+/// Longest extension of a chain end, normalized units.
+pub const MAX_EXTENSION: f64 = 0.15;
+
+/// The search puts limb ends at sphere centres, one radius short of the extremity (and the head end
+/// at the head's centre). March from `start` along `dir` until just inside the surface: the margin is
+/// the smaller of 1% of the model and half the starting depth. `None` if it does not move.
+pub fn extension(field: &dyn Field, start: &P3, dir: &V3, max_move: f64) -> Option<P3> {
     const STEP: f64 = 0.002;
-    for (i, j) in skel.joints.iter().enumerate() {
-        let Some(p) = j.parent else { continue };
-        if !j.end || pinned.contains_key(&i) {
-            continue;
-        }
-        let d = q[i] - q[p.0];
-        let len = d.norm();
-        if len < 1e-9 {
-            continue;
-        }
-        let dir = d / len;
-        let start = q[i];
-        let depth0 = -field.eval(&start);
-        if depth0 <= 0.0 {
-            continue;
-        }
-        // Stay a little inside: the smaller of 1% of the model and half the starting depth.
-        let margin = (0.01_f64).min(0.5 * depth0);
-        let mut s = 0.0;
-        while s + STEP <= max_move && -field.eval(&(start + dir * (s + STEP))) > margin {
-            s += STEP;
-        }
-        q[i] = start + dir * s;
+    let len = dir.norm();
+    let depth0 = -field.eval(start);
+    if len < 1e-12 || depth0 <= 0.0 {
+        return None;
     }
+    let dir = dir / len;
+    let margin = (0.01_f64).min(0.5 * depth0);
+    let mut s = 0.0;
+    while s + STEP <= max_move && -field.eval(&(start + dir * (s + STEP))) > margin {
+        s += STEP;
+    }
+    (s > 0.0).then(|| start + dir * s)
 }

@@ -9,6 +9,7 @@
 //!   - { name: Spine, parent: Hips, position: [0, 0.12, 0] }
 //!   - { name: LeftToe_End, parent: LeftToeBase, position: [-0.11, -0.84, 0.18], foot: true, end: true }
 //!   - { name: RightArm, parent: RightShoulder, position: [0.2, 0.46, 0], symmetric: LeftArm }
+//!   - { name: Tail, parent: Hips, position: [0, 0, -0.6], optional: true }   # the shape may lack it
 //! ```
 //!
 //! Positions are in the template frame (+Y up, facing +Z, the character's left at −X). Joints may be
@@ -46,6 +47,8 @@ struct FileJoint {
     fat: bool,
     #[serde(default)]
     end: bool,
+    #[serde(default)]
+    optional: bool,
 }
 
 fn at<T>(s: &Spanned<T>) -> String {
@@ -217,6 +220,7 @@ fn build(
                 foot: j.foot,
                 fat: j.fat,
                 end: j.end,
+                optional: j.optional,
             }
         })
         .collect();

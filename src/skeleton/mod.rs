@@ -44,6 +44,10 @@ pub struct Joint {
     /// End marker (`HeadTop_End`, `LeftToe_End`, …): its bone's parent joint owns the vertices
     /// beyond it; the end joint itself owns no vertices.
     pub end: bool,
+    /// Optional limb part (a tail): the shape may lack it, so a collapsed or odd-length chain through
+    /// this joint is not a confidence problem.
+    #[serde(default)]
+    pub optional: bool,
 }
 
 impl Skeleton {
