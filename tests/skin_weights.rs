@@ -192,3 +192,23 @@ fn root_outside_and_several_roots() {
         }
     }
 }
+
+#[test]
+fn short_bone_nobody_is_nearest_to_still_gets_vertices() {
+    // The spine bone (1.75 → 1.76) lies between two vertex rings and is never the nearest bone
+    // of any vertex; its joint must still own vertices (else rotating it moves nothing).
+    let (len, r) = (3.4, 0.3);
+    let mesh = prepare(capsule(len, r, 12, V3::zeros()), None);
+    let mut joints = chain(1.0);
+    joints[1].position[1] = 1.75;
+    joints[2].position[1] = 1.76;
+    let skin = run(&mesh, |p| capsule_sdf(p, len, r, V3::zeros()), &joints);
+    assert_valid(&skin, mesh.input.positions.len(), joints.len());
+    for j in 0..3u32 {
+        assert!(
+            skin.weights.iter().flatten().any(|e| e.0 == j),
+            "joint {j} owns no vertex; warnings {:?}",
+            skin.warnings
+        );
+    }
+}

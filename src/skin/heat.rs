@@ -37,7 +37,10 @@ pub struct Source {
 
 /// True if the segment `from → to` stays within `VISIBILITY_TOLERANCE` of the inside. Sphere
 /// tracing: where the field says the surface is at least |f| away, stride |f| (never less than
-/// 1/100 of the segment, as the original's 100 samples), so deep interiors cost a few evaluations.
+/// 1/100 of the segment, as the original's 100 samples). Succeeds early once the inside balls
+/// around the current sample and around `to` (radii −f) cover the rest of the segment — the
+/// original's `field(cur) + field(end) + remaining ≤ tol` test (pinocchio-facts §10). Bone points
+/// usually sit about as deep as the vertex is far, so most tests end at the first sample.
 pub fn visible(from: &P3, to: &P3, sdf: &dyn Fn(&P3) -> f64) -> bool {
     let d = to - from;
     let len = d.norm();
@@ -46,7 +49,8 @@ pub fn visible(from: &P3, to: &P3, sdf: &dyn Fn(&P3) -> f64) -> bool {
     }
     let u = d / len;
     let min_step = len / 100.0;
-    if sdf(to) > VISIBILITY_TOLERANCE {
+    let f_end = sdf(to);
+    if f_end > VISIBILITY_TOLERANCE {
         return false;
     }
     let mut t = min_step;
@@ -54,6 +58,9 @@ pub fn visible(from: &P3, to: &P3, sdf: &dyn Fn(&P3) -> f64) -> bool {
         let f = sdf(&(from + u * t));
         if f > VISIBILITY_TOLERANCE {
             return false;
+        }
+        if f + f_end + (len - t) <= VISIBILITY_TOLERANCE {
+            return true;
         }
         t += min_step.max(-0.9 * f);
     }
@@ -104,6 +111,73 @@ fn source(p: &P3, bones: &[Bone], sdf: &dyn Fn(&P3) -> f64) -> Option<Source> {
         }
     }
     found
+}
+
+/// Most vertices an orphan joint adopts, and how much farther than the best candidate (as a
+/// ratio of distances) an adopted vertex may be.
+const ADOPT_MAX: usize = 64;
+const ADOPT_SLACK: f64 = 1.25;
+
+/// Give every bone-owning joint that no vertex takes heat from (its bones are never the nearest
+/// visible one, e.g. short spine bones on a low-poly torso) the vertices that are relatively
+/// closest to its bones: those minimizing `d_bone / d_source` among the vertices listed in
+/// `candidates` that can see the bone, within [`ADOPT_SLACK`] of the best, at most [`ADOPT_MAX`].
+/// The joint is added to their source as a tie, so after renormalization it shares them. Without
+/// this the heat equation gives such a joint exactly zero weight (its right-hand side is zero),
+/// and rotating it would move nothing. Returns the joints that adopted vertices.
+pub fn adopt_orphans(
+    points: &[P3],
+    bones: &[Bone],
+    sources: &mut [Option<Source>],
+    candidates: &[u32],
+    owned: &[bool],
+    sdf: &dyn Fn(&P3) -> f64,
+) -> Vec<u32> {
+    let mut adopted = Vec::new();
+    let orphans: Vec<u32> = bones
+        .iter()
+        .map(|b| b.joint)
+        .filter(|&j| !owned.get(j as usize).copied().unwrap_or(true))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    for joint in orphans {
+        let mine: Vec<&Bone> = bones.iter().filter(|b| b.joint == joint).collect();
+        let mut ranked: Vec<(f64, u32, usize)> = candidates
+            .iter()
+            .filter_map(|&v| {
+                let src = sources.get(v as usize)?.as_ref()?;
+                let p = points.get(v as usize)?;
+                let (b, d) = mine
+                    .iter()
+                    .enumerate()
+                    .map(|(k, b)| (k, b.distance(p)))
+                    .min_by(|x, y| x.1.total_cmp(&y.1))?;
+                Some((d / src.distance.max(1e-12), v, b))
+            })
+            .collect();
+        ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
+        let mut best = None;
+        let mut taken = 0;
+        for &(ratio, v, b) in &ranked {
+            if best.is_some_and(|r: f64| ratio > r * ADOPT_SLACK) || taken >= ADOPT_MAX {
+                break;
+            }
+            let p = &points[v as usize];
+            if !visible(p, &mine[b].closest_point(p), sdf) {
+                continue;
+            }
+            best.get_or_insert(ratio);
+            if let Some(Some(s)) = sources.get_mut(v as usize) {
+                s.joints.push(joint);
+                taken += 1;
+            }
+        }
+        if taken > 0 {
+            adopted.push(joint);
+        }
+    }
+    adopted
 }
 
 /// Index of the bone nearest to `p` (ignoring visibility), `None` only for no bones.

@@ -47,7 +47,7 @@ pub fn skin_with_sdf(
     let mut out = Skin::default();
 
     let t = Instant::now();
-    let sources = heat::sources(&mesh.positions, &bones, sdf);
+    let mut sources = heat::sources(&mesh.positions, &bones, sdf);
     stats.heat_ms = ms_since(t);
 
     let shells = shell_vertex_lists(mesh);
@@ -83,6 +83,18 @@ pub fn skin_with_sdf(
             summarize(&rigid)
         ));
     }
+    let t = Instant::now();
+    adopt(
+        mesh,
+        &bones,
+        &mut sources,
+        &heat_vertices,
+        &rows,
+        sdf,
+        joints,
+        &mut out.warnings,
+    );
+    stats.heat_ms += ms_since(t);
     diffuse(
         mesh,
         &sources,
@@ -99,6 +111,50 @@ pub fn skin_with_sdf(
     stats.total_ms = ms_since(t_total);
     out.stats = stats;
     Ok(out)
+}
+
+/// Let bone-owning joints that own no vertex yet adopt their relatively nearest vertices
+/// ([`heat::adopt_orphans`]); warn about joints that still have none.
+#[allow(clippy::too_many_arguments)]
+fn adopt(
+    mesh: &PreparedMesh,
+    bones: &[Bone],
+    sources: &mut [Option<Source>],
+    heat_vertices: &[u32],
+    rows: &Rows,
+    sdf: &dyn Fn(&P3) -> f64,
+    joints: &[RigJoint],
+    warnings: &mut Vec<String>,
+) {
+    let mut owned = vec![false; joints.len()];
+    let heat_joints = heat_vertices
+        .iter()
+        .filter_map(|&v| sources[v as usize].as_ref())
+        .flat_map(|s| s.joints.iter());
+    for &j in heat_joints.chain(rows.iter().flatten().map(|e| &e.0)) {
+        if let Some(o) = owned.get_mut(j as usize) {
+            *o = true;
+        }
+    }
+    let adopted = heat::adopt_orphans(&mesh.positions, bones, sources, heat_vertices, &owned, sdf);
+    for &j in &adopted {
+        owned[j as usize] = true;
+    }
+    let empty: Vec<String> = bones
+        .iter()
+        .map(|b| b.joint)
+        .filter(|&j| !owned[j as usize])
+        .map(|j| joint_name(joints, j))
+        .collect::<std::collections::BTreeSet<_>>()
+        .into_iter()
+        .collect();
+    if !empty.is_empty() {
+        warnings.push(format!(
+            "{} joints own bones but no vertex can see them: {}",
+            empty.len(),
+            summarize(&empty)
+        ));
+    }
 }
 
 /// Solve the heat system over `verts` and fill their rows. Never fails: if the factorization
