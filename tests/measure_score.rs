@@ -209,3 +209,23 @@ fn cli_scores_itself_and_a_shift() {
     assert_eq!(bad.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&bad.stderr).contains("nonexistent"));
 }
+
+#[test]
+fn weights_transfer_to_duplicated_vertices_by_position() {
+    use geppetto::measure::score::transfer_by_position;
+    let pred_pos = [P3::new(0.0, 0.0, 0.0), P3::new(1.0, 0.0, 0.0)];
+    let pred_w = vec![vec![(0, 1.0)], vec![(1, 0.6), (0, 0.4)]];
+    // TRUTH splits vertex 1 into two copies (a seam) and lists them first.
+    let truth_pos = [
+        P3::new(1.0, 0.0, 0.0),
+        P3::new(1.0 + 1e-9, 0.0, 0.0),
+        P3::new(0.0, 0.0, 0.0),
+    ];
+    let w = transfer_by_position(&pred_pos, &pred_w, &truth_pos, 1e-6).expect("transfer");
+    assert_eq!(
+        w,
+        vec![pred_w[1].clone(), pred_w[1].clone(), pred_w[0].clone()]
+    );
+    let far = [P3::new(0.5, 0.0, 0.0)];
+    assert!(transfer_by_position(&pred_pos, &pred_w, &far, 1e-6).is_err());
+}

@@ -6,7 +6,10 @@
 //! in PRED's rig.json. The report says which was used.
 //!
 //! **Vertices** for the deformation error come from the same candidates (a rig.json `bbox` has
-//! none), the first whose vertex count equals the number of skin rows.
+//! none), the first whose vertex count equals the number of TRUTH's skin rows. When PRED's skin
+//! covers a different vertex count (a welded OBJ against an unwelded glTF), and a candidate mesh
+//! has PRED's count, every TRUTH vertex takes the weights of the PRED vertex at the same position
+//! (within 1e-6 · extent; [`transfer_by_position`]) and the measures are over TRUTH's vertices.
 
 use std::path::{Path, PathBuf};
 
@@ -145,15 +148,34 @@ pub fn score_files(
     let pred = truth::load(pred_path)?;
     let truth = truth::load(truth_path)?;
     let mut notes = Vec::new();
-    let want = truth.skin.as_ref().map(Vec::len);
-    let (extent, extent_source, vertices) = resolve_mesh(&pred, &truth, opts, want, &mut notes)?;
+    let (extent, extent_source, meshes) = resolve_mesh(&pred, &truth, opts, &mut notes)?;
+    let with_len = |n: Option<usize>| meshes.iter().find(|v| Some(v.len()) == n);
+    let vertices = with_len(truth.skin.as_ref().map(Vec::len));
+    let pred_vertices = with_len(pred.skin.as_ref().map(Vec::len));
+    let mut pred = pred;
+    if let (Some(tv), Some(pv), Some(pw)) = (vertices, pred_vertices, &pred.skin) {
+        if tv.len() != pv.len() {
+            match transfer_by_position(pv, pw, tv, 1e-6 * extent) {
+                Ok(w) => {
+                    notes.push(format!(
+                        "PRED's {} vertices matched by position to TRUTH's {}; skin measures are over TRUTH's vertices",
+                        pv.len(),
+                        tv.len()
+                    ));
+                    pred.skin = Some(w);
+                }
+                Err(n) => notes.push(n),
+            }
+        }
+    }
     let poses = random_poses(
         truth.positions.len(),
         opts.poses,
         opts.seed,
         opts.max_degrees,
     );
-    let (joints, skin, more) = score_rigs(&pred, &truth, extent, vertices.as_deref(), &poses)?;
+    let (joints, skin, more) =
+        score_rigs(&pred, &truth, extent, vertices.map(Vec::as_slice), &poses)?;
     notes.extend(more);
     Ok(ScoreReport {
         pred: pred_path.display().to_string(),
@@ -168,65 +190,101 @@ pub fn score_files(
     })
 }
 
-type Resolved = (f64, String, Option<Vec<P3>>);
+type Resolved = (f64, String, Vec<Vec<P3>>);
 
-/// Extent and vertices from the candidates in the module docs' order. `want`: the vertex count
-/// the skin measures need.
+/// The extent (module docs' order) and every loadable candidate mesh's vertices (`--mesh` first).
 fn resolve_mesh(
     pred: &ScoredRig,
     truth: &ScoredRig,
     opts: &ScoreOptions,
-    want: Option<usize>,
     notes: &mut Vec<String>,
 ) -> Result<Resolved, MeasureError> {
+    let mut candidates: Vec<(String, Vec<P3>)> = Vec::new();
     if let Some(m) = &opts.mesh {
         let mesh = crate::mesh::load(m).map_err(|e| MeasureError::Input {
             path: m.display().to_string(),
             message: e.to_string(),
         })?;
-        let label = format!("--mesh {}", m.display());
-        return Ok((mesh.aabb().max_extent(), label, Some(mesh.positions)));
+        candidates.push((format!("--mesh {}", m.display()), mesh.positions));
     }
-    // Candidate meshes, in order; loaded on demand.
-    let mut candidates: Vec<(String, Option<Vec<P3>>)> = Vec::new();
+    let forced = !candidates.is_empty();
     for (who, r) in [("PRED", pred), ("TRUTH", truth)] {
         if let Some(m) = &r.mesh {
-            candidates.push((format!("{who} glTF mesh"), Some(m.positions.clone())));
+            candidates.push((format!("{who} glTF mesh"), m.positions.clone()));
         }
     }
     for (who, r) in [("TRUTH", truth), ("PRED", pred)] {
-        if let Some(p) = &r.mesh_path {
-            let found = mesh_file(p, &r.source);
-            let loaded = found.as_ref().and_then(|f| crate::mesh::load(f).ok());
-            if let (Some(f), None) = (&found, &loaded) {
-                notes.push(format!("could not load {who}'s mesh {}", f.display()));
-            }
-            let label = format!(
-                "{who}'s mesh {}",
-                found.unwrap_or_else(|| p.clone()).display()
-            );
-            candidates.push((label, loaded.map(|m| m.positions)));
+        let Some(p) = &r.mesh_path else { continue };
+        let Some(found) = mesh_file(p, &r.source) else {
+            continue;
+        };
+        match crate::mesh::load(&found) {
+            Ok(m) => candidates.push((format!("{who}'s mesh {}", found.display()), m.positions)),
+            Err(e) => notes.push(format!(
+                "could not load {who}'s mesh {}: {e}",
+                found.display()
+            )),
         }
     }
-    let vertices = candidates
-        .iter()
-        .filter_map(|c| c.1.as_ref())
-        .find(|v| Some(v.len()) == want)
-        .cloned();
-    if let Some(bb) = pred.bbox {
-        return Ok((bb.max_extent(), "PRED rig.json bbox".into(), vertices));
+    let extent_of = |(label, pos): &(String, Vec<P3>)| {
+        let e = Aabb::of_points(pos).max_extent();
+        (e > 0.0).then(|| (e, label.clone()))
+    };
+    let found = match (forced, pred.bbox) {
+        (true, _) => candidates.first().and_then(extent_of),
+        (false, Some(bb)) => Some((bb.max_extent(), "PRED rig.json bbox".to_string())),
+        (false, None) => candidates.iter().find_map(extent_of),
+    };
+    let Some((extent, label)) = found else {
+        return Err(MeasureError::NoExtent(
+            "no --mesh, no rig.json bbox and no loadable mesh; pass --mesh".into(),
+        ));
+    };
+    Ok((extent, label, candidates.into_iter().map(|c| c.1).collect()))
+}
+
+/// PRED's weights carried to TRUTH's vertices: each TRUTH vertex takes the weights of the PRED
+/// vertex at the same position (within `tol`, mesh units). This lets an unwelded glTF (seams split
+/// into duplicates) be compared with its welded OBJ. `Err` says why not.
+pub fn transfer_by_position(
+    pred_pos: &[P3],
+    pred_w: &truth::Weights,
+    truth_pos: &[P3],
+    tol: f64,
+) -> Result<truth::Weights, String> {
+    let cell = tol.max(f64::MIN_POSITIVE) * 4.0;
+    let key = |p: &P3| [p.x, p.y, p.z].map(|c| (c / cell).floor() as i64);
+    let mut grid: std::collections::HashMap<[i64; 3], Vec<usize>> = Default::default();
+    for (i, p) in pred_pos.iter().enumerate() {
+        grid.entry(key(p)).or_default().push(i);
     }
-    for (label, pos) in &candidates {
-        if let Some(pos) = pos {
-            let e = Aabb::of_points(pos).max_extent();
-            if e > 0.0 {
-                return Ok((e, label.clone(), vertices));
+    let mut out = Vec::with_capacity(truth_pos.len());
+    for (v, p) in truth_pos.iter().enumerate() {
+        let k = key(p);
+        let mut best: Option<(f64, usize)> = None;
+        for dx in -1..=1 {
+            for dy in -1..=1 {
+                for dz in -1..=1 {
+                    let Some(list) = grid.get(&[k[0] + dx, k[1] + dy, k[2] + dz]) else {
+                        continue;
+                    };
+                    for &i in list {
+                        let d = (pred_pos[i] - p).norm();
+                        if d <= tol && best.is_none_or(|b| d < b.0) {
+                            best = Some((d, i));
+                        }
+                    }
+                }
             }
         }
+        let Some((_, i)) = best else {
+            return Err(format!(
+                "skin measures skipped: TRUTH vertex {v} has no PRED vertex at its position"
+            ));
+        };
+        out.push(pred_w.get(i).cloned().unwrap_or_default());
     }
-    Err(MeasureError::NoExtent(
-        "no --mesh, no rig.json bbox and no loadable mesh; pass --mesh".into(),
-    ))
+    Ok(out)
 }
 
 /// A mesh path as recorded (relative to the current folder), else relative to the rig file's folder.
