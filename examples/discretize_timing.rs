@@ -53,10 +53,11 @@ fn main() {
                     }
                     let s = d.field.stats();
                     summary = format!(
-                        "leaves {} depth {} queries {} sign {} internal {} | samples {} spheres {} edges {} bridges {}",
+                        "leaves {} depth {} queries {} windings {} sign {} internal {} | samples {} spheres {} edges {} bridges {}",
                         s.leaves,
                         s.depth,
                         s.exact_queries,
+                        s.winding_queries,
                         s.sign_method,
                         s.internal_triangles,
                         d.medial.samples.len(),

@@ -38,6 +38,8 @@ pub struct FieldStats {
     pub depth: u32,
     /// Exact closest-point queries run.
     pub exact_queries: usize,
+    /// Winding-number evaluations (the rest of the signs were known or inherited).
+    pub winding_queries: usize,
     /// Sign method: "pseudo-normal", "winding" or "none" (empty mesh).
     pub sign_method: &'static str,
     /// Triangles inside the volume enclosed by others, left out of the distance (not the sign).
@@ -311,12 +313,13 @@ pub fn build_from(
     };
     let depth = opts.max_depth.clamp(1, HARD_MAX_DEPTH);
     let prm = Params {
-        tol: opts.tolerance.max(1e-9),
+        tol: opts.tol(),
         max_depth: depth,
         unit: 1.0 / f64::from(1u32 << (depth + 1)),
     };
     let full = 1u32 << (depth + 1);
-    let mut ex = Exact::new(bvh, &all, &sign, prm.unit);
+    let windings = std::sync::atomic::AtomicUsize::new(0);
+    let mut ex = Exact::new(bvh, &all, &sign, prm.unit, &windings);
     let corners: [f64; 8] = std::array::from_fn(|m| {
         let b = |bit: usize| if m >> bit & 1 == 1 { full } else { 0 };
         ex.value([b(0), b(1), b(2)], Some(false), &[])
@@ -325,6 +328,7 @@ pub fn build_from(
     let (root, q) = octree::build_tree(&mut ex, prm, corners);
     let stats = FieldStats {
         exact_queries: q + q0,
+        winding_queries: windings.load(std::sync::atomic::Ordering::Relaxed),
         internal_triangles: culled,
         sign_method: if bvh.is_empty() {
             "none"

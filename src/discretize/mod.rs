@@ -61,6 +61,20 @@ pub struct DiscretizeOptions {
     pub max_spheres: usize,
 }
 
+impl DiscretizeOptions {
+    /// Smallest τ accepted: below it the octree (up to 8^depth cells) and the medial grid
+    /// ((side/τ)² points per leaf face) explode; a config typo must not hang the program.
+    pub const MIN_TOLERANCE: f64 = 5e-4;
+
+    /// τ as used: `tolerance` clamped to [[`Self::MIN_TOLERANCE`], 0.1] (NaN → the default).
+    pub fn tol(&self) -> f64 {
+        if self.tolerance.is_nan() {
+            return Self::default().tolerance;
+        }
+        self.tolerance.clamp(Self::MIN_TOLERANCE, 0.1)
+    }
+}
+
 impl Default for DiscretizeOptions {
     fn default() -> Self {
         Self {

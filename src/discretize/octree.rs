@@ -10,6 +10,7 @@
 
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
+use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
@@ -46,12 +47,20 @@ pub struct Exact<'a> {
     hint: Option<u32>,
     /// Closest-point queries run (cache misses).
     pub queries: usize,
+    /// Winding-number evaluations, shared by all tasks of one build.
+    windings: &'a AtomicUsize,
 }
 
 impl<'a> Exact<'a> {
     /// An evaluator for a lattice whose unit is `unit` normalized units: distances from `bvh`
     /// (outer triangles), sign from `sign` over `sign_bvh` (all triangles).
-    pub fn new(bvh: &'a Bvh, sign_bvh: &'a Bvh, sign: &'a Sign, unit: f64) -> Self {
+    pub fn new(
+        bvh: &'a Bvh,
+        sign_bvh: &'a Bvh,
+        sign: &'a Sign,
+        unit: f64,
+        windings: &'a AtomicUsize,
+    ) -> Self {
         Self {
             bvh,
             sign_bvh,
@@ -61,6 +70,7 @@ impl<'a> Exact<'a> {
             hint: None,
             hint_all: None,
             queries: 0,
+            windings,
         }
     }
 
@@ -96,6 +106,7 @@ impl<'a> Exact<'a> {
                         match inherit(k, r, anchors, self.unit) {
                             Some(s) => s,
                             None => {
+                                self.windings.fetch_add(1, Ordering::Relaxed);
                                 let w = self.sign.winding(self.sign_bvh, &p).unwrap_or(0.0);
                                 // Near the soft w = ½ cap over a hole the sign is no anchor:
                                 // mark the point unusable for inheritance (r = −1).
@@ -272,12 +283,12 @@ fn cell(
         (clo, cc)
     };
     let (children, q): (Vec<BuildNode>, usize) = if level < PAR_LEVEL {
-        let (bvh, sign_bvh, sign) = (ex.bvh, ex.sign_bvh, ex.sign);
+        let (bvh, sign_bvh, sign, windings) = (ex.bvh, ex.sign_bvh, ex.sign, ex.windings);
         let out: Vec<(BuildNode, usize)> = (0..8)
             .into_par_iter()
             .map(|c| {
                 let (clo, cc) = child_input(c);
-                let mut sub = Exact::new(bvh, sign_bvh, sign, prm.unit);
+                let mut sub = Exact::new(bvh, sign_bvh, sign, prm.unit, windings);
                 cell(&mut sub, prm, clo, level + 1, cc, known)
             })
             .collect();
