@@ -48,44 +48,7 @@ pub fn embed_with(
     let red = Reduced::new(skel);
     let paths = Paths::new(graph);
     let (cand, mut warnings) = candidates(graph, skel, &red, hints);
-    let orientations = match opts.orientation {
-        OrientationMode::Default => vec![Orientation::IDENTITY],
-        OrientationMode::Fixed(o) => vec![o],
-        OrientationMode::Auto => Orientation::all(),
-    };
-    let limits = Limits {
-        max_nodes: opts.max_nodes,
-        max_time: Duration::from_millis(opts.max_millis),
-        cancelled,
-    };
-    let nbrs: Vec<Vec<u32>> = (0..graph.len())
-        .map(|i| {
-            graph
-                .edges
-                .get(i)
-                .map_or(Vec::new(), |l| l.iter().map(|(n, _)| n.0).collect())
-        })
-        .collect();
-    let rad: Vec<f64> = graph.spheres.iter().map(|s| s.radius).collect();
-    let run = |o: &Orientation| {
-        let half = V3::new(0.5, 0.5, 0.5);
-        let pos = graph
-            .spheres
-            .iter()
-            .map(|s| o.apply(&(s.center.coords - half)))
-            .collect();
-        let ctx = Ctx::new(
-            &red,
-            &paths,
-            pos,
-            rad.clone(),
-            nbrs.clone(),
-            opts.weights,
-            cand.clone(),
-        );
-        (*o, search(&ctx, &limits))
-    };
-    let results: Vec<(Orientation, Option<Found>)> = orientations.par_iter().map(run).collect();
+    let results = search_orientations(graph, &red, &paths, &cand, opts, cancelled);
     if cancelled() {
         return Err(EmbedError::Cancelled);
     }
@@ -111,19 +74,7 @@ pub fn embed_with(
             "some joint has no reachable candidate sphere (the shape is too small or in separate pieces)".into(),
         ));
     };
-    if found.budget_hit {
-        warnings.push(format!(
-            "search budget hit ({} nodes, {} ms limit): the best complete embedding found is used, optimality not proven",
-            found.nodes, opts.max_millis
-        ));
-    } else if budget_any && opts.orientation == OrientationMode::Auto {
-        warnings.push("the search budget was hit for some orientations tried".into());
-    }
-    if found.forced {
-        warnings.push(
-            "no embedding passed the penalty cutoff; this is the least bad forced fit".into(),
-        );
-    }
+    search_warnings(&found, budget_any, opts, &mut warnings);
     let bridged = bridged_chains(&red, &paths, &found.matched);
     for j in &bridged {
         warnings.push(format!(
@@ -131,34 +82,18 @@ pub fn embed_with(
             skel.joints[j.0].name
         ));
     }
-    let pins: HashMap<usize, P3> = hints.iter().map(|h| (h.joint.0, h.position)).collect();
-    let bone_list = bones(skel, &red, &orientation);
-    let mut template_dir = vec![V3::zeros(); skel.joints.len()];
-    for b in &bone_list {
-        template_dir[b.child] = b.vec;
-    }
-    let ends = Ends {
-        skel,
-        field,
-        template_dir: &template_dir,
-    };
-    let (mut joints, extended) = split(graph, &paths, &red, &ends, &found.matched, &pins);
     let embed_ms = ms_since(t0);
     let t1 = Instant::now();
-    let grid = PointIndex::new(medial);
-    let mut fixed: Vec<(usize, P3, f64)> = hints
-        .iter()
-        .map(|h| (h.joint.0, h.position, h.radius))
-        .collect();
-    // Extended ends sit at the extremity on purpose; the surface term would pull them back inward.
-    fixed.extend(extended.iter().map(|j| (*j, joints[*j], 0.0)));
-    let problem = Problem {
-        bones: bone_list,
+    let place = Placement {
+        graph,
+        paths: &paths,
+        red: &red,
+        skel,
         field,
-        medial: &grid,
-        pins: fixed,
+        medial,
+        hints,
     };
-    problem.refine(&mut joints, REFINE_ITERATIONS);
+    let joints = place.run(&orientation, &found.matched);
     Ok(Embedding {
         joints,
         discrete: found.matched.iter().map(|v| NodeId(*v)).collect(),
@@ -174,6 +109,122 @@ pub fn embed_with(
         forced: found.forced,
         bridged,
     })
+}
+
+/// Run the search for every orientation the options ask for (in parallel for `Auto`).
+fn search_orientations(
+    graph: &SphereGraph,
+    red: &Reduced,
+    paths: &Paths,
+    cand: &[Vec<u32>],
+    opts: &EmbedOptions,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Vec<(Orientation, Option<Found>)> {
+    let orientations = match opts.orientation {
+        OrientationMode::Default => vec![Orientation::IDENTITY],
+        OrientationMode::Fixed(o) => vec![o],
+        OrientationMode::Auto => Orientation::all(),
+    };
+    let limits = Limits {
+        max_nodes: opts.max_nodes,
+        max_time: Duration::from_millis(opts.max_millis),
+        cancelled,
+    };
+    let nbrs: Vec<Vec<u32>> = (0..graph.len())
+        .map(|i| {
+            graph
+                .edges
+                .get(i)
+                .map_or(Vec::new(), |l| l.iter().map(|(n, _)| n.0).collect())
+        })
+        .collect();
+    let rad: Vec<f64> = graph.spheres.iter().map(|s| s.radius).collect();
+    let run = |o: &Orientation| {
+        // FootPF's "y" is the template's up: rotate the graph, not the template.
+        let half = V3::new(0.5, 0.5, 0.5);
+        let pos = graph
+            .spheres
+            .iter()
+            .map(|s| o.apply(&(s.center.coords - half)))
+            .collect();
+        let ctx = Ctx::new(
+            red,
+            paths,
+            pos,
+            rad.clone(),
+            nbrs.clone(),
+            opts.weights,
+            cand.to_vec(),
+        );
+        (*o, search(&ctx, &limits))
+    };
+    orientations.par_iter().map(run).collect()
+}
+
+fn search_warnings(
+    found: &Found,
+    budget_any: bool,
+    opts: &EmbedOptions,
+    warnings: &mut Vec<String>,
+) {
+    if found.budget_hit {
+        warnings.push(format!(
+            "search budget hit ({} nodes, {} ms limit): the best complete embedding found is used, optimality not proven",
+            found.nodes, opts.max_millis
+        ));
+    } else if budget_any && opts.orientation == OrientationMode::Auto {
+        warnings.push("the search budget was hit for some orientations tried".into());
+    }
+    if found.forced {
+        warnings.push(
+            "no embedding passed the penalty cutoff; this is the least bad forced fit".into(),
+        );
+    }
+}
+
+/// Split + end extension + refinement of a discrete match.
+struct Placement<'a> {
+    graph: &'a SphereGraph,
+    paths: &'a Paths,
+    red: &'a Reduced,
+    skel: &'a Skeleton,
+    field: &'a dyn Field,
+    medial: &'a [Sphere],
+    hints: &'a [ResolvedHint],
+}
+
+impl Placement<'_> {
+    /// Full-skeleton joint positions, normalized frame.
+    fn run(&self, orientation: &Orientation, matched: &[u32]) -> Vec<P3> {
+        let pins: HashMap<usize, P3> = self.hints.iter().map(|h| (h.joint.0, h.position)).collect();
+        let bone_list = bones(self.skel, self.red, orientation);
+        let mut template_dir = vec![V3::zeros(); self.skel.joints.len()];
+        for b in &bone_list {
+            template_dir[b.child] = b.vec;
+        }
+        let ends = Ends {
+            skel: self.skel,
+            field: self.field,
+            template_dir: &template_dir,
+        };
+        let (mut joints, extended) = split(self.graph, self.paths, self.red, &ends, matched, &pins);
+        let index = PointIndex::new(self.medial);
+        let mut fixed: Vec<(usize, P3, f64)> = self
+            .hints
+            .iter()
+            .map(|h| (h.joint.0, h.position, h.radius))
+            .collect();
+        // Extended ends sit at the extremity on purpose; the surface term would pull them back in.
+        fixed.extend(extended.iter().map(|j| (*j, joints[*j], 0.0)));
+        let problem = Problem {
+            bones: bone_list,
+            field: self.field,
+            medial: &index,
+            pins: fixed,
+        };
+        problem.refine(&mut joints, REFINE_ITERATIONS);
+        joints
+    }
 }
 
 /// Template bones for refinement, scaled like the search's and rotated into the normalized frame.

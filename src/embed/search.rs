@@ -266,7 +266,7 @@ pub fn search(ctx: &Ctx, limits: &Limits) -> Option<Found> {
             proven = true;
             break;
         }
-        if used >= main_nodes || (used % 16 == 0 && stop_main()) {
+        if used >= main_nodes || (used.is_multiple_of(16) && stop_main()) {
             budget_hit = true;
             heap.push(QItem(bound, id));
             break;
