@@ -56,8 +56,8 @@ fn glb_reads_back_with_same_joints_positions_and_weights() {
     let reader = skin.reader(|b| Some(&buffers[b.index()]));
     let ibms: Vec<[[f32; 4]; 4]> = reader.read_inverse_bind_matrices().expect("ibm").collect();
     for (m, j) in ibms.iter().zip(&rig.joints) {
-        for k in 0..3 {
-            assert!((-m[3][k] as f64 - j.position[k]).abs() < 1e-4);
+        for (t, p) in m[3].iter().zip(&j.position) {
+            assert!((-f64::from(*t) - p).abs() < 1e-4);
         }
     }
     let node = doc

@@ -108,7 +108,7 @@ impl Builder {
         target: Option<json::buffer::Target>,
         bounds: Option<(Vec<f32>, Vec<f32>)>,
     ) -> json::Index<json::Accessor> {
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let offset = self.bin.len();
@@ -383,14 +383,14 @@ fn add_skin(
 /// Serialize JSON + BIN into the GLB container (header, JSON chunk padded with spaces, BIN chunk
 /// padded with zeros; lengths computed here, see crates-survey §5).
 fn finish(mut b: Builder) -> Result<Vec<u8>, GlbError> {
-    while b.bin.len() % 4 != 0 {
+    while !b.bin.len().is_multiple_of(4) {
         b.bin.push(0);
     }
     if let Some(buf) = b.root.buffers.first_mut() {
         buf.byte_length = USize64::from(b.bin.len());
     }
     let mut js = json::serialize::to_vec(&b.root).map_err(|e| GlbError::Json(e.to_string()))?;
-    while js.len() % 4 != 0 {
+    while !js.len().is_multiple_of(4) {
         js.push(b' ');
     }
     let total = 12 + 8 + js.len() + 8 + b.bin.len();

@@ -57,9 +57,12 @@ pub fn capsule_sdf(p: &P3, len: f64, r: f64, offset: V3) -> f64 {
     (q - P3::new(0.0, y, 0.0)).norm() - r
 }
 
-/// A prepared mesh built by hand: identity weld unless `weld` is given, shells computed by the
+/// Welded positions (mesh frame), input→welded map, welded triangles.
+pub type Welded = (Vec<P3>, Vec<u32>, Vec<[u32; 3]>);
+
+/// A prepared mesh built by hand: identity weld unless `welded` is given, shells computed by the
 /// skinning code itself (empty list here).
-pub fn prepare(input: Mesh, welded: Option<(Vec<P3>, Vec<u32>, Vec<[u32; 3]>)>) -> PreparedMesh {
+pub fn prepare(input: Mesh, welded: Option<Welded>) -> PreparedMesh {
     let normalization = Normalization::from_aabb(&input.aabb());
     let (pos_mesh, weld, triangles) = welded.unwrap_or_else(|| {
         (
