@@ -1,5 +1,11 @@
 //! Run one child process and measure it whole: wall time from spawn to reap, and its peak resident
-//! set size from `wait4`'s `rusage.ru_maxrss` (Linux: kilobytes; that child only, not the bench).
+//! set size.
+//!
+//! Peak RSS is the child's `VmHWM` (its own high-water mark) from `/proc/PID/status`, sampled every
+//! 2 ms while it runs (monotonic, so the last sample is at most 2 ms stale). `wait4`'s
+//! `ru_maxrss` is only the fallback (no `/proc`): on Linux it also counts the *bench* process's
+//! memory, because the child's high-water mark is carried across fork/exec — with it, every child
+//! after a large mesh would report at least the bench's own peak.
 
 use std::path::Path;
 use std::process::{Command, Stdio};
@@ -64,6 +70,7 @@ pub fn run(mut cmd: Command, log_dir: &Path, timeout: Duration) -> std::io::Resu
     let mut status: libc::c_int = 0;
     // SAFETY: rusage is plain old data; zeroed is a valid value.
     let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    let mut hwm_kb = 0u64;
     loop {
         // SAFETY: pid is our own unreaped child; status and usage are valid out-pointers.
         let r = unsafe { libc::wait4(pid, &mut status, libc::WNOHANG, &mut usage) };
@@ -77,6 +84,9 @@ pub fn run(mut cmd: Command, log_dir: &Path, timeout: Duration) -> std::io::Resu
             }
             return Err(e);
         }
+        if let Some(kb) = vm_hwm_kb(pid) {
+            hwm_kb = hwm_kb.max(kb);
+        }
         if start.elapsed() > timeout && !out.timed_out {
             out.timed_out = true;
             let _ = child.kill();
@@ -89,11 +99,22 @@ pub fn run(mut cmd: Command, log_dir: &Path, timeout: Duration) -> std::io::Resu
     } else if libc::WIFSIGNALED(status) {
         out.signal = Some(libc::WTERMSIG(status));
     }
-    out.peak_rss_mb = usage.ru_maxrss as f64 / 1024.0;
+    out.peak_rss_mb = if hwm_kb > 0 {
+        hwm_kb as f64 / 1024.0
+    } else {
+        usage.ru_maxrss as f64 / 1024.0
+    };
     let err = std::fs::read_to_string(&err_path).unwrap_or_default();
     let lines: Vec<&str> = err.lines().filter(|l| !l.trim().is_empty()).collect();
     out.stderr_tail = lines[lines.len().saturating_sub(3)..].join(" | ");
     Ok(out)
+}
+
+/// `VmHWM` of a running process, kilobytes (`None` if unreadable, e.g. no `/proc` or exited).
+fn vm_hwm_kb(pid: libc::pid_t) -> Option<u64> {
+    let text = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    let line = text.lines().find(|l| l.starts_with("VmHWM:"))?;
+    line.split_whitespace().nth(1)?.parse().ok()
 }
 
 #[cfg(test)]
@@ -110,6 +131,14 @@ mod tests {
         let Ok(r) = r else { return };
         assert_eq!(r.exit_code, Some(3));
         assert!(r.peak_rss_mb > 0.0);
+        // A child that allocates ~64 MB reports at least that.
+        let mut big = Command::new("python3");
+        big.args(["-c", "import time; b = bytearray(64 << 20); b[::4096] = b'x' * len(b[::4096]); time.sleep(0.2)"]);
+        if let Ok(r) = run(big, dir.path(), Duration::from_secs(30)) {
+            if r.success() {
+                assert!(r.peak_rss_mb > 60.0 && r.peak_rss_mb < 200.0, "{r:?}");
+            }
+        }
         assert!(r.failure().contains("oops"));
         let mut slow = Command::new("sleep");
         slow.arg("10");
