@@ -175,6 +175,7 @@ impl Pipeline {
         }
         let conf = confidence::assess(&prepared, &disc, &req.skeleton, &embedding);
         let mut rig = build_rig(req, &prepared, &embedding, conf);
+        rig.stats = discretization_stats(&disc);
 
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
@@ -220,6 +221,22 @@ fn options_hash(config: &RigConfig) -> u64 {
     d.tolerance.to_bits().rotate_left(7)
         ^ u64::from(d.max_depth).rotate_left(29)
         ^ (d.max_spheres as u64).rotate_left(43)
+}
+
+/// Sizes of the discretization, for `geppetto bench` (rig.json `stats`).
+fn discretization_stats(disc: &Discretization) -> BTreeMap<String, f64> {
+    let edges: usize = disc.graph.edges.iter().map(Vec::len).sum::<usize>() / 2;
+    BTreeMap::from([
+        (
+            "graph_vertices".to_string(),
+            disc.graph.spheres.len() as f64,
+        ),
+        ("graph_edges".to_string(), edges as f64),
+        (
+            "medial_samples".to_string(),
+            disc.medial.samples.len() as f64,
+        ),
+    ])
 }
 
 /// Assemble the rig record (mesh frame) from the stage outputs.
@@ -278,6 +295,7 @@ fn build_rig(
         ],
         vertex_count: prepared.input.positions.len(),
         skin: None,
+        stats: BTreeMap::new(),
     }
 }
 

@@ -1,11 +1,104 @@
-//! `geppetto bench`. (Stub until implemented.)
+//! `geppetto bench`: corpus benchmark and scaling study (see [`crate::measure::bench`]).
 
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
+use std::time::Duration;
+
+use anyhow::Context;
 
 use super::BenchArgs;
+use crate::measure::bench::{self, manifest, report, scaling, BenchOptions};
 
-/// Run `geppetto bench`.
-pub fn run(_args: &BenchArgs) -> anyhow::Result<ExitCode> {
-    eprintln!("error: 'geppetto bench' is not implemented yet");
-    Ok(ExitCode::from(2))
+/// Per-run time limit unless `GEPPETTO_BENCH_TIMEOUT` (seconds) says otherwise.
+const DEFAULT_TIMEOUT_S: u64 = 300;
+
+/// The `--corpus` default in [`super::BenchArgs`].
+const DEFAULT_CORPUS: &str = "../shared/corpus";
+
+/// Run `geppetto bench`. Exit 0 even when some rigs fail (they are reported); 2 for usage errors
+/// or a missing corpus.
+pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
+    if args.runs == 0 {
+        eprintln!("error: --runs must be at least 1");
+        return Ok(ExitCode::from(2));
+    }
+    let exe = std::env::current_exe().context("cannot find the geppetto executable")?;
+    let timeout = std::env::var("GEPPETTO_BENCH_TIMEOUT")
+        .ok()
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(DEFAULT_TIMEOUT_S);
+    // `--corpus` left at its default defers to GEPPETTO_CORPUS, like the tests.
+    let corpus = match std::env::var_os("GEPPETTO_CORPUS") {
+        Some(env) if args.corpus == Path::new(DEFAULT_CORPUS) => PathBuf::from(env),
+        _ => args.corpus.clone(),
+    };
+    let opts = BenchOptions {
+        exe,
+        corpus: corpus.clone(),
+        runs: args.runs,
+        filter: args.filter.clone(),
+        config: args.config.clone(),
+        timeout: Duration::from_secs(timeout),
+        verbose: true,
+    };
+    if let Some(mesh) = &args.scaling {
+        return run_scaling(args, &opts, mesh);
+    }
+    if !corpus.join("MANIFEST.tsv").is_file() {
+        eprintln!(
+            "error: no corpus at {} (expected MANIFEST.tsv, meshes/, truth/); pass --corpus DIR \
+             or set GEPPETTO_CORPUS",
+            corpus.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let report = match bench::run(&opts) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(2));
+        }
+    };
+    if report.meshes.is_empty() {
+        eprintln!(
+            "warning: no corpus mesh matches --filter '{}'",
+            args.filter.as_deref().unwrap_or("")
+        );
+    }
+    print!("{}", report::format(&report));
+    write_json(args.json.as_deref(), &report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_scaling(args: &BenchArgs, opts: &BenchOptions, mesh: &Path) -> anyhow::Result<ExitCode> {
+    if !mesh.is_file() {
+        eprintln!("error: --scaling {}: no such file", mesh.display());
+        return Ok(ExitCode::from(2));
+    }
+    // The corpus category picks the template when the mesh is a corpus mesh; else `human`.
+    let stem = crate::pipeline::asset_name(mesh);
+    let skeleton = manifest::read(&opts.corpus)
+        .ok()
+        .and_then(|es| es.into_iter().find(|e| e.name == stem))
+        .map_or_else(|| "human".to_string(), |e| e.skeleton);
+    let report = match scaling::run(opts, mesh, &skeleton) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    print!("{}", scaling::format(&report));
+    write_json(args.json.as_deref(), &report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn write_json<T: serde::Serialize>(path: Option<&Path>, value: &T) -> anyhow::Result<()> {
+    if let Some(p) = path {
+        let text = serde_json::to_string_pretty(value)?;
+        crate::util::write_atomic(&PathBuf::from(p), text.as_bytes())
+            .with_context(|| format!("cannot write {}", p.display()))?;
+        eprintln!("wrote {}", p.display());
+    }
+    Ok(())
 }

@@ -83,6 +83,9 @@ pub struct Rig {
     /// Skin weights per input vertex, when computed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skin: Option<SkinTable>,
+    /// Engine statistics for benchmarks (`graph_vertices`, `graph_edges`, `medial_samples`, …).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub stats: BTreeMap<String, f64>,
 }
 
 impl Rig {
