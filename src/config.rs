@@ -108,17 +108,6 @@ impl RigConfig {
     }
 }
 
-/// The skeleton template a corpus category suggests: biped → `human`, quadruped → `quadruped`;
-/// multi-part robots are humanoid in the corpus (→ `human`), and the remaining "other" creatures
-/// (fish, octopus, scorpion, birds, hands) have no matching template — `quadruped` (a spine with
-/// four limbs and a tail) is the closest general-purpose body plan.
-pub fn skeleton_for_category(category: &str) -> &'static str {
-    match category {
-        "biped" | "multi-component" => "human",
-        _ => "quadruped",
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -21,6 +21,7 @@ pub mod embed;
 pub mod error;
 pub mod export;
 pub mod geom;
+pub mod glob;
 pub mod measure;
 pub mod mesh;
 pub mod pipeline;

@@ -20,7 +20,9 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let mode = std::fs::metadata(path).map(|m| m.permissions().mode() & 0o7777).unwrap_or(0o644);
+        let mode = std::fs::metadata(path)
+            .map(|m| m.permissions().mode() & 0o7777)
+            .unwrap_or(0o644);
         std::fs::set_permissions(tmp.path(), std::fs::Permissions::from_mode(mode))?;
     }
     tmp.as_file().sync_all()?;
@@ -47,7 +49,10 @@ mod tests {
         #[cfg(unix)]
         {
             use std::os::unix::fs::PermissionsExt;
-            assert_eq!(std::fs::metadata(&p).unwrap().permissions().mode() & 0o777, 0o644);
+            assert_eq!(
+                std::fs::metadata(&p).unwrap().permissions().mode() & 0o777,
+                0o644
+            );
         }
         let leftovers = std::fs::read_dir(p.parent().unwrap()).unwrap().count();
         assert_eq!(leftovers, 1, "no temp files left behind");

@@ -9,6 +9,7 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use geppetto::export::{write_outputs, Format};
+use geppetto::measure::bench::manifest;
 use geppetto::rig::Rig;
 use geppetto::{skeleton, NoProgress, Pipeline, RigRequest};
 
@@ -102,12 +103,12 @@ fn every_corpus_mesh_rigs_or_fails_clearly() {
     let Some(corpus) = common::corpus_dir("every_corpus_mesh_rigs_or_fails_clearly") else {
         return;
     };
-    let entries = common::manifest(&corpus);
+    let entries = manifest::read(&corpus).expect("MANIFEST.tsv parses");
     let out = tempfile::tempdir().expect("temp dir");
     let (mut ok, mut low, mut failed) = (0, 0, Vec::new());
     for entry in &entries {
         let mesh = corpus.join("meshes").join(format!("{}.obj", entry.name));
-        let skel = geppetto::config::skeleton_for_category(&entry.category);
+        let skel = entry.skeleton.as_str();
         match rig_with_limit(&mesh, skel, out.path()) {
             Ok(rig) => {
                 check_rig(&entry.name, &rig);

@@ -1,17 +1,15 @@
 //! `geppetto pose RIG.json --random SEED --out posed.obj`: deform the rig's mesh by linear blend
 //! skinning under a pose, so users (and tests) can see the rig move.
 
-use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 
 use super::PoseArgs;
-use crate::mesh::Mesh;
+use crate::mesh::{write_obj, Mesh};
 use crate::rig::Rig;
 use crate::skin::pose::{pose_mesh, Pose};
-use crate::util::write_atomic;
 
 /// Run `geppetto pose`.
 pub fn run(args: &PoseArgs) -> anyhow::Result<ExitCode> {
@@ -40,11 +38,11 @@ pub fn run(args: &PoseArgs) -> anyhow::Result<ExitCode> {
         None => Pose::identity(rig.joints.len()),
     };
     let posed = pose_mesh(&mesh.positions, &rig.joints, skin, &pose);
-    let text = obj_text(&Mesh {
+    let posed = Mesh {
         positions: posed,
         triangles: mesh.triangles.clone(),
-    });
-    write_atomic(&args.out, text.as_bytes())
+    };
+    write_obj(&posed, &args.out)
         .with_context(|| format!("{}: cannot write", args.out.display()))?;
     println!("wrote {}", args.out.display());
     Ok(ExitCode::SUCCESS)
@@ -58,16 +56,4 @@ fn resolve(rig_path: &Path, mesh: &str) -> PathBuf {
         return p;
     }
     rig_path.parent().map_or(p.clone(), |d| d.join(&p))
-}
-
-/// A minimal OBJ (`v` and `f` lines, 1-based), full f64 precision.
-fn obj_text(mesh: &Mesh) -> String {
-    let mut s = String::with_capacity(mesh.positions.len() * 40 + mesh.triangles.len() * 24);
-    for p in &mesh.positions {
-        let _ = writeln!(s, "v {} {} {}", p.x, p.y, p.z);
-    }
-    for t in &mesh.triangles {
-        let _ = writeln!(s, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
-    }
-    s
 }

@@ -4,7 +4,7 @@
 //! `geppetto watch --headless` are both thin layers over these.
 
 pub mod config;
-pub mod glob;
+pub use crate::glob;
 pub mod ingest;
 pub mod jobs;
 pub mod notifier;

@@ -113,40 +113,12 @@ pub fn truth_path(corpus: &Path, name: &str) -> Option<PathBuf> {
     p.is_file().then_some(p)
 }
 
-/// Shell-style match of `name` against `pattern`: `*` any run, `?` one character, everything else
-/// literal; a comma separates alternatives (`fox,monster`, `rignet_*`).
+/// Shell-style match of `name` against `pattern` ([`crate::glob::Glob`]: `*` any run, `?` one
+/// character, case-insensitive); a comma separates alternatives (`fox,monster`, `rignet_*`).
 pub fn glob_match(pattern: &str, name: &str) -> bool {
     pattern
         .split(',')
-        .any(|p| matches(p.trim().as_bytes(), name.as_bytes()))
-}
-
-fn matches(p: &[u8], s: &[u8]) -> bool {
-    // Iterative wildcard match with single backtrack point (linear in practice).
-    let (mut pi, mut si) = (0, 0);
-    let (mut star, mut mark) = (None, 0);
-    while si < s.len() {
-        match p.get(pi) {
-            Some(b'*') => {
-                star = Some(pi);
-                mark = si;
-                pi += 1;
-            }
-            Some(&c) if c == b'?' || Some(&c) == s.get(si) => {
-                pi += 1;
-                si += 1;
-            }
-            _ => match star {
-                Some(sp) => {
-                    pi = sp + 1;
-                    mark += 1;
-                    si = mark;
-                }
-                None => return false,
-            },
-        }
-    }
-    p[pi.min(p.len())..].iter().all(|&c| c == b'*')
+        .any(|p| crate::glob::Glob::new(p.trim()).matches(Path::new(name)))
 }
 
 #[cfg(test)]
@@ -162,7 +134,8 @@ mod tests {
         assert!(glob_match("h?rse_*", "horse_md2"));
         assert!(glob_match("cow_igl,fox", "fox"));
         assert!(!glob_match("*x", "foxy"));
-        assert!(glob_match("*", ""));
+        assert!(glob_match("*", "x"));
+        assert!(glob_match("FOX", "fox"));
     }
 
     #[test]

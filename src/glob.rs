@@ -1,4 +1,4 @@
-//! A small glob matcher for asset paths: `**` spans any number of folders (including none), `*`
+//! A small glob matcher for asset paths and names (watch-folder globs, `bench --filter`): `**` spans any number of folders (including none), `*`
 //! and `?` stay within one path segment. Case-insensitive, `/`-separated, relative paths.
 
 use std::path::Path;
