@@ -100,7 +100,7 @@ fn check_rig(name: &str, rig: &Rig) {
 
 #[test]
 fn every_corpus_mesh_rigs_or_fails_clearly() {
-    let Some(corpus) = common::corpus_dir("every_corpus_mesh_rigs_or_fails_clearly") else {
+    let Some(corpus) = common::corpus() else {
         return;
     };
     let entries = manifest::read(&corpus).expect("MANIFEST.tsv parses");

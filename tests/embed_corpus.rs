@@ -4,10 +4,13 @@
 //! (half of the mean nearest-joint distance both ways, in % of the largest bounding-box extent).
 //! Run with `--nocapture` to see the table.
 
+mod common;
+
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
+use common::{corpus, manifest};
 use geppetto::config::RigConfig;
 use geppetto::embed::refine::Field;
 use geppetto::embed::OrientationMode;
@@ -16,35 +19,6 @@ use geppetto::progress::NoProgress;
 use geppetto::rig::Status;
 use geppetto::skeleton::load_template;
 use rayon::prelude::*;
-
-/// The corpus folder: `GEPPETTO_CORPUS`, else `<crate>/../shared/corpus`.
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("GEPPETTO_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.join("MANIFEST.tsv").is_file() {
-        Some(dir)
-    } else {
-        println!("skipped: corpus not found at {}", dir.display());
-        None
-    }
-}
-
-/// `(name, category)` per MANIFEST.tsv row.
-fn manifest(dir: &Path) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).expect("MANIFEST.tsv readable");
-    let mut lines = text.lines();
-    let header: Vec<&str> = lines.next().expect("header").split('\t').collect();
-    let col = |n: &str| header.iter().position(|h| *h == n).expect("column");
-    let (ni, ci) = (col("name"), col("category"));
-    lines
-        .filter(|l| !l.trim().is_empty())
-        .map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            (f[ni].to_string(), f[ci].to_string())
-        })
-        .collect()
-}
 
 /// Artist joint positions (OBJ frame), if a truth file exists.
 fn truth(dir: &Path, name: &str) -> Option<Vec<[f64; 3]>> {

@@ -1,6 +1,8 @@
 //! `geppetto bench` on a tiny generated corpus: manifest parsing, filtering, child runs that may
 //! fail without stopping the bench, the summary logic, and `--json`. No timing assertions.
 
+mod measure_support;
+
 use std::path::Path;
 use std::process::Command;
 use std::time::Duration;
@@ -198,13 +200,9 @@ fn summary_logic() {
 /// The CI invocation (`geppetto bench --filter fox --runs 1`) on the shared corpus.
 #[test]
 fn bench_ci_path_on_the_corpus() {
-    let dir = std::env::var_os("GEPPETTO_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if !dir.join("MANIFEST.tsv").is_file() {
-        println!("skipped: corpus not found at {}", dir.display());
+    let Some(dir) = measure_support::corpus() else {
         return;
-    }
+    };
     let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
         .args(["bench", "--filter", "fox", "--runs", "1", "--corpus"])
         .arg(&dir)

@@ -164,10 +164,7 @@ fn perturb_weights(w: &Weights, joints: usize, rng: &mut Lcg) -> Weights {
 
 #[test]
 fn agrees_on_corpus_truth_vs_perturbed_copies() {
-    let (Some(py), Some(corpus)) = (
-        python(),
-        corpus("agrees_on_corpus_truth_vs_perturbed_copies"),
-    ) else {
+    let (Some(py), Some(corpus)) = (python(), corpus()) else {
         return;
     };
     let dir = tempfile::tempdir().expect("tempdir");

@@ -1,24 +1,14 @@
 //! Corpus walk: every `meshes/*.obj` (and `gltf/*.glb`) of `../shared/corpus` loads and prepares;
 //! counts are compared with `MANIFEST.tsv`.
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::PathBuf;
 
+use common::corpus;
 use geppetto::mesh::load::load_rigged_gltf;
 use geppetto::mesh::{load, prepare};
-
-/// The corpus folder: `GEPPETTO_CORPUS`, else `<crate>/../shared/corpus`.
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("GEPPETTO_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.join("MANIFEST.tsv").is_file() {
-        Some(dir)
-    } else {
-        println!("skipped: corpus not found at {}", dir.display());
-        None
-    }
-}
 
 /// One MANIFEST.tsv row, by column name.
 type Row = BTreeMap<String, String>;

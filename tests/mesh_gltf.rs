@@ -1,24 +1,15 @@
 //! glTF against the corpus: every `gltf/X.glb` lands in the frame of `meshes/X.obj`, and every
 //! artist rig in `truth/X.json` (made from these GLBs) is read back by `load_rigged_gltf`.
 
+mod common;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
+use common::corpus;
 use geppetto::geom::P3;
 use geppetto::mesh::load::load_rigged_gltf;
 use geppetto::mesh::{load, Mesh};
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("GEPPETTO_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.join("MANIFEST.tsv").is_file() {
-        Some(dir)
-    } else {
-        println!("skipped: corpus not found at {}", dir.display());
-        None
-    }
-}
 
 fn glbs(dir: &Path) -> Vec<(String, PathBuf)> {
     let mut v: Vec<(String, PathBuf)> = std::fs::read_dir(dir.join("gltf"))

@@ -7,9 +7,12 @@
 
 mod skin_common;
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use common::{corpus, manifest};
 use geppetto::config::RigConfig;
 use geppetto::export::{write_rig, Format};
 use geppetto::rig::{RigJoint, SkinTable};
@@ -17,30 +20,6 @@ use geppetto::skin::attach::{attach, load_joints};
 use geppetto::skin::pose::{pose_mesh, Pose};
 use geppetto::{NoProgress, Pipeline, RigRequest};
 use skin_common::assert_valid;
-
-fn corpus() -> Option<PathBuf> {
-    let dir = std::env::var_os("GEPPETTO_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.join("MANIFEST.tsv").exists() {
-        Some(dir)
-    } else {
-        println!("skipped: corpus not found at {}", dir.display());
-        None
-    }
-}
-
-/// `(name, category)` per MANIFEST row.
-fn manifest(dir: &Path) -> Vec<(String, String)> {
-    let text = std::fs::read_to_string(dir.join("MANIFEST.tsv")).unwrap_or_default();
-    text.lines()
-        .skip(1)
-        .filter_map(|l| {
-            let f: Vec<&str> = l.split('\t').collect();
-            Some((f.first()?.to_string(), f.get(5)?.to_string()))
-        })
-        .collect()
-}
 
 /// Run the validator script on `files`, if configured.
 fn validate(files: &[PathBuf]) {

@@ -169,15 +169,10 @@ pub fn prepared(m: &Tris) -> PreparedMesh {
     }
 }
 
-/// Corpus directory (env `GEPPETTO_CORPUS`, else `../shared/corpus`), if present.
-pub fn corpus_dir() -> Option<std::path::PathBuf> {
-    let dir = std::env::var_os("GEPPETTO_CORPUS")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| {
-            std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus")
-        });
-    dir.join("meshes").is_dir().then_some(dir)
-}
+#[path = "../common/mod.rs"]
+mod common;
+#[allow(unused_imports)]
+pub use common::corpus as corpus_dir;
 
 /// Axis-aligned box [lo, hi] with each face split into an n×n grid of quads (2 triangles each),
 /// outward CCW. Faces do not share vertices (not welded), like many exported meshes.

@@ -6,18 +6,10 @@ use std::path::{Path, PathBuf};
 use geppetto::geom::P3;
 use geppetto::measure::truth::{RigKind, ScoredRig, Weights};
 
-/// The corpus folder, or `None` after printing why the caller is skipped.
-pub fn corpus(test: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("GEPPETTO_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| Path::new(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    if dir.join("MANIFEST.tsv").is_file() {
-        Some(dir)
-    } else {
-        println!("{test}: skipped: corpus not found at {}", dir.display());
-        None
-    }
-}
+#[path = "../common/mod.rs"]
+mod common;
+#[allow(unused_imports)]
+pub use common::corpus;
 
 /// `v` lines of an OBJ (independent of the mesh loader).
 pub fn obj_vertices(path: &Path) -> Vec<P3> {
