@@ -29,6 +29,7 @@ fn main() {
         let mut per_stage: Vec<Vec<f64>> = vec![Vec::new(); 5];
         let mut cpu: Vec<Vec<f64>> = vec![Vec::new(); 5];
         let mut summary = String::new();
+        let mut eval_ns = f64::NAN;
         for _ in 0..runs {
             let t = Instant::now();
             let c0 = cpu_ms();
@@ -43,8 +44,10 @@ fn main() {
                 cpu[k].push(*v);
             }
             cpu[4].push(cpu_ms() - c0);
+            per_stage[4].push(t.elapsed().as_secs_f64() * 1e3);
             match res {
                 Ok(d) => {
+                    eval_ns = eval_throughput(&d.field);
                     for (k, (_, ms)) in d.timings_ms.iter().enumerate().take(4) {
                         per_stage[k].push(*ms);
                     }
@@ -64,7 +67,6 @@ fn main() {
                 }
                 Err(e) => summary = format!("error: {e}"),
             }
-            per_stage[4].push(t.elapsed().as_secs_f64() * 1e3);
         }
         let name = Path::new(path)
             .file_stem()
@@ -76,7 +78,7 @@ fn main() {
         let m: Vec<f64> = per_stage.iter_mut().map(med).collect();
         let c: Vec<f64> = cpu.iter_mut().map(med).collect();
         println!(
-            "{:<14} V {:>6} T {:>6} | wall ms: field {:6.1} medial {:5.1} spheres {:4.1} graph {:5.1} total {:6.1} | cpu ms: {:6.1} {:5.1} {:4.1} {:5.1} total {:6.1}\n    {}",
+            "{:<14} V {:>6} T {:>6} | wall ms: field {:6.1} medial {:5.1} spheres {:4.1} graph {:5.1} total {:6.1} | cpu ms: {:6.1} {:5.1} {:4.1} {:5.1} total {:6.1}\n    {} | eval {:.0} ns/call",
             name.unwrap_or_default(),
             pm.positions.len(),
             pm.triangles.len(),
@@ -90,7 +92,8 @@ fn main() {
             c[2],
             c[3],
             c[4],
-            summary
+            summary,
+            eval_ns
         );
     }
 }
@@ -124,6 +127,25 @@ fn staged(
         graph,
         timings_ms,
     })
+}
+
+/// Mean single-thread cost of `DistanceField::eval` at 10⁶ pseudo-random points of the unit
+/// cube, in ns.
+fn eval_throughput(f: &geppetto::discretize::DistanceField) -> f64 {
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut rnd = || {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let n = 1_000_000;
+    let pts: Vec<P3> = (0..n).map(|_| P3::new(rnd(), rnd(), rnd())).collect();
+    let t = Instant::now();
+    let sum: f64 = pts.iter().map(|p| f.eval(p)).sum();
+    let ns = t.elapsed().as_secs_f64() * 1e9 / n as f64;
+    std::hint::black_box(sum);
+    ns
 }
 
 /// Process CPU time (user + system, all threads), ms.

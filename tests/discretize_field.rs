@@ -223,3 +223,29 @@ fn empty_mesh_field_is_positive() {
     assert!(f.eval(&P3::new(0.5, 0.5, 0.5)) > 0.0);
     assert_eq!(f.stats().sign_method, "none");
 }
+
+#[test]
+fn field_is_send_sync_clone_debug() {
+    fn check<T: Clone + std::fmt::Debug + Send + Sync>() {}
+    check::<DistanceField>();
+    check::<geppetto::discretize::SphereGraph>();
+}
+
+proptest::proptest! {
+    #![proptest_config(proptest::prelude::ProptestConfig::with_cases(64))]
+    /// Anywhere (inside the cube or far outside), eval and gradient are finite; outside the unit
+    /// cube the field is positive.
+    #[test]
+    fn eval_is_finite_everywhere(x in -5.0f64..5.0, y in -5.0f64..5.0, z in -5.0f64..5.0) {
+        use std::sync::OnceLock;
+        static F: OnceLock<DistanceField> = OnceLock::new();
+        let f = F.get_or_init(|| field::build(&prepared(&icosphere(2)), &DiscretizeOptions::default()));
+        let p = P3::new(x, y, z);
+        let v = f.eval(&p);
+        proptest::prop_assert!(v.is_finite());
+        proptest::prop_assert!(f.gradient(&p).iter().all(|g| g.is_finite()));
+        if [x, y, z].iter().any(|c| !(0.0..=1.0).contains(c)) {
+            proptest::prop_assert!(v > 0.0);
+        }
+    }
+}

@@ -26,6 +26,9 @@ const LEAF: u32 = 1 << 31;
 /// Depth cap actually used (the lattice keys pack 21 bits per axis).
 const HARD_MAX_DEPTH: u32 = 19;
 
+/// Field value reported for non-finite query points (far outside, still finite arithmetic).
+pub const FAR: f64 = 1e9;
+
 /// Build statistics.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FieldStats {
@@ -69,7 +72,11 @@ struct Located<'a> {
 impl DistanceField {
     /// Signed distance at `p` (normalized frame). Points outside [0,1]³ get their distance to
     /// the cube plus the (positive) field on its boundary: always positive, growing outward.
+    /// Non-finite points are far outside ([`FAR`]).
     pub fn eval(&self, p: &P3) -> f64 {
+        if !p.coords.iter().all(|c| c.is_finite()) {
+            return FAR;
+        }
         let q = clamp_unit(p);
         let out = (p - q).norm();
         let Some(l) = self.locate(&q) else {
@@ -92,6 +99,9 @@ impl DistanceField {
     /// Gradient of the interpolated field at `p` (analytic derivative of the trilinear leaf).
     /// Outside [0,1]³ it points away from the cube.
     pub fn gradient(&self, p: &P3) -> V3 {
+        if !p.coords.iter().all(|c| c.is_finite()) {
+            return V3::zeros();
+        }
         let q = clamp_unit(p);
         if q != *p {
             return (p - q).try_normalize(0.0).unwrap_or_else(V3::zeros);
@@ -301,7 +311,7 @@ pub fn build_from(
     };
     let depth = opts.max_depth.clamp(1, HARD_MAX_DEPTH);
     let prm = Params {
-        tol: opts.tolerance.max(1e-9),
+        tol: opts.tol(),
         max_depth: depth,
         unit: 1.0 / f64::from(1u32 << (depth + 1)),
     };
@@ -309,7 +319,7 @@ pub fn build_from(
     let mut ex = Exact::new(bvh, &all, &sign, prm.unit);
     let corners: [f64; 8] = std::array::from_fn(|m| {
         let b = |bit: usize| if m >> bit & 1 == 1 { full } else { 0 };
-        ex.value([b(0), b(1), b(2)], Some(false))
+        ex.value([b(0), b(1), b(2)], Some(false), &[])
     });
     let q0 = ex.queries;
     let (root, q) = octree::build_tree(&mut ex, prm, corners);

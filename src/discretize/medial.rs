@@ -48,7 +48,7 @@ pub fn min_dot(field: &DistanceField, c: &P3, r: f64) -> f64 {
 /// skipped up front: trilinear values never go below the smallest corner, so no face point of
 /// such a leaf could pass the depth test (same output as the original, less work).
 pub fn sample(field: &DistanceField, opts: &DiscretizeOptions) -> MedialSamples {
-    let tol = opts.tolerance.max(1e-6);
+    let tol = opts.tol();
     let cells: Vec<(P3, f64, f64)> = field
         .leaf_cells_with_min()
         .filter(|c| c.2 < -2.0 * tol)

@@ -5,6 +5,12 @@
 //!
 //! One module per stage, each with one entry function:
 //! [`field::build`] → [`medial::sample`] → [`spheres::pack`] → [`graph::connect`].
+//!
+//! Supporting modules: [`bvh`] (exact closest points: SAH BVH, f32 boxes, iterative traversal),
+//! [`winding`] (inside/outside: closest-feature pseudo-normals for one watertight outward shell,
+//! otherwise the fast generalized winding number; faces buried inside the solid are dropped from
+//! the distance), `octree` (the §1 build on an integer lattice, parallel subtrees, exact-key
+//! distance cache, sign inheritance through surface-free balls).
 
 pub mod bvh;
 pub mod field;
@@ -53,6 +59,20 @@ pub struct DiscretizeOptions {
     pub max_depth: u32,
     /// Maximum packed spheres (1000).
     pub max_spheres: usize,
+}
+
+impl DiscretizeOptions {
+    /// Smallest τ accepted: below it the octree (up to 8^depth cells) and the medial grid
+    /// ((side/τ)² points per leaf face) explode; a config typo must not hang the program.
+    pub const MIN_TOLERANCE: f64 = 5e-4;
+
+    /// τ as used: `tolerance` clamped to [[`Self::MIN_TOLERANCE`], 0.1] (NaN → the default).
+    pub fn tol(&self) -> f64 {
+        if self.tolerance.is_nan() {
+            return Self::default().tolerance;
+        }
+        self.tolerance.clamp(Self::MIN_TOLERANCE, 0.1)
+    }
 }
 
 impl Default for DiscretizeOptions {

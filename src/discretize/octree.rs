@@ -17,6 +17,9 @@ use super::bvh::Bvh;
 use super::winding::Sign;
 use crate::geom::V3;
 
+/// A winding number this far from ½ makes a point a sign anchor for its neighbours.
+const CONFIDENT: f64 = 0.25;
+
 /// Subtrees at this level (64 of them) are independent rayon tasks.
 const PAR_LEVEL: u32 = 2;
 
@@ -36,7 +39,10 @@ pub struct Exact<'a> {
     sign: &'a Sign,
     /// Normalized units per lattice unit.
     unit: f64,
-    cache: HashMap<u64, f64, BuildHasherDefault<KeyHasher>>,
+    /// Per lattice key: signed distance, and the unsigned distance to *all* triangles (the sign's
+    /// surface; differs from |value| only when internal triangles were culled from `bvh`).
+    cache: HashMap<u64, (f64, f64), BuildHasherDefault<KeyHasher>>,
+    hint_all: Option<u32>,
     hint: Option<u32>,
     /// Closest-point queries run (cache misses).
     pub queries: usize,
@@ -53,17 +59,24 @@ impl<'a> Exact<'a> {
             unit,
             cache: HashMap::default(),
             hint: None,
+            hint_all: None,
             queries: 0,
         }
     }
 
     /// Signed distance at lattice point `k`. `known` is the sign when the caller already knows it
-    /// (`Some(true)` = inside); otherwise the sign method decides.
-    pub fn value(&mut self, k: [u32; 3], known: Option<bool>) -> f64 {
-        let key = u64::from(k[0]) | (u64::from(k[1]) << 21) | (u64::from(k[2]) << 42);
+    /// (`Some(true)` = inside); otherwise it is inherited from an `anchor` (lattice point, exact
+    /// signed value) when no surface can separate the two — their distance is less than either
+    /// point's distance to the surface — and only then does the sign method run. The winding
+    /// number costs far more than the closest-point query, so this saves most of the build time
+    /// on open and multi-shell meshes. (It cannot cross a mesh triangle; it can cross the soft
+    /// w = ½ cap over a hole, where either answer is as good.)
+    pub fn value(&mut self, k: [u32; 3], known: Option<bool>, anchors: &[Anchor]) -> f64 {
+        let key = pack(k);
         if let Some(v) = self.cache.get(&key) {
-            return *v;
+            return v.0;
         }
+        let mut r = f64::INFINITY;
         let p = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.unit;
         self.queries += 1;
         let v = match self.bvh.closest(&p, self.hint) {
@@ -71,8 +84,28 @@ impl<'a> Exact<'a> {
             Some(hit) => {
                 self.hint = Some(hit.slot);
                 let d = hit.dist2.sqrt();
+                r = d;
                 let inside = match known {
                     Some(s) => s,
+                    None if self.sign.is_winding() => {
+                        if !std::ptr::eq(self.bvh, self.sign_bvh) {
+                            let all = self.sign_bvh.closest(&p, self.hint_all);
+                            self.hint_all = all.map(|h| h.slot);
+                            r = all.map_or(d, |h| h.dist2.sqrt());
+                        }
+                        match inherit(k, r, anchors, self.unit) {
+                            Some(s) => s,
+                            None => {
+                                let w = self.sign.winding(self.sign_bvh, &p).unwrap_or(0.0);
+                                // Near the soft w = ½ cap over a hole the sign is no anchor:
+                                // mark the point unusable for inheritance (r = −1).
+                                if (w - 0.5).abs() < CONFIDENT {
+                                    r = -1.0;
+                                }
+                                w > 0.5
+                            }
+                        }
+                    }
                     None => self.sign.inside(self.sign_bvh, &p, &hit),
                 };
                 if inside {
@@ -82,9 +115,44 @@ impl<'a> Exact<'a> {
                 }
             }
         };
-        self.cache.insert(key, v);
+        self.cache.insert(key, (v, r));
         v
     }
+
+    /// The anchor for an already evaluated lattice point (None if not in this task's cache).
+    fn anchor(&self, k: [u32; 3]) -> Option<Anchor> {
+        match self.cache.get(&pack(k)) {
+            Some(&(v, r)) if r >= 0.0 => Some(Anchor { k, v, r }),
+            _ => None,
+        }
+    }
+}
+
+/// An evaluated lattice point whose sign nearby points may inherit.
+#[derive(Clone, Copy, Debug)]
+pub struct Anchor {
+    k: [u32; 3],
+    /// Signed distance.
+    v: f64,
+    /// Unsigned distance to all triangles.
+    r: f64,
+}
+
+/// Sign of the first anchor that no surface separates from `k`: the segment between them is
+/// shorter than one of the two points' distance to the (complete) surface.
+fn inherit(k: [u32; 3], r: f64, anchors: &[Anchor], unit: f64) -> Option<bool> {
+    anchors.iter().find_map(|a| {
+        let gap = (0..3)
+            .map(|i| (f64::from(a.k[i]) - f64::from(k[i])).powi(2))
+            .sum::<f64>()
+            .sqrt()
+            * unit;
+        (a.v != 0.0 && gap < a.r.max(r)).then_some(a.v < 0.0)
+    })
+}
+
+fn pack(k: [u32; 3]) -> u64 {
+    u64::from(k[0]) | (u64::from(k[1]) << 21) | (u64::from(k[2]) << 42)
 }
 
 /// Parameters shared by the whole build.
@@ -143,7 +211,18 @@ fn cell(
     let side = 1u32 << (prm.max_depth + 1 - level);
     let h = side / 2;
     let q0 = ex.queries;
-    let center = ex.value([lo[0] + h, lo[1] + h, lo[2] + h], known);
+    let mut anchors: Vec<Anchor> = Vec::with_capacity(9);
+    if known.is_none() && ex.sign.is_winding() {
+        for m in 0..8 {
+            let b = |bit: usize| ((m >> bit) & 1) as u32 * side;
+            anchors.extend(ex.anchor([lo[0] + b(0), lo[1] + b(1), lo[2] + b(2)]));
+        }
+    }
+    let ckey = [lo[0] + h, lo[1] + h, lo[2] + h];
+    let center = ex.value(ckey, known, &anchors);
+    if known.is_none() && ex.sign.is_winding() {
+        anchors.extend(ex.anchor(ckey));
+    }
     let mut known = known;
     if level >= 1 && known.is_none() {
         // §1 cropping: a cell whose centre is farther than half its diagonal from the surface
@@ -172,7 +251,7 @@ fn cell(
                         lo[1] + j as u32 * h,
                         lo[2] + k as u32 * h,
                     ];
-                    ex.value(key, known)
+                    ex.value(key, known, &anchors)
                 };
                 if !split && (lat[idx] - interp(&corners, i, j, k)).abs() > prm.tol {
                     split = true;

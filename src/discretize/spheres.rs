@@ -12,7 +12,7 @@ const GRID: usize = 32;
 /// Smallest thickness (relative to the largest extent) that yields medial samples: a sample must
 /// be deeper than 2τ, so a part must be thicker than 4τ (in units where the largest side is 0.9).
 pub fn min_thickness(opts: &DiscretizeOptions) -> f64 {
-    4.0 * opts.tolerance / crate::mesh::normalize::NORMALIZED_SIDE
+    4.0 * opts.tol() / crate::mesh::normalize::NORMALIZED_SIDE
 }
 
 /// Greedy packing of medial samples, largest first; at most `opts.max_spheres` spheres.

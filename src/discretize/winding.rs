@@ -66,11 +66,24 @@ impl Sign {
         }
     }
 
+    /// True for the winding-number method (the expensive one).
+    pub fn is_winding(&self) -> bool {
+        matches!(self, Sign::Winding(_))
+    }
+
     /// Short name for logs and tests.
     pub fn method(&self) -> &'static str {
         match self {
             Sign::PseudoNormal(_) => "pseudo-normal",
             Sign::Winding(_) => "winding",
+        }
+    }
+
+    /// Winding number at `p` (winding method), or None for the pseudo-normal method.
+    pub fn winding(&self, bvh: &Bvh, p: &V3) -> Option<f64> {
+        match self {
+            Sign::Winding(d) => Some(winding_number(bvh, d, p)),
+            Sign::PseudoNormal(_) => None,
         }
     }
 
