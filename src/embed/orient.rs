@@ -140,7 +140,8 @@ impl Inputs<'_> {
 
 /// Sort key: forced fits last, then by penalty; no embedding at all is worst.
 pub fn rank(t: &Tried) -> f64 {
-    t.found
-        .as_ref()
-        .map_or(f64::INFINITY, |f| if f.forced { 1e6 } else { 0.0 } + f.total)
+    t.found.as_ref().map_or(
+        f64::INFINITY,
+        |f| if f.forced { 1e6 } else { 0.0 } + f.total,
+    )
 }

@@ -7,8 +7,8 @@ use std::time::Instant;
 
 use super::candidates::candidates;
 use super::nearest::PointIndex;
-use super::paths::Paths;
 use super::orient::{rank, Inputs, Tried};
+use super::paths::Paths;
 use super::reduced::Reduced;
 use super::refine::{Bone, Field, Problem};
 use super::search::Found;

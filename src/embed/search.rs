@@ -283,7 +283,15 @@ impl Run<'_> {
         let main_nodes = limits.max_nodes.saturating_mul(4) / 5;
         let stop_main = || t0.elapsed() >= main_time || (limits.cancelled)();
         let cap = (main_nodes / 20).max(50);
-        let mut best = dive(ctx, &mut self.tree, 0, cap, false, &mut self.used, &stop_main);
+        let mut best = dive(
+            ctx,
+            &mut self.tree,
+            0,
+            cap,
+            false,
+            &mut self.used,
+            &stop_main,
+        );
         let mut heap = BinaryHeap::new();
         heap.push(QItem(0.0, 0u32));
         let (mut budget_hit, mut proven) = (false, false);
