@@ -53,7 +53,7 @@ impl Inputs<'_> {
     pub fn run(&self) -> Vec<Tried> {
         let full = |o: Orientation| Tried {
             orientation: o,
-            found: self.search_one(&o, self.opts.max_nodes, self.opts.max_millis as f64),
+            found: self.search_one(&o, self.opts.max_nodes, self.opts.max_millis as f64, false),
             final_pass: true,
         };
         match self.opts.orientation {
@@ -76,7 +76,7 @@ impl Inputs<'_> {
             .par_iter()
             .map(|o| Tried {
                 orientation: *o,
-                found: self.search_one(o, screen_nodes, screen_ms),
+                found: self.search_one(o, screen_nodes, screen_ms, true),
                 final_pass: false,
             })
             .collect();
@@ -88,7 +88,7 @@ impl Inputs<'_> {
             .par_iter()
             .map(|t| Tried {
                 orientation: t.orientation,
-                found: self.search_one(&t.orientation, final_nodes, final_ms),
+                found: self.search_one(&t.orientation, final_nodes, final_ms, false),
                 final_pass: true,
             })
             .collect();
@@ -101,8 +101,14 @@ impl Inputs<'_> {
         tried
     }
 
-    /// One orientation's search with the given budget.
-    fn search_one(&self, o: &Orientation, max_nodes: usize, max_ms: f64) -> Option<Found> {
+    /// One orientation's search with the given budget (`screening`: no unbounded forced fit).
+    fn search_one(
+        &self,
+        o: &Orientation,
+        max_nodes: usize,
+        max_ms: f64,
+        screening: bool,
+    ) -> Option<Found> {
         let graph = self.graph;
         let nbrs: Vec<Vec<u32>> = (0..graph.len())
             .map(|i| {
@@ -133,6 +139,7 @@ impl Inputs<'_> {
             max_nodes: max_nodes.max(1),
             max_time: Duration::from_secs_f64(max_ms.max(1.0) / 1e3),
             cancelled: self.cancelled,
+            screening,
         };
         search(&ctx, &limits)
     }

@@ -24,8 +24,10 @@ pub struct Limits<'a> {
     pub max_nodes: usize,
     /// Wall-clock budget.
     pub max_time: Duration,
-    /// Polled every few expansions.
+    /// Polled every expansion.
     pub cancelled: &'a (dyn Fn() -> bool + Sync),
+    /// Screening: give up (return `None`) rather than spend more than the budget on a forced fit.
+    pub screening: bool,
 }
 
 /// A complete discrete embedding.
@@ -245,10 +247,7 @@ pub fn search(ctx: &Ctx, limits: &Limits) -> Option<Found> {
     let mut forced = false;
     if best.is_none() {
         forced = true;
-        let stop = || (limits.cancelled)();
-        let mut u = 0;
-        best = dive(ctx, &mut run.tree, 0, 4 * k + 16, true, &mut u, &stop);
-        run.used += u;
+        best = run.forced_fit();
     }
     let matched = run.tree.matched(best?);
     let (terms, total) = replay(ctx, &matched, forced);
@@ -305,7 +304,8 @@ impl Run<'_> {
                 proven = true;
                 break;
             }
-            if self.used >= main_nodes || (self.used.is_multiple_of(16) && stop_main()) {
+            // Checked every expansion: one expansion can cost milliseconds on a big candidate set.
+            if self.used >= main_nodes || stop_main() {
                 budget_hit = true;
                 heap.push(QItem(bound, id));
                 break;
@@ -319,6 +319,25 @@ impl Run<'_> {
         // The queue emptied: nothing beats the dive's result.
         proven |= heap.is_empty() && best.is_some();
         (best, heap, budget_hit, proven)
+    }
+
+    /// The least bad relaxed fit: backtracking dives within a second budget, then (unless screening)
+    /// a single greedy descent, which always completes in `k` expansions (relaxed terms never veto).
+    fn forced_fit(&mut self) -> Option<u32> {
+        let (ctx, limits, t0) = (self.ctx, self.limits, self.t0);
+        let k = ctx.red.len();
+        let stop = || t0.elapsed() >= limits.max_time * 2 || (limits.cancelled)();
+        let mut u = 0;
+        let best = dive(ctx, &mut self.tree, 0, 4 * k + 16, true, &mut u, &stop);
+        self.used += u;
+        if best.is_some() || limits.screening {
+            return best;
+        }
+        let never = || (limits.cancelled)();
+        let mut u = 0;
+        let best = dive(ctx, &mut self.tree, 0, k, true, &mut u, &never);
+        self.used += u;
+        best
     }
 
     /// No complete match yet: dives from the best queued partial matches, with the rest of the budget.
