@@ -81,22 +81,8 @@ pub fn embed_with(
         hints,
     };
     let joints = place.run(&pick.orientation, &pick.found.matched);
-    let found = pick.found;
-    Ok(Embedding {
-        joints,
-        discrete: found.matched.iter().map(|v| NodeId(*v)).collect(),
-        orientation: pick.orientation,
-        penalty: PenaltyBreakdown {
-            total: found.total,
-            terms: found.terms,
-        },
-        budget_hit: found.budget_hit,
-        nodes_expanded: pick.nodes,
-        warnings,
-        timings_ms: vec![("embed", embed_ms), ("refine", ms_since(t1))],
-        forced: found.forced,
-        bridged,
-    })
+    let timings = vec![("embed", embed_ms), ("refine", ms_since(t1))];
+    Ok(pick.into_embedding(joints, warnings, timings, bridged))
 }
 
 /// The chosen orientation and its discrete match.
@@ -110,6 +96,32 @@ struct Pick {
 }
 
 impl Pick {
+    /// The final [`Embedding`] around this match.
+    fn into_embedding(
+        self,
+        joints: Vec<P3>,
+        warnings: Vec<String>,
+        timings_ms: Vec<(&'static str, f64)>,
+        bridged: Vec<JointId>,
+    ) -> Embedding {
+        let found = self.found;
+        Embedding {
+            joints,
+            discrete: found.matched.iter().map(|v| NodeId(*v)).collect(),
+            orientation: self.orientation,
+            penalty: PenaltyBreakdown {
+                total: found.total,
+                terms: found.terms,
+            },
+            budget_hit: found.budget_hit,
+            nodes_expanded: self.nodes,
+            warnings,
+            timings_ms,
+            forced: found.forced,
+            bridged,
+        }
+    }
+
     /// Lowest penalty (unforced first) over the orientations tried.
     fn best(tried: Vec<Tried>) -> Option<Self> {
         let found = || tried.iter().filter_map(|t| t.found.as_ref());
