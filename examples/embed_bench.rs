@@ -89,6 +89,12 @@ fn main() -> anyhow::Result<()> {
             e.budget_hit,
             e.forced
         );
+        let terms: Vec<String> = geppetto::embed::PENALTY_TERMS
+            .iter()
+            .zip(e.penalty.terms)
+            .map(|(n, t)| format!("{n} {t:.3}"))
+            .collect();
+        println!("terms {}", terms.join(", "));
         println!("warnings {:?}", e.warnings);
         let conf = geppetto::rig::confidence::assess(&prepared, &disc, &skel, &e);
         println!("confidence {:?} {:?}", conf.status, conf.reasons);

@@ -70,14 +70,17 @@ fn corpus_bipeds_and_quadrupeds_rig() {
             let template = if cat == "biped" { "human" } else { "quadruped" };
             let skel = Arc::new(load_template(template).expect("built-in"));
             let path = dir.join("meshes").join(format!("{name}.obj"));
-            let req = RigRequest {
-                mesh_path: path,
-                skeleton: skel,
-                hints: None,
-                orientation: OrientationMode::Default,
-                skin: false,
+            let rig = |orientation| {
+                let req = RigRequest {
+                    mesh_path: path.clone(),
+                    skeleton: skel.clone(),
+                    hints: None,
+                    orientation,
+                    skin: false,
+                };
+                pipeline.rig(&req, &NoProgress)
             };
-            let out = match pipeline.rig(&req, &NoProgress) {
+            let out = match rig(OrientationMode::Default) {
                 Ok(o) => o,
                 Err(e) => {
                     let msg = e.to_string();
@@ -88,6 +91,20 @@ fn corpus_bipeds_and_quadrupeds_rig() {
                     return (name.clone(), Err(msg));
                 }
             };
+            // Several corpus quadrupeds face ±X (cow_igl, horse_md2, horse_quad): show what `auto` picks.
+            let auto = (cat != "biped")
+                .then(|| rig(OrientationMode::Auto).ok())
+                .flatten()
+                .map(|a| {
+                    format!(
+                        "\n{:14} auto: {} {:?} penalty {:.3} {:?}",
+                        "",
+                        a.rig.orientation,
+                        a.rig.status,
+                        a.rig.penalty.total,
+                        a.rig.confidence_reasons
+                    )
+                });
             let norm = &out.prepared.normalization;
             let field = &out.discretization.field;
             let mut line = format!(
@@ -122,6 +139,7 @@ fn corpus_bipeds_and_quadrupeds_rig() {
             if !out.rig.confidence_reasons.is_empty() {
                 line += &format!("  reasons: {}", out.rig.confidence_reasons.join("; "));
             }
+            line += &auto.unwrap_or_default();
             (name.clone(), Ok(line))
         })
         .collect();

@@ -3,11 +3,12 @@
 //! refinement. Works in the normalized frame, rotated by the chosen [`Orientation`].
 //!
 //! Stages, one module each: [`reduced`] (reduced, re-rooted skeleton) → [`paths`] (all-pairs shortest
-//! paths) → [`candidates`] → [`penalty`] + [`search`] (per orientation; `Auto` runs the 24 in parallel)
+//! paths) → [`candidates`] → [`penalty`] + [`search`] (per orientation, [`orient`]; `Auto` screens the 24 then searches the best few, within one budget)
 //! → [`split`] → [`refine`] → end-joint extension.
 
 pub mod candidates;
 pub mod nearest;
+pub mod orient;
 pub mod paths;
 pub mod penalty;
 pub mod reduced;
@@ -212,7 +213,7 @@ pub struct EmbedOptions {
     pub weights: [f64; 9],
     /// Maximum search nodes expanded before giving up with the best complete embedding found.
     pub max_nodes: usize,
-    /// Maximum search time in milliseconds (per orientation tried).
+    /// Maximum search time in milliseconds (in total: `Auto` splits it across orientations).
     pub max_millis: u64,
     /// Orientation choice.
     pub orientation: OrientationMode,

@@ -3,17 +3,15 @@
 //! samples), so synthetic shapes exercise the whole stage.
 
 use std::collections::HashMap;
-use std::time::{Duration, Instant};
-
-use rayon::prelude::*;
+use std::time::Instant;
 
 use super::candidates::candidates;
 use super::nearest::PointIndex;
+use super::orient::{rank, Inputs, Tried};
 use super::paths::Paths;
-use super::penalty::Ctx;
 use super::reduced::Reduced;
 use super::refine::{Bone, Field, Problem};
-use super::search::{search, Found, Limits};
+use super::search::Found;
 use super::split::{split, Ends};
 use super::{EmbedError, EmbedOptions, Embedding, Orientation, OrientationMode, PenaltyBreakdown};
 use crate::discretize::{Sphere, SphereGraph};
@@ -36,46 +34,35 @@ pub fn embed_with(
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<Embedding, EmbedError> {
     let t0 = Instant::now();
-    let no_match = |reason: String| EmbedError::NoMatch {
+    let no_match = |reason: &str| EmbedError::NoMatch {
         skeleton: skel.name.clone(),
-        reason,
+        reason: reason.into(),
     };
     if graph.is_empty() {
-        return Err(no_match(
-            "the shape has no interior spheres to embed into".into(),
-        ));
+        return Err(no_match("the shape has no interior spheres to embed into"));
     }
     let red = Reduced::new(skel);
     let paths = Paths::new(graph);
     let (cand, mut warnings) = candidates(graph, skel, &red, hints);
-    let results = search_orientations(graph, &red, &paths, &cand, opts, cancelled);
+    let tried = Inputs {
+        graph,
+        red: &red,
+        paths: &paths,
+        cand: &cand,
+        opts,
+        cancelled,
+    }
+    .run();
     if cancelled() {
         return Err(EmbedError::Cancelled);
     }
-    let nodes: usize = results
-        .iter()
-        .filter_map(|r| r.1.as_ref())
-        .map(|f| f.nodes)
-        .sum();
-    let budget_any = results
-        .iter()
-        .filter_map(|r| r.1.as_ref())
-        .any(|f| f.budget_hit);
-    let best = results
-        .into_iter()
-        .filter_map(|(o, f)| f.map(|f| (o, f)))
-        .min_by(|a, b| {
-            (a.1.forced, a.1.total)
-                .partial_cmp(&(b.1.forced, b.1.total))
-                .unwrap_or(std::cmp::Ordering::Equal)
-        });
-    let Some((orientation, found)) = best else {
+    let Some(pick) = Pick::best(tried) else {
         return Err(no_match(
-            "some joint has no reachable candidate sphere (the shape is too small or in separate pieces)".into(),
+            "some joint has no reachable candidate sphere (the shape is too small or in separate pieces)",
         ));
     };
-    search_warnings(&found, budget_any, opts, &mut warnings);
-    let bridged = bridged_chains(&red, &paths, &found.matched);
+    search_warnings(&pick, opts, &mut warnings);
+    let bridged = bridged_chains(&red, &paths, &pick.found.matched);
     for j in &bridged {
         warnings.push(format!(
             "the bones leading to {} jump between separate parts of the mesh",
@@ -93,86 +80,79 @@ pub fn embed_with(
         medial,
         hints,
     };
-    let joints = place.run(&orientation, &found.matched);
-    Ok(Embedding {
-        joints,
-        discrete: found.matched.iter().map(|v| NodeId(*v)).collect(),
-        orientation,
-        penalty: PenaltyBreakdown {
-            total: found.total,
-            terms: found.terms,
-        },
-        budget_hit: found.budget_hit,
-        nodes_expanded: nodes,
-        warnings,
-        timings_ms: vec![("embed", embed_ms), ("refine", ms_since(t1))],
-        forced: found.forced,
-        bridged,
-    })
+    let joints = place.run(&pick.orientation, &pick.found.matched);
+    let timings = vec![("embed", embed_ms), ("refine", ms_since(t1))];
+    Ok(pick.into_embedding(joints, warnings, timings, bridged))
 }
 
-/// Run the search for every orientation the options ask for (in parallel for `Auto`).
-fn search_orientations(
-    graph: &SphereGraph,
-    red: &Reduced,
-    paths: &Paths,
-    cand: &[Vec<u32>],
-    opts: &EmbedOptions,
-    cancelled: &(dyn Fn() -> bool + Sync),
-) -> Vec<(Orientation, Option<Found>)> {
-    let orientations = match opts.orientation {
-        OrientationMode::Default => vec![Orientation::IDENTITY],
-        OrientationMode::Fixed(o) => vec![o],
-        OrientationMode::Auto => Orientation::all(),
-    };
-    let limits = Limits {
-        max_nodes: opts.max_nodes,
-        max_time: Duration::from_millis(opts.max_millis),
-        cancelled,
-    };
-    let nbrs: Vec<Vec<u32>> = (0..graph.len())
-        .map(|i| {
-            graph
-                .edges
-                .get(i)
-                .map_or(Vec::new(), |l| l.iter().map(|(n, _)| n.0).collect())
-        })
-        .collect();
-    let rad: Vec<f64> = graph.spheres.iter().map(|s| s.radius).collect();
-    let run = |o: &Orientation| {
-        // FootPF's "y" is the template's up: rotate the graph, not the template.
-        let half = V3::new(0.5, 0.5, 0.5);
-        let pos = graph
-            .spheres
+/// The chosen orientation and its discrete match.
+struct Pick {
+    orientation: Orientation,
+    found: Found,
+    /// Nodes expanded over every orientation and pass.
+    nodes: usize,
+    /// Some fully searched orientation other than the pick stopped on its budget.
+    budget_other: bool,
+}
+
+impl Pick {
+    /// The final [`Embedding`] around this match.
+    fn into_embedding(
+        self,
+        joints: Vec<P3>,
+        warnings: Vec<String>,
+        timings_ms: Vec<(&'static str, f64)>,
+        bridged: Vec<JointId>,
+    ) -> Embedding {
+        let found = self.found;
+        Embedding {
+            joints,
+            discrete: found.matched.iter().map(|v| NodeId(*v)).collect(),
+            orientation: self.orientation,
+            penalty: PenaltyBreakdown {
+                total: found.total,
+                terms: found.terms,
+            },
+            budget_hit: found.budget_hit,
+            nodes_expanded: self.nodes,
+            warnings,
+            timings_ms,
+            forced: found.forced,
+            bridged,
+        }
+    }
+
+    /// Lowest penalty (unforced first) over the orientations tried.
+    fn best(tried: Vec<Tried>) -> Option<Self> {
+        let found = || tried.iter().filter_map(|t| t.found.as_ref());
+        let nodes = found().map(|f| f.nodes).sum();
+        let budget_any = tried
             .iter()
-            .map(|s| o.apply(&(s.center.coords - half)))
-            .collect();
-        let ctx = Ctx::new(
-            red,
-            paths,
-            pos,
-            rad.clone(),
-            nbrs.clone(),
-            opts.weights,
-            cand.to_vec(),
-        );
-        (*o, search(&ctx, &limits))
-    };
-    orientations.par_iter().map(run).collect()
+            .any(|t| t.final_pass && t.found.as_ref().is_some_and(|f| f.budget_hit));
+        let best = tried
+            .into_iter()
+            .filter(|t| t.found.is_some())
+            .min_by(|a, b| rank(a).total_cmp(&rank(b)))?;
+        let mut found = best.found?;
+        // A screening-only result was cut short on purpose: its optimality is not proven.
+        found.budget_hit |= !best.final_pass;
+        Some(Self {
+            orientation: best.orientation,
+            budget_other: budget_any && !found.budget_hit,
+            found,
+            nodes,
+        })
+    }
 }
 
-fn search_warnings(
-    found: &Found,
-    budget_any: bool,
-    opts: &EmbedOptions,
-    warnings: &mut Vec<String>,
-) {
+fn search_warnings(pick: &Pick, opts: &EmbedOptions, warnings: &mut Vec<String>) {
+    let found = &pick.found;
     if found.budget_hit {
         warnings.push(format!(
             "search budget hit ({} nodes, {} ms limit): the best complete embedding found is used, optimality not proven",
             found.nodes, opts.max_millis
         ));
-    } else if budget_any && opts.orientation == OrientationMode::Auto {
+    } else if pick.budget_other && opts.orientation == OrientationMode::Auto {
         warnings.push("the search budget was hit for some orientations tried".into());
     }
     if found.forced {

@@ -24,8 +24,10 @@ pub struct Limits<'a> {
     pub max_nodes: usize,
     /// Wall-clock budget.
     pub max_time: Duration,
-    /// Polled every few expansions.
+    /// Polled every expansion.
     pub cancelled: &'a (dyn Fn() -> bool + Sync),
+    /// Screening: give up (return `None`) rather than spend more than the budget on a forced fit.
+    pub screening: bool,
 }
 
 /// A complete discrete embedding.
@@ -227,83 +229,27 @@ fn dive(
 /// Best-first search with a greedy first dive and a budget. `None` only if not even a relaxed fit
 /// exists (unreachable parts, empty candidate sets).
 pub fn search(ctx: &Ctx, limits: &Limits) -> Option<Found> {
-    let t0 = Instant::now();
     let k = ctx.red.len();
     if k == 0 || ctx.cand.iter().any(Vec::is_empty) {
         return None;
     }
-    let main_time = limits.max_time.mul_f64(0.8);
-    let main_nodes = limits.max_nodes.saturating_mul(4) / 5;
-    let cancelled = || (limits.cancelled)();
-    let over = |used: usize, time: Duration| {
-        used >= limits.max_nodes.max(1) || t0.elapsed() >= time || cancelled()
-    };
-    let mut tree = Tree::new(ctx.pos.len());
-    let mut used = 0usize;
-    let stop_main = || t0.elapsed() >= main_time || cancelled();
-    let mut best = dive(
+    let mut run = Run {
         ctx,
-        &mut tree,
-        0,
-        (main_nodes / 20).max(50),
-        false,
-        &mut used,
-        &stop_main,
-    );
-    let mut heap = BinaryHeap::new();
-    heap.push(QItem(0.0, 0u32));
-    let mut budget_hit = false;
-    let mut proven = false;
-    while let Some(QItem(bound, id)) = heap.pop() {
-        if let Some(b) = best {
-            if bound >= tree.nodes[b as usize].pen {
-                proven = true;
-                break;
-            }
-        }
-        if tree.nodes[id as usize].depth as usize == k {
-            best = Some(id);
-            proven = true;
-            break;
-        }
-        if used >= main_nodes || (used.is_multiple_of(16) && stop_main()) {
-            budget_hit = true;
-            heap.push(QItem(bound, id));
-            break;
-        }
-        used += 1;
-        for (v, pen, b, tk) in expand(ctx, &tree, id, false) {
-            let c = tree.add(id, v, pen, &tk);
-            heap.push(QItem(b, c));
-        }
-    }
-    if !proven && heap.is_empty() && best.is_some() {
-        proven = true; // the queue emptied: nothing beats the dive's result
-    }
+        limits,
+        t0: Instant::now(),
+        tree: Tree::new(ctx.pos.len()),
+        used: 0,
+    };
+    let (mut best, heap, budget_hit, proven) = run.best_first();
     if best.is_none() && budget_hit {
-        while let Some(QItem(_, id)) = heap.pop() {
-            if over(used, limits.max_time) {
-                break;
-            }
-            let stop = || over(used, limits.max_time);
-            let mut u = 0;
-            best = dive(ctx, &mut tree, id, 64, false, &mut u, &stop);
-            used += u;
-            if best.is_some() {
-                break;
-            }
-        }
+        best = run.rescue(heap);
     }
     let mut forced = false;
     if best.is_none() {
         forced = true;
-        let stop = || cancelled();
-        let mut u = 0;
-        best = dive(ctx, &mut tree, 0, 4 * k + 16, true, &mut u, &stop);
-        used += u;
+        best = run.forced_fit();
     }
-    let id = best?;
-    let matched = tree.matched(id);
+    let matched = run.tree.matched(best?);
     let (terms, total) = replay(ctx, &matched, forced);
     Some(Found {
         matched,
@@ -311,9 +257,112 @@ pub fn search(ctx: &Ctx, limits: &Limits) -> Option<Found> {
         total,
         budget_hit: budget_hit && !proven,
         forced,
-        nodes: used,
-        cancelled: cancelled(),
+        nodes: run.used,
+        cancelled: (limits.cancelled)(),
     })
+}
+
+/// One search's mutable state.
+struct Run<'a> {
+    ctx: &'a Ctx<'a>,
+    limits: &'a Limits<'a>,
+    t0: Instant,
+    tree: Tree,
+    used: usize,
+}
+
+impl Run<'_> {
+    /// Greedy dive, then best-first with the lower bound on 80% of the budget. Returns the best
+    /// complete node, the remaining queue, whether the budget stopped it, and whether the result is
+    /// proven optimal.
+    fn best_first(&mut self) -> (Option<u32>, BinaryHeap<QItem>, bool, bool) {
+        let (ctx, limits, t0) = (self.ctx, self.limits, self.t0);
+        let k = ctx.red.len();
+        let main_time = limits.max_time.mul_f64(0.8);
+        let main_nodes = limits.max_nodes.saturating_mul(4) / 5;
+        let stop_main = || t0.elapsed() >= main_time || (limits.cancelled)();
+        let cap = (main_nodes / 20).max(50);
+        let mut best = dive(
+            ctx,
+            &mut self.tree,
+            0,
+            cap,
+            false,
+            &mut self.used,
+            &stop_main,
+        );
+        let mut heap = BinaryHeap::new();
+        heap.push(QItem(0.0, 0u32));
+        let (mut budget_hit, mut proven) = (false, false);
+        while let Some(QItem(bound, id)) = heap.pop() {
+            if best.is_some_and(|b| bound >= self.tree.nodes[b as usize].pen) {
+                proven = true;
+                break;
+            }
+            if self.tree.nodes[id as usize].depth as usize == k {
+                best = Some(id);
+                proven = true;
+                break;
+            }
+            // Checked every expansion: one expansion can cost milliseconds on a big candidate set.
+            if self.used >= main_nodes || stop_main() {
+                budget_hit = true;
+                heap.push(QItem(bound, id));
+                break;
+            }
+            self.used += 1;
+            for (v, pen, b, tk) in expand(ctx, &self.tree, id, false) {
+                let c = self.tree.add(id, v, pen, &tk);
+                heap.push(QItem(b, c));
+            }
+        }
+        // The queue emptied: nothing beats the dive's result.
+        proven |= heap.is_empty() && best.is_some();
+        (best, heap, budget_hit, proven)
+    }
+
+    /// The least bad relaxed fit: backtracking dives within a second budget, then (unless screening)
+    /// a single greedy descent, which always completes in `k` expansions (relaxed terms never veto).
+    fn forced_fit(&mut self) -> Option<u32> {
+        let (ctx, limits, t0) = (self.ctx, self.limits, self.t0);
+        let k = ctx.red.len();
+        let stop = || t0.elapsed() >= limits.max_time * 2 || (limits.cancelled)();
+        let mut u = 0;
+        let best = dive(ctx, &mut self.tree, 0, 4 * k + 16, true, &mut u, &stop);
+        self.used += u;
+        if best.is_some() || limits.screening {
+            return best;
+        }
+        let never = || (limits.cancelled)();
+        let mut u = 0;
+        let best = dive(ctx, &mut self.tree, 0, k, true, &mut u, &never);
+        self.used += u;
+        best
+    }
+
+    /// No complete match yet: dives from the best queued partial matches, with the rest of the budget.
+    fn rescue(&mut self, mut heap: BinaryHeap<QItem>) -> Option<u32> {
+        let (limits, t0) = (self.limits, self.t0);
+        let over = |used: usize| {
+            used >= limits.max_nodes.max(1)
+                || t0.elapsed() >= limits.max_time
+                || (limits.cancelled)()
+        };
+        while let Some(QItem(_, id)) = heap.pop() {
+            if over(self.used) {
+                break;
+            }
+            let used = self.used;
+            let stop = || over(used);
+            let mut u = 0;
+            let best = dive(self.ctx, &mut self.tree, id, 64, false, &mut u, &stop);
+            self.used += u;
+            if best.is_some() {
+                return best;
+            }
+        }
+        None
+    }
 }
 
 /// Per-term weighted sums of a complete match (relaxed scoring when `forced`).
