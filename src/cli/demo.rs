@@ -16,6 +16,10 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
     for p in &written {
         println!("demo character: {}", p.display());
     }
-    let settings = WatchSettings::resolve(&WatchConfig::default(), dir)?;
+    let mut settings = WatchSettings::resolve(&WatchConfig::default(), dir)?;
+    if let Some(p) = &args.protocol {
+        crate::tui::runtime::protocol_type(p)?;
+        settings.protocol = p.clone();
+    }
     super::watch::watch_with(&settings, args.headless, args.headless)
 }

@@ -198,4 +198,7 @@ pub struct DemoArgs {
     /// Rig without the UI and print a summary (for scripts and dumb terminals).
     #[arg(long)]
     pub headless: bool,
+    /// Force the image protocol: auto, kitty, sixel, iterm2, halfblocks (tmux users).
+    #[arg(long)]
+    pub protocol: Option<String>,
 }
