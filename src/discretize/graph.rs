@@ -11,17 +11,16 @@
 //! added edges are listed in [`SphereGraph::bridges`] (they leave the interior).
 
 use std::cmp::Ordering;
-use std::collections::BinaryHeap;
+use std::sync::OnceLock;
 
 use rayon::prelude::*;
 
+use super::paths::Paths;
 use super::{DistanceField, Sphere};
 use crate::geom::{NodeId, P3};
 
 /// Samples along a candidate edge for the interior rule (the original's 101).
 const SEGMENT_SAMPLES: usize = 101;
-/// No predecessor.
-const NONE: u32 = u32::MAX;
 
 /// The graph the discrete embedding searches. Vertices are packed spheres (normalized frame).
 #[derive(Clone, Debug, Default)]
@@ -33,10 +32,9 @@ pub struct SphereGraph {
     /// Edges added only to connect otherwise separate components (they leave the interior);
     /// each is also in `edges`. Stored with the smaller id first.
     pub bridges: Vec<(NodeId, NodeId)>,
-    /// Row `a` (n × n, row-major): shortest-path distances from `a`, f32 (∞ if unreachable).
-    dist: Vec<f32>,
-    /// Row `a`: predecessor of each vertex on its shortest path from `a` ([`NONE`] at `a`).
-    pred: Vec<u32>,
+    /// All-pairs shortest paths over `edges`: computed by [`connect`] (the graph stage), or on
+    /// first use for graphs built by hand.
+    paths: OnceLock<Paths>,
 }
 
 impl SphereGraph {
@@ -50,43 +48,26 @@ impl SphereGraph {
         self.spheres.is_empty()
     }
 
+    /// All-pairs shortest paths (Dijkstra from every vertex, pinocchio-facts §4).
+    pub fn paths(&self) -> &Paths {
+        self.paths.get_or_init(|| Paths::new(self))
+    }
+
     /// Shortest-path distance (normalized units); `f64::INFINITY` if unreachable or out of range.
-    /// Symmetric by construction: both orders read the tree rooted at the smaller id.
+    /// Symmetric by construction: both orders read the tree rooted at the larger id.
     pub fn dist(&self, a: NodeId, b: NodeId) -> f64 {
-        let n = self.len();
-        let (r, c) = (a.idx().min(b.idx()), a.idx().max(b.idx()));
-        if c >= n {
-            return f64::INFINITY;
-        }
-        self.dist
-            .get(r * n + c)
-            .map_or(f64::INFINITY, |d| f64::from(*d))
+        let (lo, hi) = (a.0.min(b.0), a.0.max(b.0));
+        self.paths().dist(lo, hi)
     }
 
     /// Shortest path from `a` to `b`, both ends included (`[a]` when a == b; empty if
-    /// unreachable or out of range). Consistent with [`Self::dist`].
+    /// unreachable or out of range).
     pub fn path(&self, a: NodeId, b: NodeId) -> Vec<NodeId> {
-        let n = self.len();
-        let (r, c) = (a.idx().min(b.idx()), a.idx().max(b.idx()));
-        if c >= n || !self.dist(a, b).is_finite() {
-            return Vec::new();
-        }
-        // Walk back from c to r in the tree rooted at r.
-        let mut walk = vec![NodeId(c as u32)];
-        let mut v = c;
-        while v != r {
-            match self.pred.get(r * n + v) {
-                Some(&p) if p != NONE && walk.len() <= n => {
-                    v = p as usize;
-                    walk.push(NodeId(p));
-                }
-                _ => return Vec::new(),
-            }
-        }
-        if a.idx() == r {
-            walk.reverse();
-        }
-        walk
+        self.paths()
+            .path(a.0, b.0)
+            .into_iter()
+            .map(NodeId)
+            .collect()
     }
 
     /// Number of connected components before bridging (1 + number of bridges).
@@ -113,14 +94,14 @@ pub fn connect(spheres: Vec<Sphere>, field: &DistanceField) -> SphereGraph {
     for list in &mut adj {
         list.sort_by_key(|e| e.0);
     }
-    let (dist, pred) = all_pairs(&adj);
-    SphereGraph {
+    let graph = SphereGraph {
         spheres,
         edges: adj,
         bridges,
-        dist,
-        pred,
-    }
+        paths: OnceLock::new(),
+    };
+    let _ = graph.paths(); // computed here so the graph stage's time includes it
+    graph
 }
 
 /// Edges (i, j) with j > i: intersecting spheres, or Gabriel pairs whose segment stays at least
@@ -234,62 +215,4 @@ fn components(adj: &[Vec<(NodeId, f64)>]) -> Vec<u32> {
         next += 1;
     }
     comp
-}
-
-/// Dijkstra from every vertex in parallel: n × n distances (f32) and predecessors.
-fn all_pairs(adj: &[Vec<(NodeId, f64)>]) -> (Vec<f32>, Vec<u32>) {
-    let n = adj.len();
-    let mut dist = vec![f32::INFINITY; n * n];
-    let mut pred = vec![NONE; n * n];
-    if n == 0 {
-        return (dist, pred);
-    }
-    dist.par_chunks_mut(n)
-        .zip(pred.par_chunks_mut(n))
-        .enumerate()
-        .for_each(|(src, (drow, prow))| dijkstra(adj, src, drow, prow));
-    (dist, pred)
-}
-
-/// Heap entry ordered by smallest distance first, then by vertex (deterministic).
-#[derive(PartialEq)]
-struct Item(f64, u32);
-
-impl Eq for Item {}
-impl PartialOrd for Item {
-    fn partial_cmp(&self, o: &Self) -> Option<Ordering> {
-        Some(self.cmp(o))
-    }
-}
-impl Ord for Item {
-    fn cmp(&self, o: &Self) -> Ordering {
-        o.0.total_cmp(&self.0).then(o.1.cmp(&self.1))
-    }
-}
-
-fn dijkstra(adj: &[Vec<(NodeId, f64)>], src: usize, drow: &mut [f32], prow: &mut [u32]) {
-    let n = adj.len();
-    let mut d = vec![f64::INFINITY; n];
-    let mut heap = BinaryHeap::new();
-    d[src] = 0.0;
-    heap.push(Item(0.0, src as u32));
-    while let Some(Item(dv, v)) = heap.pop() {
-        let vu = v as usize;
-        if dv > d[vu] {
-            continue;
-        }
-        for &(w, len) in &adj[vu] {
-            let nd = dv + len;
-            if let Some(dw) = d.get_mut(w.idx()) {
-                if nd < *dw {
-                    *dw = nd;
-                    prow[w.idx()] = v;
-                    heap.push(Item(nd, w.0));
-                }
-            }
-        }
-    }
-    for (o, x) in drow.iter_mut().zip(&d) {
-        *o = *x as f32;
-    }
 }

@@ -17,6 +17,7 @@ pub mod field;
 pub mod graph;
 pub mod medial;
 mod octree;
+pub mod paths;
 pub mod spheres;
 pub mod winding;
 

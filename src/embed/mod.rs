@@ -9,7 +9,8 @@
 pub mod candidates;
 pub mod nearest;
 pub mod orient;
-pub mod paths;
+/// All-pairs shortest paths live with the graph (cached per mesh); re-exported for the search.
+pub use crate::discretize::paths;
 pub mod penalty;
 pub mod reduced;
 pub mod refine;

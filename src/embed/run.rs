@@ -42,12 +42,12 @@ pub fn embed_with(
         return Err(no_match("the shape has no interior spheres to embed into"));
     }
     let red = Reduced::new(skel);
-    let paths = Paths::new(graph);
+    let paths = graph.paths();
     let (cand, mut warnings) = candidates(graph, skel, &red, hints);
     let tried = Inputs {
         graph,
         red: &red,
-        paths: &paths,
+        paths,
         cand: &cand,
         opts,
         cancelled,
@@ -62,7 +62,7 @@ pub fn embed_with(
         ));
     };
     search_warnings(&pick, opts, &mut warnings);
-    let bridged = bridged_chains(&red, &paths, &pick.found.matched);
+    let bridged = bridged_chains(&red, paths, &pick.found.matched);
     for j in &bridged {
         warnings.push(format!(
             "the bones leading to {} jump between separate parts of the mesh",
@@ -73,7 +73,7 @@ pub fn embed_with(
     let t1 = Instant::now();
     let place = Placement {
         graph,
-        paths: &paths,
+        paths,
         red: &red,
         skel,
         field,

@@ -1,9 +1,10 @@
 //! All-pairs shortest paths over the sphere graph (pinocchio-facts §4: Dijkstra from every vertex),
 //! with the next hop toward every target and the number of bridge edges on each path.
 //!
-//! Computed here from `SphereGraph::edges` (once per [`super::embed`] call, shared by all orientations)
-//! so the search owns its memory layout: row `b` holds, for every vertex `v`, the distance to `b` and
-//! the next vertex from `v` toward `b`.
+//! Computed once per mesh in the graph stage ([`super::graph::connect`], kept in the cached
+//! [`SphereGraph`], so hint re-runs and all 24 orientations share it) and laid out for the
+//! embedding search: row `b` holds, for every vertex `v`, the distance to `b` and the next vertex
+//! from `v` toward `b`.
 
 use rayon::prelude::*;
 use std::cmp::Ordering;
