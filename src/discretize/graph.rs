@@ -6,9 +6,11 @@
 //! c_i–c_j, hence strictly closer to `i` than `j` is, so only the sphere's nearer neighbours are
 //! tested, nearest first (blocked pairs usually stop at the first one).
 //!
-//! Multi-part meshes give several components; the embedding search needs one. Components are
-//! joined by a minimum spanning forest over inter-component centre distances (Borůvka), and the
-//! added edges are listed in [`SphereGraph::bridges`] (they leave the interior).
+//! The packing can leave several components; the embedding search needs one. Components are
+//! joined first through the interior (a thin closed limb whose spheres are too sparse for the
+//! strict interior rule joins its own body, as ordinary edges), and only then by bridges that
+//! leave the solid (separate parts of multi-part meshes), chosen to stay outside as little as
+//! possible and listed in [`SphereGraph::bridges`].
 
 use std::cmp::Ordering;
 use std::collections::BinaryHeap;
@@ -96,7 +98,8 @@ impl SphereGraph {
         walk
     }
 
-    /// Number of connected components before bridging (1 + number of bridges).
+    /// Number of parts that only bridges join (1 + number of bridges); components joined
+    /// through the interior count as one.
     pub fn components_before_bridging(&self) -> usize {
         1 + self.bridges.len()
     }
