@@ -54,6 +54,20 @@ fn every_corpus_mesh_discretizes() {
                         "{name}: sphere centre outside"
                     );
                 }
+                // Links that stay inside join components as ordinary edges; a bridge must
+                // leave the solid (come within a tenth of the smaller radius of the surface).
+                for &(a, b) in &g.bridges {
+                    let (sa, sb) = (&g.spheres[a.idx()], &g.spheres[b.idx()]);
+                    let depth = 0.1 * sa.radius.min(sb.radius);
+                    let leaves = (0..=100).any(|k| {
+                        let t = f64::from(k) / 100.0;
+                        d.field.eval(&(sa.center + (sb.center - sa.center) * t)) >= -depth
+                    });
+                    assert!(
+                        leaves,
+                        "{name}: bridge {a:?}-{b:?} stays inside the surface"
+                    );
+                }
                 let last = NodeId(g.len() as u32 - 1);
                 for v in 0..g.len() as u32 {
                     assert!(

@@ -6,9 +6,11 @@
 //! c_i–c_j, hence strictly closer to `i` than `j` is, so only the sphere's nearer neighbours are
 //! tested, nearest first (blocked pairs usually stop at the first one).
 //!
-//! Multi-part meshes give several components; the embedding search needs one. Components are
-//! joined by a minimum spanning forest over inter-component centre distances (Borůvka), and the
-//! added edges are listed in [`SphereGraph::bridges`] (they leave the interior).
+//! The packing can leave several components; the embedding search needs one. Components are
+//! joined first through the interior (a thin closed limb whose spheres are too sparse for the
+//! strict interior rule joins its own body, as ordinary edges), and only then by bridges that
+//! leave the solid (separate parts of multi-part meshes), chosen to stay outside as little as
+//! possible and listed in [`SphereGraph::bridges`].
 
 use std::cmp::Ordering;
 use std::sync::OnceLock;
@@ -21,6 +23,13 @@ use crate::geom::{NodeId, P3};
 
 /// Samples along a candidate edge for the interior rule (the original's 101).
 const SEGMENT_SAMPLES: usize = 101;
+/// Nearest spheres of other components tried as links per sphere when joining components.
+const JOIN_CANDIDATES: usize = 16;
+/// Relaxed interior rule for joining components: depth as a fraction of the smaller radius
+/// (the strict rule uses 0.5).
+const JOIN_DEPTH: f64 = 0.1;
+/// Cost weight of the outside part of a bridge (relative to its length).
+const OUTSIDE_WEIGHT: f64 = 50.0;
 
 /// The graph the discrete embedding searches. Vertices are packed spheres (normalized frame).
 #[derive(Clone, Debug, Default)]
@@ -70,7 +79,8 @@ impl SphereGraph {
             .collect()
     }
 
-    /// Number of connected components before bridging (1 + number of bridges).
+    /// Number of parts that only bridges join (1 + number of bridges); components joined
+    /// through the interior count as one.
     pub fn components_before_bridging(&self) -> usize {
         1 + self.bridges.len()
     }
@@ -90,7 +100,7 @@ pub fn connect(spheres: Vec<Sphere>, field: &DistanceField) -> SphereGraph {
             adj[j as usize].push((NodeId(i as u32), len));
         }
     }
-    let bridges = bridge_components(&spheres, &mut adj);
+    let bridges = join_components(&spheres, field, &mut adj);
     for list in &mut adj {
         list.sort_by_key(|e| e.0);
     }
@@ -147,7 +157,114 @@ fn segment_inside(field: &DistanceField, a: &P3, b: &P3, depth: f64) -> bool {
     })
 }
 
-/// Join components with the shortest centre-to-centre edges (Borůvka over the complete
+/// Join components (pinocchio-facts §4 leaves this open; the original assumes one). Candidate
+/// links are each sphere's [`JOIN_CANDIDATES`] nearest spheres in other components. Links whose
+/// segment stays inside the surface (every sample deeper than [`JOIN_DEPTH`] × the smaller
+/// radius: a relaxed interior rule) are taken first, shortest first, as ordinary edges: a thin
+/// limb whose spheres are too sparse for the strict rule still joins its own body, never a
+/// neighbouring limb across the gap. The rest are joined by bridges chosen by
+/// [`bridge_cost`], which heavily charges the part of the segment outside the surface. A final
+/// Euclidean Borůvka pass guarantees one component. Returns the bridges only.
+fn join_components(
+    s: &[Sphere],
+    field: &DistanceField,
+    adj: &mut [Vec<(NodeId, f64)>],
+) -> Vec<(NodeId, NodeId)> {
+    let comp = components(adj);
+    if comp.iter().all(|&c| c == 0) {
+        return Vec::new();
+    }
+    let mut cands = join_candidates(s, field, &comp);
+    // Kruskal: inside links first, then by cost; ties by ids (deterministic).
+    cands.sort_by(|a, b| {
+        b.inside
+            .cmp(&a.inside)
+            .then(a.cost.total_cmp(&b.cost))
+            .then((a.i, a.j).cmp(&(b.i, b.j)))
+    });
+    let ncomp = comp.iter().max().map_or(0, |m| m + 1) as usize;
+    let mut parent: Vec<usize> = (0..ncomp).collect();
+    let mut bridges = Vec::new();
+    for c in &cands {
+        let (a, b) = (
+            find(&mut parent, comp[c.i] as usize),
+            find(&mut parent, comp[c.j] as usize),
+        );
+        if a == b {
+            continue;
+        }
+        parent[a] = b;
+        let len = (s[c.i].center - s[c.j].center).norm();
+        adj[c.i].push((NodeId(c.j as u32), len));
+        adj[c.j].push((NodeId(c.i as u32), len));
+        if !c.inside {
+            bridges.push((NodeId(c.i as u32), NodeId(c.j as u32)));
+        }
+    }
+    bridges.extend(bridge_components(s, adj));
+    bridges
+}
+
+/// Union-find root with path halving.
+fn find(parent: &mut [usize], mut x: usize) -> usize {
+    while parent[x] != x {
+        parent[x] = parent[parent[x]];
+        x = parent[x];
+    }
+    x
+}
+
+/// A possible link between two components (`i < j`, sphere indices).
+struct Cand {
+    inside: bool,
+    cost: f64,
+    i: usize,
+    j: usize,
+}
+
+/// Each sphere's nearest spheres in other components, deduplicated, with their class and cost.
+fn join_candidates(s: &[Sphere], field: &DistanceField, comp: &[u32]) -> Vec<Cand> {
+    let mut pairs: Vec<(usize, usize)> = (0..s.len())
+        .into_par_iter()
+        .flat_map_iter(|i| {
+            let mut near: Vec<(f64, usize)> = (0..s.len())
+                .filter(|&k| comp[k] != comp[i])
+                .map(|k| ((s[k].center - s[i].center).norm_squared(), k))
+                .collect();
+            near.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+            near.truncate(JOIN_CANDIDATES);
+            near.into_iter().map(move |(_, k)| (i.min(k), i.max(k)))
+        })
+        .collect();
+    pairs.sort_unstable();
+    pairs.dedup();
+    pairs
+        .into_par_iter()
+        .map(|(i, j)| {
+            let depth = JOIN_DEPTH * s[i].radius.min(s[j].radius);
+            let (inside, cost) = bridge_cost(field, &s[i].center, &s[j].center, depth);
+            Cand { inside, cost, i, j }
+        })
+        .collect()
+}
+
+/// Samples a–b like the interior rule: returns whether every sample is deeper than `depth`,
+/// and the cost `length + OUTSIDE_WEIGHT × (length of the part outside the surface)`.
+fn bridge_cost(field: &DistanceField, a: &P3, b: &P3, depth: f64) -> (bool, f64) {
+    let len = (b - a).norm();
+    let mut inside = true;
+    let mut outside = 0usize;
+    for k in 0..SEGMENT_SAMPLES {
+        let t = k as f64 / (SEGMENT_SAMPLES - 1) as f64;
+        let f = field.eval(&(a + (b - a) * t));
+        inside &= f < -depth;
+        outside += usize::from(f > 0.0);
+    }
+    let frac = outside as f64 / SEGMENT_SAMPLES as f64;
+    (inside, len * (1.0 + OUTSIDE_WEIGHT * frac))
+}
+
+/// Fallback: join components with the shortest centre-to-centre edges (Borůvka over the complete
 /// inter-component graph; ties broken by ids, so deterministic). Returns the added edges.
 fn bridge_components(s: &[Sphere], adj: &mut [Vec<(NodeId, f64)>]) -> Vec<(NodeId, NodeId)> {
     let n = s.len();
