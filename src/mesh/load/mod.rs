@@ -71,8 +71,10 @@ pub enum LoadError {
     Invalid(String),
     /// A face refers to a vertex that does not exist.
     #[error(
-        "{}face {face} refers to vertex {index}, but the file has {count} vertices",
-        line_prefix(*.line)
+        "{}face #{} refers to vertex #{} (counting from 1), but the file has {count} vertices",
+        line_prefix(*.line),
+        .face + 1,
+        .index + 1
     )]
     BadIndex {
         /// 0-based face number.
