@@ -4,7 +4,7 @@
 
 mod skin_common;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use geppetto::export::{glb, write_rig, Format};
 use geppetto::geom::{P3, V3};
@@ -129,24 +129,6 @@ fn pinocchio_outputs_have_one_row_per_input_vertex() {
     }
 }
 
-/// Run `.ci/validate-gltf.mjs` on `files`; `None` when the validator is not configured.
-fn validate(files: &[&Path]) -> Option<(bool, String)> {
-    let Ok(dir) = std::env::var("GLTF_VALIDATOR_DIR") else {
-        println!("skipped: GLTF_VALIDATOR_DIR not set");
-        return None;
-    };
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/validate-gltf.mjs");
-    let out = std::process::Command::new("node")
-        .arg(script)
-        .args(files)
-        .env("GLTF_VALIDATOR_DIR", dir)
-        .output()
-        .expect("run node");
-    let text =
-        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
-    Some((out.status.success(), text))
-}
-
 #[test]
 fn glb_passes_khronos_validator() {
     let (rig, mesh) = rig_and_mesh();
@@ -165,7 +147,7 @@ fn glb_passes_khronos_validator() {
         end: false,
     });
     let (_d3, p3) = write(&roots, &mesh, &[Format::Glb]);
-    if let Some((ok, report)) = validate(&[&paths[0], &p2[0], &p3[0]]) {
+    if let Some((ok, report)) = skin_common::gltf_validator(&[&paths[0], &p2[0], &p3[0]]) {
         println!("{report}");
         assert!(ok, "validator reported errors:\n{report}");
         assert!(

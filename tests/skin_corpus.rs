@@ -23,23 +23,17 @@ use skin_common::assert_valid;
 
 /// Run the validator script on `files`, if configured.
 fn validate(files: &[PathBuf]) {
-    let Ok(dir) = std::env::var("GLTF_VALIDATOR_DIR") else {
-        println!("skipped GLB validation: GLTF_VALIDATOR_DIR not set");
-        return;
-    };
     if files.is_empty() {
         return;
     }
-    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/validate-gltf.mjs");
-    let out = std::process::Command::new("node")
-        .arg(script)
-        .args(files)
-        .env("GLTF_VALIDATOR_DIR", dir)
-        .output()
-        .expect("run node");
-    let report = String::from_utf8_lossy(&out.stdout);
-    println!("{report}");
-    assert!(out.status.success(), "validator errors:\n{report}");
+    if let Some((ok, report)) = skin_common::gltf_validator(files) {
+        println!("{report}");
+        assert!(
+            ok,
+            "validator errors:
+{report}"
+        );
+    }
 }
 
 /// Joints that own a bone: a non-end joint with a child.

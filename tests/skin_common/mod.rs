@@ -122,3 +122,22 @@ pub fn assert_valid(skin: &Skin, vertices: usize, joints: usize) {
         }
     }
 }
+
+/// Run `.ci/validate-gltf.mjs` (Khronos glTF-Validator) on `files`: `(passed, report)`, or `None`
+/// (with a printed "skipped") when `GLTF_VALIDATOR_DIR` is not set. CI installs it and sets it.
+pub fn gltf_validator<P: AsRef<std::path::Path>>(files: &[P]) -> Option<(bool, String)> {
+    let Ok(dir) = std::env::var("GLTF_VALIDATOR_DIR") else {
+        println!("skipped GLB validation: GLTF_VALIDATOR_DIR not set");
+        return None;
+    };
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/validate-gltf.mjs");
+    let out = std::process::Command::new("node")
+        .arg(script)
+        .args(files.iter().map(AsRef::as_ref))
+        .env("GLTF_VALIDATOR_DIR", dir)
+        .output()
+        .expect("run node");
+    let text =
+        String::from_utf8_lossy(&out.stdout).to_string() + &String::from_utf8_lossy(&out.stderr);
+    Some((out.status.success(), text))
+}
