@@ -96,7 +96,7 @@ fn main() -> anyhow::Result<()> {
             .collect();
         println!("terms {}", terms.join(", "));
         println!("warnings {:?}", e.warnings);
-        let conf = geppetto::rig::confidence::assess(&prepared, &disc, &skel, &e);
+        let conf = geppetto::confidence::assess(&prepared, &disc, &skel, &e);
         println!("confidence {:?} {:?}", conf.status, conf.reasons);
         for (j, p) in skel.joints.iter().zip(&e.joints) {
             let m = prepared.normalization.to_mesh(p);

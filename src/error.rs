@@ -5,9 +5,9 @@ use std::path::PathBuf;
 use thiserror::Error;
 
 use crate::discretize::DiscretizeError;
+use crate::embed::hints::HintsError;
 use crate::embed::EmbedError;
 use crate::mesh::{LoadError, PrepareError};
-use crate::rig::hints::HintsError;
 use crate::skeleton::SkeletonError;
 use crate::skin::SkinError;
 

@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod cli;
+pub mod confidence;
 pub mod config;
 pub mod demo;
 pub mod discretize;

@@ -6,14 +6,14 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::confidence;
 use crate::config::RigConfig;
 use crate::discretize::{self, Discretization};
+use crate::embed::hints::Hints;
 use crate::embed::{self, Embedding, OrientationMode, PENALTY_TERMS};
 use crate::error::RigError;
 use crate::mesh::{self, PreparedMesh};
 use crate::progress::{Progress, Stage};
-use crate::rig::confidence;
-use crate::rig::hints::Hints;
 use crate::rig::{Rig, RigJoint, RigPenalty};
 use crate::skeleton::Skeleton;
 use crate::skin::{self, Skin};
@@ -41,7 +41,7 @@ impl RigRequest {
     /// A request with the sidecar hints (`NAME.hints.yaml`) if present, default orientation, skin on.
     pub fn with_sidecar(mesh_path: &Path, skeleton: Arc<Skeleton>) -> Result<Self, RigError> {
         let hints = Hints::load_sidecar(mesh_path)?
-            .map(|h| (h, crate::rig::hints::sidecar_path(mesh_path)));
+            .map(|h| (h, crate::embed::hints::sidecar_path(mesh_path)));
         Ok(Self {
             mesh_path: mesh_path.to_path_buf(),
             skeleton,

@@ -7,16 +7,16 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
+use geppetto::confidence::assess_with;
 use geppetto::config::RigConfig;
+use geppetto::discretize::Field;
 use geppetto::discretize::{Sphere, SphereGraph};
-use geppetto::embed::refine::Field;
 use geppetto::embed::run_with as embed_with;
 use geppetto::embed::synthetic::Capsules;
 use geppetto::embed::{EmbedOptions, OrientationMode};
 use geppetto::geom::{NodeId, P3, V3};
 use geppetto::pipeline::{Pipeline, RigRequest};
 use geppetto::progress::NoProgress;
-use geppetto::rig::confidence::assess_with;
 use geppetto::rig::Status;
 use geppetto::skeleton::load_template;
 

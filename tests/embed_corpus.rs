@@ -12,7 +12,7 @@ use std::sync::Arc;
 
 use common::{corpus, manifest};
 use geppetto::config::RigConfig;
-use geppetto::embed::refine::Field;
+use geppetto::discretize::Field;
 use geppetto::embed::OrientationMode;
 use geppetto::pipeline::{Pipeline, RigRequest};
 use geppetto::progress::NoProgress;

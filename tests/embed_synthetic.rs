@@ -1,11 +1,11 @@
 //! The whole embedding stage on a synthetic stick human (no discretization needed): templates land
 //! where they should, hints are honoured, orientations are recovered, budgets stop the search.
 
+use geppetto::embed::hints::ResolvedHint;
 use geppetto::embed::run_with as embed_with;
 use geppetto::embed::synthetic::Capsules;
 use geppetto::embed::{EmbedOptions, Orientation, OrientationMode};
 use geppetto::geom::{JointId, P3};
-use geppetto::rig::hints::ResolvedHint;
 use geppetto::skeleton::{load_template, Skeleton};
 
 fn joint(s: &Skeleton, j: &[P3], name: &str) -> P3 {
@@ -43,7 +43,7 @@ fn human_lands_on_the_stick_human() {
     assert!((hips.y - 0.47).abs() < 0.08, "hips {hips}");
     assert!(joint(&s, j, "LeftForeArm").x < 0.35 && joint(&s, j, "LeftForeArm").x > 0.17);
     for (k, p) in j.iter().enumerate() {
-        let f = geppetto::embed::refine::Field::eval(&shape, p);
+        let f = geppetto::discretize::Field::eval(&shape, p);
         assert!(f < 0.005, "{} outside: {f}", s.joints[k].name);
     }
     assert!(e.penalty.total > 0.0 && e.penalty.total < 1.0);

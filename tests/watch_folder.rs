@@ -296,7 +296,7 @@ fn hint_edit_reruns_from_the_embedding() {
         "hints:\n  - joint: {}\n    position: [{}, {}, {}]\n",
         joint.name, joint.position[0], joint.position[1], joint.position[2]
     );
-    std::fs::write(geppetto::rig::hints::sidecar_path(&p), yaml).unwrap();
+    std::fs::write(geppetto::embed::hints::sidecar_path(&p), yaml).unwrap();
     r.until("re-rigged", |a| {
         a.assets[a.find(&p).unwrap()].runs >= 2 && finished(a, &p)
     });

@@ -8,11 +8,11 @@ use anyhow::Context;
 use rayon::prelude::*;
 
 use super::RigArgs;
+use crate::embed::hints::Hints;
 use crate::embed::OrientationMode;
 use crate::export::{self, Format};
 use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
 use crate::progress::{NoProgress, Progress};
-use crate::rig::hints::Hints;
 use crate::rig::Status;
 use crate::{config::RigConfig, skeleton, RigError};
 

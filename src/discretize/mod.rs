@@ -27,7 +27,7 @@ use thiserror::Error;
 pub use field::DistanceField;
 pub use graph::SphereGraph;
 
-use crate::geom::P3;
+use crate::geom::{P3, V3};
 use std::time::Instant;
 
 use crate::mesh::PreparedMesh;
@@ -150,4 +150,21 @@ pub fn discretize(
         graph,
         timings_ms,
     })
+}
+
+/// A signed distance field (negative inside), normalized frame.
+pub trait Field: Sync {
+    /// Signed distance at `p`.
+    fn eval(&self, p: &P3) -> f64;
+    /// Gradient at `p`.
+    fn gradient(&self, p: &P3) -> V3;
+}
+
+impl Field for DistanceField {
+    fn eval(&self, p: &P3) -> f64 {
+        DistanceField::eval(self, p)
+    }
+    fn gradient(&self, p: &P3) -> V3 {
+        DistanceField::gradient(self, p)
+    }
 }

@@ -8,7 +8,7 @@
 
 use super::reduced::Reduced;
 use crate::discretize::SphereGraph;
-use crate::rig::hints::ResolvedHint;
+use crate::embed::hints::ResolvedHint;
 use crate::skeleton::Skeleton;
 
 /// How many of the largest spheres fat joints may use (ties included).

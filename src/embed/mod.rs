@@ -17,6 +17,7 @@ pub mod refine;
 mod run;
 
 pub use run::embed_with as run_with;
+pub mod hints;
 pub mod search;
 pub mod split;
 pub mod synthetic;
@@ -51,7 +52,7 @@ mod orientation_tests {
         assert_eq!(zup.label(), "+Z up, -Y forward");
     }
 }
-use crate::rig::hints::ResolvedHint;
+use crate::embed::hints::ResolvedHint;
 use crate::skeleton::Skeleton;
 
 /// Names of the 9 discrete penalty terms, in Γ order (pinocchio-facts §6).

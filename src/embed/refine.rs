@@ -8,24 +8,8 @@
 //! the full surface penalty (see [`Problem::refine`]). Normalized frame throughout.
 
 use super::nearest::{unit, PointIndex};
+use crate::discretize::Field;
 use crate::geom::{P3, V3};
-
-/// A signed distance field (negative inside), normalized frame.
-pub trait Field: Sync {
-    /// Signed distance at `p`.
-    fn eval(&self, p: &P3) -> f64;
-    /// Gradient at `p`.
-    fn gradient(&self, p: &P3) -> V3;
-}
-
-impl Field for crate::discretize::DistanceField {
-    fn eval(&self, p: &P3) -> f64 {
-        crate::discretize::DistanceField::eval(self, p)
-    }
-    fn gradient(&self, p: &P3) -> V3 {
-        crate::discretize::DistanceField::gradient(self, p)
-    }
-}
 
 /// One full-skeleton bone: child joint, parent joint, template vector (scaled, normalized frame),
 /// and the earlier mirror bone (child index) for the Y term.

@@ -10,13 +10,14 @@ use super::nearest::PointIndex;
 use super::orient::{rank, Inputs, Tried};
 use super::paths::Paths;
 use super::reduced::Reduced;
-use super::refine::{Bone, Field, Problem};
+use super::refine::{Bone, Problem};
 use super::search::Found;
 use super::split::{split, Ends};
 use super::{EmbedError, EmbedOptions, Embedding, Orientation, OrientationMode, PenaltyBreakdown};
+use crate::discretize::Field;
 use crate::discretize::{Sphere, SphereGraph};
+use crate::embed::hints::ResolvedHint;
 use crate::geom::{JointId, NodeId, P3, V3};
-use crate::rig::hints::ResolvedHint;
 use crate::skeleton::Skeleton;
 use crate::util::ms_since;
 

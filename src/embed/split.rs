@@ -10,7 +10,7 @@ use std::collections::HashMap;
 use super::paths::Paths;
 use super::penalty::split_polyline;
 use super::reduced::Reduced;
-use super::refine::Field;
+use crate::discretize::Field;
 use crate::discretize::SphereGraph;
 use crate::geom::{P3, V3};
 use crate::skeleton::Skeleton;

@@ -2,7 +2,7 @@
 //! distance, their axis samples as medial spheres, and the sphere graph the paper's rules give them
 //! (intersecting spheres are connected). Normalized frame.
 
-use super::refine::Field;
+use crate::discretize::Field;
 use crate::discretize::{Sphere, SphereGraph};
 use crate::geom::{NodeId, P3, V3};
 

@@ -1,14 +1,12 @@
 //! The rig: what `geppetto rig` produces and `rig.json` holds.
 
-pub mod confidence;
-pub mod hints;
-
 use std::collections::BTreeMap;
 use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
 use crate::mesh::RepairReport;
+pub use crate::skeleton::rigged::{RigJoint, SkinTable};
 
 /// Whether a rig can be trusted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -21,20 +19,6 @@ pub enum Status {
     LowConfidence,
 }
 
-/// One joint of a rig, **mesh frame**.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct RigJoint {
-    /// Joint name.
-    pub name: String,
-    /// Index of the parent joint in the same list, `None` for a root.
-    pub parent: Option<usize>,
-    /// Position in the input mesh's frame and units.
-    pub position: [f64; 3],
-    /// End marker: owns no vertices (its parent's bone ends here).
-    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
-    pub end: bool,
-}
-
 /// Weighted discrete penalty of the embedding.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct RigPenalty {
@@ -43,10 +27,6 @@ pub struct RigPenalty {
     /// Weighted value per term name.
     pub terms: BTreeMap<String, f64>,
 }
-
-/// Skin weights: one list per **input** vertex of `(joint index, weight)`, weights > 0 summing to 1,
-/// heaviest first. A vertex bound to joint J follows J's transform (the glTF convention).
-pub type SkinTable = Vec<Vec<(u32, f64)>>;
 
 /// A complete rig, as written to `OUT/NAME.rig.json`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -71,7 +51,7 @@ pub struct Rig {
     pub warnings: Vec<String>,
     /// Hints that constrained the embedding (mesh frame).
     #[serde(default)]
-    pub hints: Vec<hints::JointHint>,
+    pub hints: Vec<crate::embed::hints::JointHint>,
     /// What mesh preparation found and did.
     pub repair: RepairReport,
     /// Milliseconds per stage (`load`, `prepare`, `field`, …, `total`).

@@ -6,6 +6,7 @@
 //! that own no vertices). The YAML schema is documented in [`load`] and in each built-in file's header.
 
 pub mod load;
+pub mod rigged;
 
 use std::path::{Path, PathBuf};
 

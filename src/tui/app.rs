@@ -10,10 +10,10 @@ use std::time::Instant;
 use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui_image::protocol::Protocol;
 
+use crate::embed::hints::Hints;
 use crate::mesh::Mesh;
 use crate::progress::Stage;
 use crate::raster::{ThumbnailView, ViewMap};
-use crate::rig::hints::Hints;
 use crate::rig::{Rig, Status};
 use crate::watch::{FsChange, JobDone, JobEvent, JobResult};
 
@@ -406,7 +406,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             match result {
                 Ok(()) => app.push_log(format!(
                     "hints saved: {}",
-                    app.rel(&crate::rig::hints::sidecar_path(&mesh))
+                    app.rel(&crate::embed::hints::sidecar_path(&mesh))
                 )),
                 Err(e) => app.message = Some(format!("could not save hints: {e}")),
             }

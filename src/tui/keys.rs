@@ -186,7 +186,7 @@ fn nudge(app: &mut App, axis: usize, dir: i32, big: bool) {
 fn write_hints(
     app: &mut App,
     mesh: std::path::PathBuf,
-    hints: crate::rig::hints::Hints,
+    hints: crate::embed::hints::Hints,
     what: String,
 ) -> Vec<Effect> {
     let Some(i) = app.find(&mesh) else {

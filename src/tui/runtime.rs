@@ -82,7 +82,7 @@ impl Runtime {
                 Effect::Rig(p) => self.pool.submit(&p),
                 Effect::Cancel(p) => self.pool.cancel(&p),
                 Effect::SaveHints { mesh, hints } => {
-                    let path = crate::rig::hints::sidecar_path(&mesh);
+                    let path = crate::embed::hints::sidecar_path(&mesh);
                     let result = hints.save(&path).map_err(|e| e.to_string());
                     let _ = self.tx.send(Msg::HintsSaved { mesh, result });
                 }

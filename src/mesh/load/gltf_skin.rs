@@ -9,7 +9,7 @@ use std::path::Path;
 
 use super::gltf::{assemble, open, Opened};
 use super::{LoadError, RiggedMesh};
-use crate::rig::{RigJoint, SkinTable};
+use crate::skeleton::rigged::{RigJoint, SkinTable};
 
 /// The first skin's joints: skin slots (joint node per slot, duplicates dropped), the slot of
 /// each node, and the parent-first order with each slot's new index.

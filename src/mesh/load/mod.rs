@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 use thiserror::Error;
 
 use super::Mesh;
-use crate::rig::{RigJoint, SkinTable};
+use crate::skeleton::rigged::{RigJoint, SkinTable};
 
 /// The file formats Geppetto reads, chosen by extension (case-insensitive).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

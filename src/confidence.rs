@@ -13,13 +13,13 @@
 //! * bones whose graph path jumps between separate parts of the mesh;
 //! * too few interior spheres for the skeleton.
 
-use super::Status;
 use crate::discretize::Discretization;
+use crate::discretize::Field;
 use crate::embed::reduced::Reduced;
-use crate::embed::refine::Field;
 use crate::embed::Embedding;
 use crate::geom::P3;
 use crate::mesh::PreparedMesh;
+use crate::rig::Status;
 use crate::skeleton::Skeleton;
 
 /// Joints or bone midpoints further outside than this (normalized units, ~1.1% of the size) count
