@@ -10,7 +10,6 @@ use geppetto::{mesh, NoProgress};
 #[test]
 fn every_corpus_mesh_discretizes() {
     let Some(dir) = discretize_support::corpus_dir() else {
-        println!("skipped: corpus not found at ../shared/corpus (set GEPPETTO_CORPUS)");
         return;
     };
     let mut paths: Vec<_> = std::fs::read_dir(dir.join("meshes"))
