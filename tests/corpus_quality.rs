@@ -304,3 +304,54 @@ fn table_failures(table: &Table, entries: &[Entry], measured: &[Measured]) -> Ve
     }
     failures
 }
+
+/// The table logic itself, without the corpus: each kind of breach is reported, in plain words.
+#[test]
+fn the_table_reports_each_breach() {
+    let text = "# comment\nfox\tquadruped\tquadruped\tok\t5.28\t0.49\t# measured\n\
+                octopus\thuman\tnone\tlow_confidence\t-\t-\nlow_confidence_max\t1\n";
+    let table = Table::parse(text).expect("parses");
+    let fox = |status, cd, deform| Measured {
+        mesh: "fox".into(),
+        template: "quadruped".into(),
+        status,
+        reasons: vec!["a reason".into()],
+        cd_j2j: Some(cd),
+        deform_mean: Some(deform),
+    };
+    let row = table.row("fox").expect("fox row");
+    assert!(quality::check(row, &fox(Status::Ok, 5.28, 0.49)).is_empty());
+    assert_eq!(
+        quality::check(row, &fox(Status::LowConfidence, 6.1, 0.6)),
+        [
+            "fox: status low_confidence (a reason), table expects ok",
+            "fox: CD-J2J 6.100 % > ceiling 5.28 %",
+            "fox: skin deformation mean 0.600 % > ceiling 0.49 %",
+        ]
+    );
+    let octopus = Measured {
+        mesh: "octopus".into(),
+        template: "human".into(),
+        status: Status::Ok,
+        reasons: Vec::new(),
+        cd_j2j: None,
+        deform_mean: None,
+    };
+    let breaches = quality::check(table.row("octopus").expect("row"), &octopus);
+    assert!(
+        breaches[0].contains("ok with template human, which does not fit it"),
+        "{breaches:?}"
+    );
+    // A table may not expect `ok` from a template that does not fit.
+    let bad = "octopus\thuman\tnone\tok\t-\t-\nlow_confidence_max\t0\n";
+    assert!(Table::parse(bad).is_err());
+    // Printing today's values gives a table that parses back to the same statuses.
+    let octopus = Measured {
+        status: Status::LowConfidence,
+        ..octopus
+    };
+    let printed = quality::format(&[fox(Status::Ok, 4.929, 0.442), octopus], &table);
+    let again = Table::parse(&printed).expect("printed table parses");
+    assert_eq!(again.row("fox").and_then(|r| r.cd_j2j_max), Some(5.28));
+    assert!(again.row("octopus").is_some_and(|r| r.fits.is_empty()));
+}

@@ -203,10 +203,10 @@ impl Table {
     }
 }
 
-const RERECORD: &str = "if this is an intended improvement, re-record the table \
+const RERECORD: &str = "re-record the table \
     (GEPPETTO_QUALITY_PRINT=1 cargo test --test corpus_quality -- --nocapture)";
 
-/// Every way `m` breaks `row`, as plain messages ("fox: CD-J2J 6.10 % > ceiling 5.20 %").
+/// Every way `m` breaks `row`, as plain messages ("fox: CD-J2J 6.100 % > ceiling 5.20 %").
 pub fn check(row: &Row, m: &Measured) -> Vec<String> {
     let name = &m.mesh;
     let mut out = Vec::new();
@@ -224,10 +224,20 @@ pub fn check(row: &Row, m: &Measured) -> Vec<String> {
         ));
     }
     if m.status != row.status {
+        let why = if m.reasons.is_empty() {
+            String::new()
+        } else {
+            format!(" ({})", m.reasons.join("; "))
+        };
+        // Better-looking than recorded may be an improvement (or a confidence check gone lax).
+        let hint = if m.status == Status::Ok {
+            format!("; if the rig is right, {RERECORD}")
+        } else {
+            String::new()
+        };
         out.push(format!(
-            "{name}: status {} ({}), table expects {}; {RERECORD}",
+            "{name}: status {}{why}, table expects {}{hint}",
             m.status.as_str(),
-            m.reasons.join("; "),
             row.status.as_str()
         ));
     }
@@ -238,13 +248,13 @@ pub fn check(row: &Row, m: &Measured) -> Vec<String> {
     for (what, value, max) in ceilings {
         match (value, max) {
             (Some(v), Some(max)) if v > max => {
-                out.push(format!("{name}: {what} {v:.2} % > ceiling {max:.2} %"));
+                out.push(format!("{name}: {what} {v:.3} % > ceiling {max:.2} %"));
             }
             (None, Some(max)) => out.push(format!(
                 "{name}: no {what} measured (ceiling {max:.2} %): the rig or attach run failed"
             )),
             (Some(v), None) => out.push(format!(
-                "{name}: {what} {v:.2} % measured but the table has no ceiling; {RERECORD}"
+                "{name}: {what} {v:.3} % measured but the table has no ceiling; {RERECORD}"
             )),
             _ => {}
         }
