@@ -1,8 +1,9 @@
 //! The corpus walk and quality gate (issues 2 and 8). Every corpus mesh is rigged once, with the
 //! template the manifest's category suggests (the bench's rule), skin included; its outputs are
-//! written and read back. Every rig must be valid (finite joints inside the mesh, one weight row
-//! per input vertex summing to 1, every bone-owning joint drives vertices, GLBs pass the Khronos
-//! validator) or fail with a clear error naming the file, never panic or hang. Then the rigs are
+//! written and read back. Every rig must be valid (a connected sphere graph inside the mesh, finite
+//! joints inside the mesh, one weight row per input vertex summing to 1, every bone-owning joint
+//! drives vertices, GLBs pass the Khronos validator) or fail with a clear error naming the file,
+//! never panic or hang. Then the rigs are
 //! held to `tests/quality/corpus_quality.tsv`:
 //! * each mesh's status as recorded, and never `ok` with a template that does not fit it;
 //! * CD-J2J against the artist skeleton below its ceiling (the 9 truth meshes);
@@ -22,8 +23,9 @@ use std::sync::{mpsc, Arc};
 use std::time::Duration;
 
 use geppetto::config::RigConfig;
+use geppetto::discretize::Discretization;
 use geppetto::export::{write_outputs, write_rig, Format};
-use geppetto::geom::P3;
+use geppetto::geom::{NodeId, P3};
 use geppetto::measure::bench::manifest::{self, Entry};
 use geppetto::measure::pose::random_poses;
 use geppetto::measure::score::score_rigs;
@@ -71,6 +73,7 @@ fn rig_one(mesh: PathBuf, skel: &str, out: PathBuf) -> Result<Rigged, String> {
             j.name
         );
     }
+    check_discretization(&name, &outcome.discretization);
     let written =
         write_outputs(&outcome, &out, &[Format::Json, Format::Glb]).map_err(|e| e.to_string())?;
     let find = |ext: &str| {
@@ -98,6 +101,38 @@ fn rig_one(mesh: PathBuf, skel: &str, out: PathBuf) -> Result<Rigged, String> {
         glb: find(".glb")?,
         rig: outcome.rig,
     })
+}
+
+/// The sphere graph: within the sphere budget, centres inside, connected, and every bridge (a
+/// link between parts that cannot be joined through the interior) really leaves the solid.
+fn check_discretization(name: &str, d: &Discretization) {
+    let g = &d.graph;
+    let max = RigConfig::default().discretize.max_spheres;
+    assert!(
+        !g.is_empty() && g.len() <= max,
+        "{name}: {} spheres",
+        g.len()
+    );
+    for sp in &g.spheres {
+        let f = d.field.eval(&sp.center);
+        assert!(f < 0.0, "{name}: sphere centre outside (field {f:.4})");
+    }
+    for &(a, b) in &g.bridges {
+        let (sa, sb) = (&g.spheres[a.idx()], &g.spheres[b.idx()]);
+        // Leaving = coming within a tenth of the smaller radius of the surface.
+        let depth = 0.1 * sa.radius.min(sb.radius);
+        let leaves = (0..=100).any(|k| {
+            let t = f64::from(k) / 100.0;
+            d.field.eval(&(sa.center + (sb.center - sa.center) * t)) >= -depth
+        });
+        assert!(
+            leaves,
+            "{name}: bridge {a:?}-{b:?} stays inside the surface"
+        );
+    }
+    let last = NodeId(g.len() as u32 - 1);
+    let connected = (0..g.len() as u32).all(|v| g.dist(NodeId(v), last).is_finite());
+    assert!(connected, "{name}: sphere graph not connected");
 }
 
 /// Joints that own a bone: a non-end joint with a child.
