@@ -166,9 +166,16 @@ fn outside_unit_cube_is_positive_and_gradient_points_out() {
         assert!(f.eval(&p).is_finite());
     }
     assert!(f.gradient(&P3::new(1.5, 0.5, 0.5)).x > 0.0);
-    assert!(
-        f.eval(&P3::new(f64::NAN, 0.5, 0.5)) > 0.0 || f.eval(&P3::new(f64::NAN, 0.5, 0.5)).is_nan()
-    );
+    // A non-finite query is far outside, never inside and never NaN (it would poison a search).
+    for p in [
+        P3::new(f64::NAN, 0.5, 0.5),
+        P3::new(0.5, f64::INFINITY, 0.5),
+    ] {
+        let v = f.eval(&p);
+        assert!(v.is_finite() && v >= 1.0, "field at {p:?} is {v}");
+        assert!(!f.inside(&p));
+        assert_eq!(f.gradient(&p), V3::zeros(), "gradient at {p:?}");
+    }
 }
 
 #[test]

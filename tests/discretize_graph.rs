@@ -10,20 +10,32 @@ use geppetto::NoProgress;
 /// A crude figure of overlapping boxes (separate closed shells, internal faces included):
 /// torso, head, two arms, two legs. Spans x ∈ [−1.3, 1.3], y ∈ [−0.5, 2.1].
 fn figure() -> Tris {
-    let b = |lo: [f64; 3], hi: [f64; 3]| boxed_fine(V3::from(lo), V3::from(hi), 24);
-    let mut m = b([-0.4, 0.5, -0.25], [0.4, 1.5, 0.25]);
-    m.add(&b([-0.2, 1.4, -0.2], [0.2, 2.1, 0.2]));
-    for sx in [-1.0, 1.0] {
-        let (x0, x1) = if sx < 0.0 { (-1.3, -0.3) } else { (0.3, 1.3) };
-        m.add(&b([x0, 1.2, -0.1], [x1, 1.4, 0.1]));
-        let (l0, l1) = if sx < 0.0 {
-            (-0.35, -0.05)
-        } else {
-            (0.05, 0.35)
-        };
-        m.add(&b([l0, -0.5, -0.15], [l1, 0.7, 0.15]));
+    let mut m = Tris::default();
+    for (lo, hi) in figure_boxes() {
+        m.add(&boxed_fine(V3::from(lo), V3::from(hi), 24));
     }
     m
+}
+
+/// The figure's boxes as `(min, max)` corners (mesh frame).
+fn figure_boxes() -> Vec<([f64; 3], [f64; 3])> {
+    let mut b = vec![
+        ([-0.4, 0.5, -0.25], [0.4, 1.5, 0.25]),
+        ([-0.2, 1.4, -0.2], [0.2, 2.1, 0.2]),
+    ];
+    for (x0, x1, l0, l1) in [(-1.3, -0.3, -0.35, -0.05), (0.3, 1.3, 0.05, 0.35)] {
+        b.push(([x0, 1.2, -0.1], [x1, 1.4, 0.1]));
+        b.push(([l0, -0.5, -0.15], [l1, 0.7, 0.15]));
+    }
+    b
+}
+
+/// Whether mesh-frame point `p` is inside the union of the figure's boxes (exact, independent of
+/// the discretizer).
+fn in_figure(p: &V3) -> bool {
+    figure_boxes()
+        .iter()
+        .any(|(lo, hi)| (0..3).all(|a| lo[a] <= p[a] && p[a] <= hi[a]))
 }
 
 fn run(m: &Tris) -> Discretization {
@@ -87,9 +99,33 @@ fn medial_samples_are_inside_and_sorted() {
     for w in s.windows(2) {
         assert!(w[0].radius >= w[1].radius);
     }
+    // Every sphere lies inside the figure, checked against the boxes themselves (26 directions
+    // on the sphere, shrunk by the octree field's interpolation error).
+    let norm = prepared(&figure()).normalization;
+    let dirs: Vec<V3> = (0..27)
+        .filter(|&i| i != 13)
+        .map(|i| {
+            V3::new(
+                (i % 3) as f64 - 1.0,
+                (i / 3 % 3) as f64 - 1.0,
+                (i / 9) as f64 - 1.0,
+            )
+        })
+        .map(|v| v.normalize())
+        .collect();
+    const FIELD_ERROR: f64 = 0.005;
     for x in s {
         assert!(x.radius > 0.006);
-        assert!((x.radius + d.field.eval(&x.center)).abs() < 1e-9);
+        for dir in &dirs {
+            let p = x.center + dir * (x.radius - FIELD_ERROR);
+            let q = norm.to_mesh(&p);
+            assert!(
+                in_figure(&q.coords),
+                "sphere at {} r {} leaves the figure",
+                x.center,
+                x.radius
+            );
+        }
     }
     // The torso box (depth 0.5 of a 2.6-wide figure) gives the biggest sphere: half its depth.
     let scale = 0.9 / 2.6;

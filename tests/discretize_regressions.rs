@@ -13,15 +13,9 @@ use geppetto::{mesh, NoProgress};
 /// that stays inside, so the graph must have no bridges at all, and the graph is connected.
 #[test]
 fn fox_closed_shell_has_no_bridges() {
-    let Some(dir) = discretize_support::corpus_dir() else {
-        println!("skipped: corpus not found at ../shared/corpus (set GEPPETTO_CORPUS)");
+    let Some(path) = discretize_support::corpus_mesh("fox") else {
         return;
     };
-    let path = dir.join("meshes").join("fox.obj");
-    if !path.exists() {
-        println!("skipped: {} not found", path.display());
-        return;
-    }
     let pm = match mesh::load(&path)
         .map_err(|e| e.to_string())
         .and_then(|m| mesh::prepare(m).map_err(|e| e.to_string()))

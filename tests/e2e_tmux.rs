@@ -1,7 +1,10 @@
 //! End-to-end: the real `geppetto watch` binary inside tmux (`send-keys` to type, `capture-pane`
 //! to read) on a temp folder with the two demo characters: both reach "ok", a joint is
 //! pinned with keys, the sidecar hints file appears and the asset re-rigs from the embedding; `q`
-//! quits with exit status 0. Skipped with a printed reason when tmux is not installed.
+//! quits with exit status 0. Skipped with a printed reason when tmux is not installed (a failure
+//! under `GEPPETTO_REQUIRE_CORPUS=1`, as in CI).
+
+mod common;
 
 use std::path::Path;
 use std::process::Command;
@@ -71,8 +74,7 @@ fn row_rigged(screen: &str, name: &str) -> bool {
 
 #[test]
 fn watch_ui_under_tmux_rigs_pins_and_rerigs() {
-    if Command::new("tmux").arg("-V").output().is_err() {
-        println!("skipped: tmux not installed (CI installs it via .ci/run)");
+    if !common::tool("tmux", &["-V"], "CI installs it via .ci/run") {
         return;
     }
     let dir = tempfile::tempdir().unwrap();

@@ -18,14 +18,12 @@ use serde_json::{json, Value};
 const TOL: f64 = 1e-6;
 
 fn python() -> Option<&'static str> {
-    let ok = Command::new("python3")
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    if !ok {
-        println!("skipped: python3 not found");
-    }
-    ok.then_some("python3")
+    measure_support::tool(
+        "python3",
+        &["--version"],
+        "it runs tests/independent_score.py",
+    )
+    .then_some("python3")
 }
 
 fn script() -> PathBuf {

@@ -69,7 +69,6 @@ fn manifold_edge_components(tris: &[[u32; 3]]) -> usize {
 fn every_corpus_obj_loads_and_prepares() {
     let Some(dir) = corpus() else { return };
     let rows = manifest(&dir);
-    let mut checked = 0;
     for (name, row) in &rows {
         let path = dir.join("meshes").join(format!("{name}.obj"));
         let mesh = load(&path).unwrap_or_else(|e| panic!("{name}: {e}"));
@@ -115,9 +114,7 @@ fn every_corpus_obj_loads_and_prepares() {
                 "{name}: shell count differs without a non-manifold cause"
             );
         }
-        checked += 1;
     }
-    assert_eq!(checked, rows.len());
 }
 
 #[test]

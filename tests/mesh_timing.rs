@@ -2,7 +2,8 @@
 //! default and assertion-free: run it in release,
 //! `cargo test --release --test mesh_timing -- --ignored --nocapture`.
 
-use std::path::PathBuf;
+mod common;
+
 use std::time::Instant;
 
 use geppetto::mesh::{load, prepare};
@@ -26,14 +27,9 @@ fn median(mut v: Vec<f64>) -> f64 {
 #[test]
 #[ignore = "timing; run in release with --ignored --nocapture"]
 fn sveta_load_and_prepare_timing() {
-    let dir = std::env::var_os("GEPPETTO_CORPUS")
-        .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
-    let path = dir.join("meshes/sveta.obj");
-    if !path.is_file() {
-        println!("skipped: corpus not found at {}", dir.display());
+    let Some(path) = common::corpus_mesh("sveta") else {
         return;
-    }
+    };
     let (mut tl, mut tp, mut cl, mut cp) = (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..15 {
         let (t, c) = (Instant::now(), thread_cpu_ms());

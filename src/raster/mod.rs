@@ -241,7 +241,8 @@ fn tri_points(pos: &[P3], t: &[u32; 3]) -> Option<[[f64; 3]; 3]> {
 
 /// Weight → colour: blue (0) through green and yellow to red (1).
 pub fn heat_colour(w: f32) -> [f32; 3] {
-    let w = w.clamp(0.0, 1.0);
+    // NaN compares false everywhere and would survive `clamp`: draw it as no weight.
+    let w = if w.is_nan() { 0.0 } else { w.clamp(0.0, 1.0) };
     let stops = [
         [0.15, 0.2, 0.7],
         [0.1, 0.75, 0.3],
@@ -399,6 +400,18 @@ mod tests {
         let hot = heat_colour(1.0);
         assert!(cold[2] > cold[0] && hot[0] > hot[2]);
         assert_eq!(heat_colour(-3.0), cold);
-        assert_eq!(heat_colour(f32::NAN).len(), 3);
+        // A NaN weight draws as "no weight", not as NaN channels (black after conversion).
+        assert_eq!(heat_colour(f32::NAN), cold);
+        // The stops are reached exactly and the ramp is continuous between them.
+        let mid = heat_colour(0.5);
+        let want = [0.525, 0.825, 0.225];
+        assert!((0..3).all(|k| (mid[k] - want[k]).abs() < 1e-6), "{mid:?}");
+        for i in 0..100 {
+            let (a, b) = (
+                heat_colour(i as f32 / 100.0),
+                heat_colour((i + 1) as f32 / 100.0),
+            );
+            assert!((0..3).all(|k| (a[k] - b[k]).abs() < 0.05), "jump at {i}%");
+        }
     }
 }

@@ -139,9 +139,23 @@ mod tests {
             P3::new(0.0, 1.0, 0.0),
         ];
         let a = stiffness(&p, &[[0, 1, 2]], &[0, 1, 2], 3);
-        let mut x = vec![1.0, 1.0, 1.0];
+        // A right-hand side in the range of L (sums to zero): the shifted solve must still solve
+        // L x = b, with no constant component (the null space is damped by the shift).
+        let b = [1.0, -0.25, -0.75];
+        let mut x = b.to_vec();
         let stats = solve_spd(&a, &mut x, 1).expect("regularized");
-        assert!(x.iter().all(|v| v.is_finite()));
-        assert!(stats.attempts >= 1);
+        assert!(stats.shift >= FIRST_SHIFT && stats.attempts <= MAX_ATTEMPTS);
+        for (r, want) in b.iter().enumerate() {
+            let lx: f64 = (0..3).map(|c| a.get(r, c) * x[c]).sum();
+            assert!(
+                (lx - want).abs() < 1e-6,
+                "row {r}: (L x) = {lx}, b = {want}"
+            );
+        }
+        // Round-off along the null space is amplified by 1/shift: a loose bound suffices.
+        assert!(
+            x.iter().sum::<f64>().abs() < 1e-4,
+            "constant component in {x:?}"
+        );
     }
 }

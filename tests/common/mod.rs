@@ -1,28 +1,75 @@
-//! Shared helpers for integration tests: locating the shared corpus and reading its manifest.
+//! Shared helpers for integration tests: locating the shared corpus, reading its manifest, and the
+//! one place where a test says it cannot run here ([`skip`]).
 #![allow(dead_code)]
 
+use std::fmt::Display;
 use std::path::PathBuf;
 
+/// The variable CI sets (`.ci/run`): with it, a test that would skip (no corpus, no glTF
+/// validator, no python3, no tmux) fails instead, so a missing dependency is never a silent green.
+pub const REQUIRE_ENV: &str = "GEPPETTO_REQUIRE_CORPUS";
+
+/// Whether skips are failures (`GEPPETTO_REQUIRE_CORPUS` set to anything but empty or `0`).
+pub fn skips_fail() -> bool {
+    std::env::var(REQUIRE_ENV).is_ok_and(|v| !v.is_empty() && v != "0")
+}
+
+/// The running test's name, for messages.
+fn test_name() -> String {
+    std::thread::current().name().unwrap_or("test").to_string()
+}
+
+/// Report that the running test cannot run here because of `reason` (a missing corpus or tool).
+/// Locally it prints "TEST: skipped: REASON" and the caller returns; under CI
+/// (`GEPPETTO_REQUIRE_CORPUS=1`) it panics with the same reason.
+pub fn skip(reason: impl Display) {
+    let test = test_name();
+    assert!(
+        !skips_fail(),
+        "{test}: cannot run: {reason} ({REQUIRE_ENV}=1 turns every skip into a failure)"
+    );
+    println!("{test}: skipped: {reason}");
+}
+
 /// The corpus folder: `$GEPPETTO_CORPUS`, else `../shared/corpus` beside the repository.
-/// `None` (with a printed reason naming the running test) if it is absent, so corpus tests report
-/// themselves skipped.
+/// `None` (after [`skip`]) if it is absent.
 pub fn corpus() -> Option<PathBuf> {
-    let test = std::thread::current()
-        .name()
-        .unwrap_or("corpus test")
-        .to_string();
     let dir = std::env::var_os("GEPPETTO_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../shared/corpus"));
     if dir.join("MANIFEST.tsv").is_file() {
         Some(dir)
     } else {
-        eprintln!(
-            "{test}: skipped: corpus not found at {} (set GEPPETTO_CORPUS)",
+        skip(format_args!(
+            "corpus not found at {} (set GEPPETTO_CORPUS)",
             dir.display()
-        );
+        ));
         None
     }
+}
+
+/// `corpus/meshes/NAME.obj`, or `None` (after [`skip`]) when the corpus or that file is absent.
+pub fn corpus_mesh(name: &str) -> Option<PathBuf> {
+    let path = corpus()?.join("meshes").join(format!("{name}.obj"));
+    if path.is_file() {
+        Some(path)
+    } else {
+        skip(format_args!("{} not found", path.display()));
+        None
+    }
+}
+
+/// Whether `program args…` runs and exits successfully; otherwise [`skip`] with `why` (what
+/// the program is needed for) and `false`.
+pub fn tool(program: &str, args: &[&str], why: &str) -> bool {
+    let ok = std::process::Command::new(program)
+        .args(args)
+        .output()
+        .is_ok_and(|o| o.status.success());
+    if !ok {
+        skip(format_args!("{program} not found ({why})"));
+    }
+    ok
 }
 
 /// `(name, category)` per `MANIFEST.tsv` row, read with the library's manifest reader.

@@ -172,7 +172,7 @@ pub fn prepared(m: &Tris) -> PreparedMesh {
 #[path = "../common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
-pub use common::corpus as corpus_dir;
+pub use common::{corpus as corpus_dir, corpus_mesh};
 
 /// Axis-aligned box [lo, hi] with each face split into an n×n grid of quads (2 triangles each),
 /// outward CCW. Faces do not share vertices (not welded), like many exported meshes.

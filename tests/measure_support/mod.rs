@@ -9,7 +9,7 @@ use geppetto::measure::truth::{RigKind, ScoredRig, Weights};
 #[path = "../common/mod.rs"]
 mod common;
 #[allow(unused_imports)]
-pub use common::corpus;
+pub use common::{corpus, tool};
 
 /// `v` lines of an OBJ (independent of the mesh loader).
 pub fn obj_vertices(path: &Path) -> Vec<P3> {

@@ -2,6 +2,9 @@
 //! and hand-built prepared meshes.
 #![allow(dead_code)]
 
+#[path = "../common/mod.rs"]
+pub mod common;
+
 use geppetto::geom::{P3, V3};
 use geppetto::mesh::{Mesh, Normalization, PreparedMesh, RepairReport};
 use geppetto::rig::RigJoint;
@@ -124,10 +127,10 @@ pub fn assert_valid(skin: &Skin, vertices: usize, joints: usize) {
 }
 
 /// Run `.ci/validate-gltf.mjs` (Khronos glTF-Validator) on `files`: `(passed, report)`, or `None`
-/// (with a printed "skipped") when `GLTF_VALIDATOR_DIR` is not set. CI installs it and sets it.
+/// (after `common::skip`) when `GLTF_VALIDATOR_DIR` is not set. CI installs it and sets it.
 pub fn gltf_validator<P: AsRef<std::path::Path>>(files: &[P]) -> Option<(bool, String)> {
     let Ok(dir) = std::env::var("GLTF_VALIDATOR_DIR") else {
-        println!("skipped GLB validation: GLTF_VALIDATOR_DIR not set");
+        common::skip("GLB validation: GLTF_VALIDATOR_DIR not set (.ci/run installs the validator)");
         return None;
     };
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(".ci/validate-gltf.mjs");
