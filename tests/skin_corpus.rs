@@ -15,8 +15,9 @@ use std::sync::Arc;
 use common::{corpus, manifest};
 use geppetto::config::RigConfig;
 use geppetto::export::{write_rig, Format};
+use geppetto::pipeline::AttachRequest;
+use geppetto::rig::read::read_joints as load_joints;
 use geppetto::rig::{RigJoint, SkinTable};
-use geppetto::skin::attach::{attach, load_joints};
 use geppetto::skin::pose::{pose_mesh, Pose};
 use geppetto::{NoProgress, Pipeline, RigRequest};
 use skin_common::assert_valid;
@@ -207,8 +208,9 @@ fn attach_with_artist_skeletons_matches_artist_weights() {
             continue;
         };
         let mesh_path = dir.join("meshes").join(format!("{name}.obj"));
-        let joints = load_joints(&truth).expect("truth joints");
-        let done = attach(&mesh_path, joints, &truth, &config.discretize, &config.skin)
+        let req = AttachRequest::from_file(&mesh_path, &truth).expect("truth joints");
+        let done = Pipeline::new(config.clone())
+            .attach(&req, &NoProgress)
             .unwrap_or_else(|e| panic!("{name}: {e}"));
         let n = done.prepared.input.positions.len();
         assert_valid(&done.skin, n, done.rig.joints.len());

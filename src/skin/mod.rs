@@ -8,7 +8,6 @@
 //! ([`solve::solve_spd`]) of `(L_c + M·H) W = M·H·P` with one column per owning joint → clip to
 //! [0,1], prune, renormalize → per input vertex through the weld map. See `weights.rs`.
 
-pub mod attach;
 pub mod bones;
 pub mod heat;
 pub mod laplacian;

@@ -23,7 +23,7 @@ use serde::Serialize;
 use super::joints::JointMeasures;
 use super::score::{score_files, ScoreOptions};
 use super::skinscore::SkinMeasures;
-use super::{median, truth, MeasureError};
+use super::{median, MeasureError};
 use crate::rig::{Rig, Status};
 
 pub use report::{summarize, Summary};
@@ -283,7 +283,7 @@ fn compare_with_truth(
             Err(e) => r.notes.push(format!("joint score failed: {e}")),
         }
     }
-    let truth = match truth::load(truth_path) {
+    let truth = match crate::rig::read::read(truth_path) {
         Ok(t) => t,
         Err(e) => {
             r.notes.push(format!("truth unreadable: {e}"));
@@ -299,7 +299,7 @@ fn compare_with_truth(
         max: rig.bbox[1].into(),
     });
     let skel_path = work.join("artist-skeleton.rig.json");
-    let text = truth::to_rig(&truth, mesh, bbox).to_json();
+    let text = truth.skeleton_rig(mesh, bbox).to_json();
     if let Err(e) = crate::util::write_atomic(&skel_path, text.as_bytes()) {
         r.notes
             .push(format!("cannot write {}: {e}", skel_path.display()));
