@@ -1,4 +1,4 @@
-//! The 9 discrete penalty terms (pinocchio-facts §6), weighted by Γ, with the original's per-term veto.
+//! The 9 discrete penalty terms (Baran & Popović 2007 §3.3; docs/algorithms.md#penalty-terms), weighted by Γ, with the original's per-term veto.
 //!
 //! Terms are evaluated when reduced joint `idx` (search order) is placed at graph vertex `next`, given
 //! the partial match `m` (one vertex per earlier reduced joint) and the set of `taken` vertices (those on
@@ -11,6 +11,8 @@
 
 use super::paths::{Paths, NONE};
 use super::reduced::Reduced;
+use super::Orientation;
+use crate::discretize::SphereGraph;
 use crate::geom::V3;
 
 /// A veto (the original's `NOMATCH` or a weighted term above 1).
@@ -72,8 +74,37 @@ pub fn is_taken(taken: &[u64], v: u32) -> bool {
 }
 
 impl<'a> Ctx<'a> {
+    /// The context for embedding `red` in `graph` seen through orientation `o`: sphere centres are
+    /// moved to the template frame (centred on the unit cube, then rotated), so FootPF's "y" is the
+    /// template's up; the graph is rotated, never the template.
+    pub fn from_graph(
+        red: &'a Reduced,
+        paths: &'a Paths,
+        graph: &SphereGraph,
+        o: &Orientation,
+        weights: [f64; 9],
+        cand: Vec<Vec<u32>>,
+    ) -> Self {
+        let half = V3::new(0.5, 0.5, 0.5);
+        let pos = graph
+            .spheres
+            .iter()
+            .map(|s| o.apply(&(s.center.coords - half)))
+            .collect();
+        let rad = graph.spheres.iter().map(|s| s.radius).collect();
+        let nbrs = (0..graph.len())
+            .map(|i| {
+                graph
+                    .edges
+                    .get(i)
+                    .map_or(Vec::new(), |l| l.iter().map(|(n, _)| n.0).collect())
+            })
+            .collect();
+        Self::new(red, paths, pos, rad, nbrs, weights, cand)
+    }
+
     /// Build the context: `pos` are the template-frame centres, one per graph vertex.
-    pub fn new(
+    fn new(
         red: &'a Reduced,
         paths: &'a Paths,
         pos: Vec<V3>,
@@ -416,7 +447,7 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Points at the cumulative length `fractions` (0 … 1) along a polyline (the `splitPaths` rule, §8);
+/// Points at the cumulative length `fractions` (0 … 1) along a polyline (the `splitPaths` rule, docs/algorithms.md#split);
 /// a zero-length polyline puts all of them on its first point.
 pub fn split_polyline(path: &[V3], fractions: &[f64]) -> Vec<V3> {
     let Some(first) = path.first() else {
@@ -474,26 +505,12 @@ mod tests {
     }
 
     fn ctx<'a>(red: &'a Reduced, paths: &'a Paths, g: &SphereGraph) -> Ctx<'a> {
-        let o = Orientation::IDENTITY;
-        let half = V3::new(0.5, 0.5, 0.5);
-        let pos = g
-            .spheres
-            .iter()
-            .map(|s| o.apply(&(s.center.coords - half)))
-            .collect();
-        let nbrs = g
-            .edges
-            .iter()
-            .map(|l| l.iter().map(|(n, _)| n.0).collect())
-            .collect();
-        let rad = g.spheres.iter().map(|s| s.radius).collect();
         let all: Vec<u32> = (0..g.len() as u32).collect();
-        Ctx::new(
+        Ctx::from_graph(
             red,
             paths,
-            pos,
-            rad,
-            nbrs,
+            g,
+            &Orientation::IDENTITY,
             EmbedOptions::default().weights,
             vec![all; red.len()],
         )
