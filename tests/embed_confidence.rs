@@ -3,7 +3,6 @@
 //! sphere and box are also built as synthetic discretizations (the real discretizer finds no interior
 //! in them today), so the check stays honest once it does.
 
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -21,14 +20,11 @@ use geppetto::rig::Status;
 use geppetto::skeleton::load_template;
 
 fn write_obj(path: &Path, v: &[[f64; 3]], f: &[[usize; 3]]) {
-    let mut s = String::new();
-    for p in v {
-        let _ = writeln!(s, "v {} {} {}", p[0], p[1], p[2]);
-    }
-    for t in f {
-        let _ = writeln!(s, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
-    }
-    std::fs::write(path, s).expect("write obj");
+    let mesh = geppetto::mesh::Mesh {
+        positions: v.iter().map(|p| (*p).into()).collect(),
+        triangles: f.iter().map(|t| t.map(|i| i as u32)).collect(),
+    };
+    geppetto::mesh::write_obj(&mesh, path).expect("write obj");
 }
 
 fn tetrahedron(path: &Path) {
