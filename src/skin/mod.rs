@@ -1,4 +1,4 @@
-//! Skin weights by heat diffusion (Baran & Popović 2007 §4; pinocchio-facts §10), robust to
+//! Skin weights by heat diffusion (Baran & Popović 2007 §4; docs/algorithms.md#skin-heat-diffusion), robust to
 //! multi-shell, open and flipped meshes; linear blend skinning for posing.
 //!
 //! Pipeline: [`bones::bones`] (segments, owners, virtual leaf segments) → [`heat::sources`]
@@ -22,7 +22,7 @@ use thiserror::Error;
 
 use crate::discretize::DistanceField;
 use crate::mesh::PreparedMesh;
-use crate::rig::{RigJoint, SkinTable};
+use crate::skeleton::rigged::{RigJoint, SkinTable};
 
 /// Tunables.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
