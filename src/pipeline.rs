@@ -145,13 +145,12 @@ impl Pipeline {
         progress: &dyn Progress,
         timings: &mut BTreeMap<String, f64>,
     ) -> Result<(mesh::Mesh, u64), RigError> {
-        check(progress, Stage::Load)?;
-        let t = Instant::now();
-        let mesh = mesh::load(path).map_err(|source| RigError::Load {
-            path: path.to_path_buf(),
-            source,
+        let mesh = run_stage(progress, Stage::Load, timings, || {
+            mesh::load(path).map_err(|source| RigError::Load {
+                path: path.to_path_buf(),
+                source,
+            })
         })?;
-        timings.insert("load".into(), ms_since(t));
         let key = mesh.content_hash() ^ options_hash(&self.config);
         Ok((mesh, key))
     }
@@ -221,14 +220,26 @@ fn prepare(
     progress: &dyn Progress,
     timings: &mut BTreeMap<String, f64>,
 ) -> Result<PreparedMesh, RigError> {
-    check(progress, Stage::Prepare)?;
+    run_stage(progress, Stage::Prepare, timings, || {
+        mesh::prepare(mesh).map_err(|source| RigError::Prepare {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
+}
+
+/// Enter `stage` (or stop if cancelled), run it, and record its time under the stage's name.
+fn run_stage<T>(
+    progress: &dyn Progress,
+    stage: Stage,
+    timings: &mut BTreeMap<String, f64>,
+    run: impl FnOnce() -> Result<T, RigError>,
+) -> Result<T, RigError> {
+    check(progress, stage)?;
     let t = Instant::now();
-    let prepared = mesh::prepare(mesh).map_err(|source| RigError::Prepare {
-        path: path.to_path_buf(),
-        source,
-    })?;
-    timings.insert("prepare".into(), ms_since(t));
-    Ok(prepared)
+    let out = run()?;
+    timings.insert(stage.name().into(), ms_since(t));
+    Ok(out)
 }
 
 /// Report entering `stage`, or stop if cancelled.

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 use std::time::Instant;
 
-use super::{check, prepare, Pipeline};
+use super::{prepare, run_stage, Pipeline};
 use crate::discretize::{field, DistanceField};
 use crate::error::RigError;
 use crate::mesh::PreparedMesh;
@@ -73,23 +73,20 @@ impl Pipeline {
             Some((prepared, disc)) => (prepared.clone(), Cow::Borrowed(&disc.field)),
             None => {
                 let prepared = Arc::new(prepare(path, mesh, progress, &mut timings)?);
-                check(progress, Stage::Field)?;
-                let t = Instant::now();
-                let f: DistanceField = field::build(&prepared, &self.config.discretize);
-                timings.insert("field".into(), ms_since(t));
+                let f: DistanceField = run_stage(progress, Stage::Field, &mut timings, || {
+                    Ok(field::build(&prepared, &self.config.discretize))
+                })?;
                 (prepared, Cow::Owned(f))
             }
         };
-        check(progress, Stage::Skin)?;
-        let t = Instant::now();
-        let skin =
+        let skin = run_stage(progress, Stage::Skin, &mut timings, || {
             skin::skin(&prepared, &field, &req.joints, &self.config.skin).map_err(|source| {
                 RigError::Skin {
                     path: path.clone(),
                     source,
                 }
-            })?;
-        timings.insert("skin".into(), ms_since(t));
+            })
+        })?;
         timings.insert("total".into(), ms_since(t_total));
         let bbox = prepared.input.aabb();
         let rig = Rig {
