@@ -1,4 +1,4 @@
-//! Continuous refinement (pinocchio-facts §9): minimise Σ over bones of
+//! Continuous refinement (Baran & Popović 2007 §3.5; docs/algorithms.md#refinement): minimise Σ over bones of
 //! `15000·S + 0.25·L + 2·A + Y` (surface, length, orientation, per-bone asymmetry) by gradient descent
 //! with doubling line searches — 10 outer iterations, each two full-gradient line searches then one per
 //! bone — exactly the original's schedule, but with an **analytic gradient for S** (the only expensive
