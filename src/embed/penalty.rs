@@ -20,6 +20,21 @@ pub const VETO: f64 = 2.0;
 /// Unweighted shared-path cost per bridge edge on a chain's path.
 pub const BRIDGE_COST: f64 = 1.0;
 
+// The shapes of the terms below are the original code's (docs/algorithms.md#penalty-terms); the
+// thresholds that decide a veto or a penalty are named here.
+/// A chain's graph length is measured with this fraction of its end spheres' radii added (the
+/// ends may sit anywhere inside their spheres).
+const PLAY: f64 = 0.7;
+/// A shared-path vertex this thin (normalized radius) cannot carry two chains: veto.
+const THIN_SHARED: f64 = 0.02;
+/// A limb end "could continue" when a neighbour lies this straight on from the parent …
+const EXTREM_FROM_PARENT: f64 = 0.95;
+/// … and this straight on from the end itself (direction dot products).
+const EXTREM_FROM_END: f64 = 0.8;
+/// Paths are "not disjoint" when the detour through the common ancestor exceeds the direct
+/// distance by this factor.
+const DISJOINT_RATIO: f64 = 2.0;
+
 /// Everything the terms need for one orientation.
 #[derive(Clone, Debug)]
 pub struct Ctx<'a> {
@@ -282,7 +297,7 @@ impl<'a> Ctx<'a> {
     /// DistPF: chains embedded much shorter than the template cost more; below half the length vetoes.
     fn dist_term(&self, idx: usize, pv: u32, next: u32) -> Option<f64> {
         let d = self.paths.dist(next, pv);
-        let play = 0.7 * (self.rad[next as usize] + self.rad[pv as usize]);
+        let play = PLAY * (self.rad[next as usize] + self.rad[pv as usize]);
         let opt = self.red.joints[idx].chain_len;
         if !d.is_finite() || d + play < 0.5 * opt {
             return None;
@@ -344,9 +359,9 @@ impl<'a> Ctx<'a> {
         };
         let r = |v: u32| self.rad[v as usize];
         let dist = self.paths.dist(next, pv);
-        let dist_c = dist + 0.7 * (r(next) + r(pv));
+        let dist_c = dist + PLAY * (r(next) + r(pv));
         let s_dist = self.paths.dist(a, b);
-        let s_dist_c = s_dist + 0.7 * (r(a) + r(b));
+        let s_dist_c = s_dist + PLAY * (r(a) + r(b));
         let noc = (dist / (s_dist + 1e-8))
             .max(s_dist / (dist + 1e-8))
             .min(2.0);
@@ -360,7 +375,7 @@ impl<'a> Ctx<'a> {
         let (mut cur, mut i) = (next, 0usize);
         while cur != pv && cur != NONE && i <= self.pos.len() {
             if is_taken(taken, cur) {
-                if self.rad[cur as usize] < 0.02 {
+                if self.rad[cur as usize] < THIN_SHARED {
                     return None;
                 }
                 sum += 0.5 / ((i + 1) * (i + 1)) as f64;
@@ -415,8 +430,8 @@ impl<'a> Ctx<'a> {
         let beyond = self.nbrs[next as usize].iter().any(|&o| {
             let xo = self.pos[o as usize];
             r <= 2.0 * self.rad[o as usize]
-                && unit(xo - xp).dot(&d) > 0.95
-                && unit(xo - x).dot(&d) > 0.8
+                && unit(xo - xp).dot(&d) > EXTREM_FROM_PARENT
+                && unit(xo - x).dot(&d) > EXTREM_FROM_END
         });
         if beyond {
             1.0
@@ -439,7 +454,7 @@ impl<'a> Ctx<'a> {
             let s = self.rad[next as usize] + self.rad[mi as usize];
             let d = &self.paths;
             let ratio = (d.dist(next, ma) + d.dist(ma, mi) + s) / (d.dist(next, mi) + s);
-            if ratio > 2.0 {
+            if ratio > DISJOINT_RATIO {
                 out += 1.0;
             }
         }
