@@ -111,12 +111,12 @@ impl RigConfig {
 #[derive(Debug, Error)]
 pub enum ConfigError {
     /// The file could not be read.
-    #[error("{}: cannot read: {source}", path.display())]
+    #[error("{}: cannot read: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// Cause.
-        source: std::io::Error,
+        /// Cause (in the message, not a separate error source, so it is printed once).
+        cause: std::io::Error,
     },
     /// The file is not valid YAML for these settings (the message has the line and column).
     #[error("{}: {message}", path.display())]
@@ -127,12 +127,12 @@ pub enum ConfigError {
         message: String,
     },
     /// The folder to watch cannot be opened.
-    #[error("{}: cannot watch: {source}", path.display())]
+    #[error("{}: cannot watch: {cause}", path.display())]
     Folder {
         /// The folder.
         path: PathBuf,
-        /// Cause.
-        source: std::io::Error,
+        /// Cause (in the message, printed once).
+        cause: std::io::Error,
     },
 }
 
@@ -146,9 +146,9 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &Path) -> Result<T, Con
 
 /// Read and parse a settings YAML file ([`parse_yaml`]).
 pub fn load_yaml<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|source| ConfigError::Io {
+    let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     })?;
     parse_yaml(&text, path)
 }

@@ -79,9 +79,9 @@ impl Rig {
 
     /// Read a `rig.json` (any rig file, skeleton only: [`read::read`]).
     pub fn load(path: &Path) -> Result<Self, RigReadError> {
-        let text = std::fs::read_to_string(path).map_err(|source| RigReadError::Io {
+        let text = std::fs::read_to_string(path).map_err(|cause| RigReadError::Io {
             path: path.to_path_buf(),
-            source,
+            cause,
         })?;
         serde_json::from_str(&text).map_err(|e| RigReadError::Invalid {
             path: path.to_path_buf(),

@@ -22,12 +22,12 @@ use crate::mesh::{LoadError, Mesh, MeshFormat};
 #[derive(Debug, Error)]
 pub enum RigReadError {
     /// The file could not be read.
-    #[error("{}: cannot read: {source}", path.display())]
+    #[error("{}: cannot read: {cause}", path.display())]
     Io {
         /// The file.
         path: PathBuf,
-        /// Cause.
-        source: std::io::Error,
+        /// Cause (in the message, not a separate error source, so it is printed once).
+        cause: std::io::Error,
     },
     /// The file was read but its content is not a usable rig.
     #[error("{}: {message}", path.display())]
@@ -38,12 +38,12 @@ pub enum RigReadError {
         message: String,
     },
     /// A glTF that is not a readable skinned mesh.
-    #[error("{}: cannot read the rigged glTF: {source}", path.display())]
+    #[error("{}: cannot read the rigged glTF: {cause}", path.display())]
     Gltf {
         /// The file.
         path: PathBuf,
-        /// Cause.
-        source: LoadError,
+        /// Cause (in the message, printed once).
+        cause: LoadError,
     },
 }
 
@@ -119,9 +119,9 @@ pub fn read_joints(path: &Path) -> Result<Vec<RigJoint>, RigReadError> {
 }
 
 fn read_json(path: &Path) -> Result<RigFile, RigReadError> {
-    let text = std::fs::read_to_string(path).map_err(|source| RigReadError::Io {
+    let text = std::fs::read_to_string(path).map_err(|cause| RigReadError::Io {
         path: path.to_path_buf(),
-        source,
+        cause,
     })?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| invalid(path, format!("not JSON: {e}")))?;
@@ -262,11 +262,10 @@ fn truth_skin(
 }
 
 fn read_gltf(path: &Path) -> Result<RigFile, RigReadError> {
-    let rigged =
-        crate::mesh::load::load_rigged_gltf(path).map_err(|source| RigReadError::Gltf {
-            path: path.to_path_buf(),
-            source,
-        })?;
+    let rigged = crate::mesh::load::load_rigged_gltf(path).map_err(|cause| RigReadError::Gltf {
+        path: path.to_path_buf(),
+        cause,
+    })?;
     Ok(RigFile {
         source: path.to_path_buf(),
         kind: RigFileKind::Gltf,

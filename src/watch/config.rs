@@ -110,9 +110,9 @@ pub struct WatchSettings {
 impl WatchSettings {
     /// Resolve `config` for the folder `root`. The output folder is made absolute relative to `root`.
     pub fn resolve(config: &WatchConfig, root: &Path) -> Result<Self, ConfigError> {
-        let root = std::fs::canonicalize(root).map_err(|source| ConfigError::Folder {
+        let root = std::fs::canonicalize(root).map_err(|cause| ConfigError::Folder {
             path: root.to_path_buf(),
-            source,
+            cause,
         })?;
         let out_dir = if config.output.is_absolute() {
             config.output.clone()
