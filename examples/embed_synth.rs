@@ -46,7 +46,7 @@ pub fn score_ideal() {
     use geppetto::embed::paths::Paths;
     use geppetto::embed::penalty::Ctx;
     use geppetto::embed::reduced::Reduced;
-    use geppetto::geom::{P3, V3};
+    use geppetto::geom::P3;
     let shape = Capsules::human();
     let (g, _) = shape.discretize(0.02);
     let s = load_template("human").unwrap();
@@ -75,24 +75,15 @@ pub fn score_ideal() {
                 .unwrap()
         })
         .collect();
-    let half = V3::new(0.5, 0.5, 0.5);
-    let pos = g.spheres.iter().map(|s| s.center.coords - half).collect();
-    let nbrs = g
-        .edges
-        .iter()
-        .map(|l| l.iter().map(|(n, _)| n.0).collect())
-        .collect();
-    let rad = g.spheres.iter().map(|s| s.radius).collect();
     let (fat, limb) = (
         geppetto::embed::candidates::fat_verts(&g),
         geppetto::embed::candidates::limb_verts(&g),
     );
-    let ctx = Ctx::new(
+    let ctx = Ctx::from_graph(
         &red,
         &paths,
-        pos,
-        rad,
-        nbrs,
+        &g,
+        &geppetto::embed::Orientation::IDENTITY,
         EmbedOptions::default().weights,
         vec![Vec::new(); red.len()],
     );

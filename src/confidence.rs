@@ -1,5 +1,5 @@
 //! Confidence: never report nonsense as success. The original "rigs" a tetrahedron and an armless
-//! torso with a human skeleton (pinocchio-facts §13); here such results are `low_confidence` with
+//! torso with a human skeleton (docs/algorithms.md#confidence); here such results are `low_confidence` with
 //! plain-language reasons. Every check works in the normalized frame (tolerances relative to size):
 //!
 //! * the search hit its budget, or no placement passed the penalty cutoff (a forced fit);

@@ -1,8 +1,10 @@
 //! Engine configuration (`config/rig.yaml`, compiled in as the default; `--config FILE` overrides).
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
+use thiserror::Error;
 
 use crate::discretize::DiscretizeOptions;
 use crate::embed::EmbedOptions;
@@ -85,16 +87,13 @@ impl Default for RigConfig {
 
 impl RigConfig {
     /// Parse YAML; errors carry the path, line and column.
-    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Self> {
-        serde_saphyr::from_str::<RigConfig>(text)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        parse_yaml(text, path)
     }
 
     /// Read a config file.
-    pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        Self::parse(&text, path)
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        load_yaml(path)
     }
 
     /// Embedding options (orientation mode left at its default; the caller sets it).
@@ -106,6 +105,52 @@ impl RigConfig {
             ..EmbedOptions::default()
         }
     }
+}
+
+/// Why a settings file (engine or watcher) could not be used. Every variant names the file.
+#[derive(Debug, Error)]
+pub enum ConfigError {
+    /// The file could not be read.
+    #[error("{}: cannot read: {cause}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Cause (in the message, not a separate error source, so it is printed once).
+        cause: std::io::Error,
+    },
+    /// The file is not valid YAML for these settings (the message has the line and column).
+    #[error("{}: {message}", path.display())]
+    Parse {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong, and where.
+        message: String,
+    },
+    /// The folder to watch cannot be opened.
+    #[error("{}: cannot watch: {cause}", path.display())]
+    Folder {
+        /// The folder.
+        path: PathBuf,
+        /// Cause (in the message, printed once).
+        cause: std::io::Error,
+    },
+}
+
+/// The one loader for settings YAML: parse `text` (read from `path`, named in errors).
+pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &Path) -> Result<T, ConfigError> {
+    serde_saphyr::from_str::<T>(text).map_err(|e| ConfigError::Parse {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
+}
+
+/// Read and parse a settings YAML file ([`parse_yaml`]).
+pub fn load_yaml<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
+    let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Io {
+        path: path.to_path_buf(),
+        cause,
+    })?;
+    parse_yaml(&text, path)
 }
 
 #[cfg(test)]

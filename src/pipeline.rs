@@ -19,6 +19,9 @@ use crate::skeleton::Skeleton;
 use crate::skin::{self, Skin};
 use crate::util::ms_since;
 
+mod attach;
+pub use attach::{AttachRequest, Attached};
+
 /// How many meshes' discretizations the cache keeps.
 const CACHE_CAPACITY: usize = 16;
 
@@ -116,24 +119,11 @@ impl Pipeline {
         timings: &mut BTreeMap<String, f64>,
     ) -> Result<(Arc<PreparedMesh>, Arc<Discretization>, bool), RigError> {
         let err_path = || path.to_path_buf();
-        check(progress, Stage::Load)?;
-        let t = Instant::now();
-        let mesh = mesh::load(path).map_err(|source| RigError::Load {
-            path: err_path(),
-            source,
-        })?;
-        timings.insert("load".into(), ms_since(t));
-        let key = mesh.content_hash() ^ options_hash(&self.config);
+        let (mesh, key) = self.load(path, progress, timings)?;
         if let Some((prepared, disc)) = self.cache_get(key) {
             return Ok((prepared, disc, true));
         }
-        check(progress, Stage::Prepare)?;
-        let t = Instant::now();
-        let prepared = mesh::prepare(mesh).map_err(|source| RigError::Prepare {
-            path: err_path(),
-            source,
-        })?;
-        timings.insert("prepare".into(), ms_since(t));
+        let prepared = prepare(path, mesh, progress, timings)?;
         let disc = discretize::discretize(&prepared, &self.config.discretize, progress).map_err(
             |source| RigError::Discretize {
                 path: err_path(),
@@ -146,6 +136,23 @@ impl Pipeline {
         let (prepared, disc) = (Arc::new(prepared), Arc::new(disc));
         self.cache_put(key, prepared.clone(), disc.clone());
         Ok((prepared, disc, false))
+    }
+
+    /// Load `path` (the load stage) and its cache key (mesh content and discretization options).
+    fn load(
+        &self,
+        path: &Path,
+        progress: &dyn Progress,
+        timings: &mut BTreeMap<String, f64>,
+    ) -> Result<(mesh::Mesh, u64), RigError> {
+        let mesh = run_stage(progress, Stage::Load, timings, || {
+            mesh::load(path).map_err(|source| RigError::Load {
+                path: path.to_path_buf(),
+                source,
+            })
+        })?;
+        let key = mesh.content_hash() ^ options_hash(&self.config);
+        Ok((mesh, key))
     }
 
     /// Rig one mesh: the stages in order. Hint re-runs reuse the cached discretization.
@@ -204,6 +211,35 @@ impl Pipeline {
             reused_discretization: reused,
         })
     }
+}
+
+/// The prepare stage (weld, shells, repairs, normalization) of `mesh`, read from `path`.
+fn prepare(
+    path: &Path,
+    mesh: mesh::Mesh,
+    progress: &dyn Progress,
+    timings: &mut BTreeMap<String, f64>,
+) -> Result<PreparedMesh, RigError> {
+    run_stage(progress, Stage::Prepare, timings, || {
+        mesh::prepare(mesh).map_err(|source| RigError::Prepare {
+            path: path.to_path_buf(),
+            source,
+        })
+    })
+}
+
+/// Enter `stage` (or stop if cancelled), run it, and record its time under the stage's name.
+fn run_stage<T>(
+    progress: &dyn Progress,
+    stage: Stage,
+    timings: &mut BTreeMap<String, f64>,
+    run: impl FnOnce() -> Result<T, RigError>,
+) -> Result<T, RigError> {
+    check(progress, stage)?;
+    let t = Instant::now();
+    let out = run()?;
+    timings.insert(stage.name().into(), ms_since(t));
+    Ok(out)
 }
 
 /// Report entering `stage`, or stop if cancelled.

@@ -30,8 +30,9 @@ use geppetto::measure::bench::manifest::{self, Entry};
 use geppetto::measure::pose::random_poses;
 use geppetto::measure::score::score_rigs;
 use geppetto::measure::{joints, truth};
+use geppetto::pipeline::AttachRequest;
+use geppetto::rig::read::RigFile;
 use geppetto::rig::{Rig, RigJoint};
-use geppetto::skin::attach::{attach, load_joints};
 use geppetto::{skeleton, NoProgress, Pipeline, RigRequest};
 use quality::{Measured, Status, Table};
 use skin_common::common;
@@ -188,7 +189,7 @@ fn check_valid(name: &str, rig: &Rig) {
 /// CD-J2J (%) of `rig` against the artist joints in `truth_path`.
 fn cd_j2j(rig: &Rig, truth_path: &Path) -> f64 {
     let t = truth::load(truth_path).unwrap_or_else(|e| panic!("{e}"));
-    let pred = truth::from_rig(Path::new("pred"), rig);
+    let pred: truth::ScoredRig = RigFile::from_rig(Path::new("pred"), rig).into();
     joints::measure(
         (&pred.positions, &pred.parents),
         (&t.positions, &t.parents),
@@ -203,13 +204,13 @@ fn attach_deform(mesh: &Path, truth_path: &Path, out: &Path) -> Option<(f64, Pat
     let t = truth::load(truth_path).unwrap_or_else(|e| panic!("{e}"));
     t.skin.as_ref()?;
     let name = mesh.file_stem().unwrap_or_default().to_string_lossy();
-    let config = RigConfig::default();
-    let joints = load_joints(truth_path).unwrap_or_else(|e| panic!("{name}: {e}"));
-    let done = attach(mesh, joints, truth_path, &config.discretize, &config.skin)
+    let req = AttachRequest::from_file(mesh, truth_path).unwrap_or_else(|e| panic!("{name}: {e}"));
+    let done = Pipeline::new(RigConfig::default())
+        .attach(&req, &NoProgress)
         .unwrap_or_else(|e| panic!("{name}: attach failed: {e}"));
     let verts = &done.prepared.input.positions;
     skin_common::assert_valid(&done.skin, verts.len(), done.rig.joints.len());
-    let pred = truth::from_rig(mesh, &done.rig);
+    let pred: truth::ScoredRig = RigFile::from_rig(mesh, &done.rig).into();
     let poses = random_poses(t.positions.len(), POSES, POSE_SEED, POSE_MAX_DEGREES);
     let (_, skin, notes) = score_rigs(&pred, &t, done.rig.max_extent(), Some(verts), &poses)
         .unwrap_or_else(|e| panic!("{name}: score: {e}"));

@@ -5,14 +5,7 @@ use std::process::Command;
 
 fn write_figure(path: &std::path::Path) {
     let (m, _) = geppetto::raster::figure::box_figure(false);
-    let mut s = String::new();
-    for p in &m.positions {
-        s += &format!("v {} {} {}\n", p.x, p.y, p.z);
-    }
-    for t in &m.triangles {
-        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
-    }
-    std::fs::write(path, s).unwrap();
+    geppetto::mesh::write_obj(&m, path).unwrap();
 }
 
 #[test]

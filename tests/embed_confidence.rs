@@ -4,7 +4,6 @@
 //! box are also judged on synthetic discretizations denser than any real packing, so the search
 //! has every chance to "find" limbs in them.
 
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -22,14 +21,11 @@ use geppetto::rig::Status;
 use geppetto::skeleton::load_template;
 
 fn write_obj(path: &Path, v: &[[f64; 3]], f: &[[usize; 3]]) {
-    let mut s = String::new();
-    for p in v {
-        let _ = writeln!(s, "v {} {} {}", p[0], p[1], p[2]);
-    }
-    for t in f {
-        let _ = writeln!(s, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
-    }
-    std::fs::write(path, s).expect("write obj");
+    let mesh = geppetto::mesh::Mesh {
+        positions: v.iter().map(|p| (*p).into()).collect(),
+        triangles: f.iter().map(|t| t.map(|i| i as u32)).collect(),
+    };
+    geppetto::mesh::write_obj(&mesh, path).expect("write obj");
 }
 
 fn tetrahedron(path: &Path) {

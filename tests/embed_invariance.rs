@@ -3,7 +3,6 @@
 //! in the mesh frame after undoing the transform. Also a known-answer check on the procedural demo
 //! humanoid, whose generator knows where its bones are.
 
-use std::fmt::Write as _;
 use std::path::Path;
 use std::sync::Arc;
 
@@ -18,15 +17,11 @@ use geppetto::skeleton::load_template;
 use proptest::prelude::*;
 
 fn write_obj(path: &Path, mesh: &Mesh, f: &dyn Fn(&P3) -> P3) {
-    let mut s = String::new();
-    for p in &mesh.positions {
-        let q = f(p);
-        let _ = writeln!(s, "v {} {} {}", q.x, q.y, q.z);
-    }
-    for t in &mesh.triangles {
-        let _ = writeln!(s, "f {} {} {}", t[0] + 1, t[1] + 1, t[2] + 1);
-    }
-    std::fs::write(path, s).expect("write obj");
+    let moved = Mesh {
+        positions: mesh.positions.iter().map(f).collect(),
+        triangles: mesh.triangles.clone(),
+    };
+    geppetto::mesh::write_obj(&moved, path).expect("write obj");
 }
 
 fn rig(pipeline: &Pipeline, path: &Path, orientation: OrientationMode) -> Rig {

@@ -12,17 +12,17 @@ use geppetto::measure::joints::JointMeasures;
 
 /// A closed box (8 vertices, 12 triangles) scaled by `s`.
 fn box_obj(s: f64) -> String {
-    let mut t = String::new();
-    for i in 0..8 {
-        let (x, y, z) = (i & 1, (i >> 1) & 1, (i >> 2) & 1);
-        t.push_str(&format!(
-            "v {} {} {}\n",
-            f64::from(x) * s * 0.4,
-            f64::from(y) * s,
-            f64::from(z) * s * 0.3
-        ));
-    }
-    for f in [
+    let positions = (0..8)
+        .map(|i| {
+            let (x, y, z) = (i & 1, (i >> 1) & 1, (i >> 2) & 1);
+            geppetto::geom::P3::new(
+                f64::from(x) * s * 0.4,
+                f64::from(y) * s,
+                f64::from(z) * s * 0.3,
+            )
+        })
+        .collect();
+    let triangles = [
         [1, 3, 4],
         [1, 4, 2],
         [5, 6, 8],
@@ -35,10 +35,14 @@ fn box_obj(s: f64) -> String {
         [1, 7, 3],
         [2, 4, 8],
         [2, 8, 6],
-    ] {
-        t.push_str(&format!("f {} {} {}\n", f[0], f[1], f[2]));
-    }
-    t
+    ]
+    .iter()
+    .map(|f: &[u32; 3]| f.map(|v| v - 1))
+    .collect();
+    geppetto::mesh::write::obj_string(&geppetto::mesh::Mesh {
+        positions,
+        triangles,
+    })
 }
 
 fn mini_corpus(dir: &Path) {

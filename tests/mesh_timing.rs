@@ -9,6 +9,7 @@ use std::time::Instant;
 use geppetto::mesh::{load, prepare};
 
 /// CPU time of this thread, ms (wall time is dominated by contention on a shared machine).
+#[allow(unsafe_code)] // per-thread CPU time has no safe std API
 fn thread_cpu_ms() -> f64 {
     let mut ts = libc::timespec {
         tv_sec: 0,

@@ -6,8 +6,8 @@ mod common;
 
 use common::corpus;
 use geppetto::config::RigConfig;
+use geppetto::rig::read::read_joints as load_joints;
 use geppetto::rig::SkinTable;
-use geppetto::skin::attach::load_joints;
 
 /// Mean per-vertex Σ_j |a_j − b_j|.
 fn mean_l1(a: &SkinTable, b: &SkinTable) -> f64 {

@@ -150,12 +150,7 @@ fn character_obj(variant: usize) -> String {
     } else {
         String::new()
     };
-    for p in &mesh.positions {
-        s += &format!("v {} {} {}\n", p.x, p.y, p.z);
-    }
-    for t in &mesh.triangles {
-        s += &format!("f {} {} {}\n", t[0] + 1, t[1] + 1, t[2] + 1);
-    }
+    s += &geppetto::mesh::write::obj_string(&mesh);
     s
 }
 

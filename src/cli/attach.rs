@@ -5,25 +5,20 @@ use std::process::ExitCode;
 use super::rig::load_config;
 use super::AttachArgs;
 use crate::export::write_rig;
-use crate::skin::attach::{attach, load_joints};
+use crate::pipeline::{AttachRequest, Pipeline};
+use crate::progress::NoProgress;
 
 /// Run `geppetto attach`.
 pub fn run(args: &AttachArgs) -> anyhow::Result<ExitCode> {
     let config = load_config(args.config.as_deref())?;
-    let joints = match load_joints(&args.skeleton_from) {
-        Ok(j) => j,
+    let req = match AttachRequest::from_file(&args.mesh, &args.skeleton_from) {
+        Ok(r) => r,
         Err(e) => {
             eprintln!("error: --skeleton-from: {e}");
             return Ok(ExitCode::from(2));
         }
     };
-    let done = match attach(
-        &args.mesh,
-        joints,
-        &args.skeleton_from,
-        &config.discretize,
-        &config.skin,
-    ) {
+    let done = match Pipeline::new(config).attach(&req, &NoProgress) {
         Ok(d) => d,
         Err(e) => {
             eprintln!("error: {e}");

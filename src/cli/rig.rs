@@ -19,7 +19,7 @@ use crate::{config::RigConfig, skeleton, RigError};
 /// Load the engine configuration: `--config FILE` or the built-in default.
 pub fn load_config(path: Option<&std::path::Path>) -> anyhow::Result<RigConfig> {
     match path {
-        Some(p) => RigConfig::load(p),
+        Some(p) => Ok(RigConfig::load(p)?),
         None => Ok(RigConfig::default()),
     }
 }

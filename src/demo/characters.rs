@@ -1,6 +1,6 @@
 //! The demo characters' proportions: bones (joint positions) first, then a solid around them.
 //!
-//! Frame: +Y up, facing +Z, the character's left at −X (pinocchio-facts §0); metres.
+//! Frame: +Y up, facing +Z, the character's left at −X (the template frame, docs/algorithms.md#frames); metres.
 
 use super::implicit::{Primitive, Shape};
 use crate::geom::{P3, V3};

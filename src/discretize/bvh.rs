@@ -1,5 +1,5 @@
 //! Bounding-volume hierarchy over the triangles of a prepared mesh, for exact closest-point queries
-//! (the exact distances of the octree field, pinocchio-facts §1) and, through its per-node
+//! (the exact distances of the octree field, docs/algorithms.md#distance-field) and, through its per-node
 //! dipoles, for fast generalized winding numbers ([`super::winding`]).
 //!
 //! Layout: one flat node array, the two children of an internal node stored next to each other,

@@ -1,4 +1,4 @@
-//! Adaptive octree signed distance field (pinocchio-facts §1), exact distances from a BVH
+//! Adaptive octree signed distance field (Baran & Popović 2007 §3.1; docs/algorithms.md#distance-field), exact distances from a BVH
 //! ([`super::bvh`]), sign from the generalized winding number (Jacobson et al. 2013) or, for a
 //! single watertight outward shell, the equivalent closest-feature pseudo-normal
 //! ([`super::winding`]), so open, multi-shell and self-intersecting meshes get a well-defined

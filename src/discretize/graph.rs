@@ -1,4 +1,4 @@
-//! Sphere graph (pinocchio-facts §4; Baran & Popović 2007 §3.1): intersecting spheres plus
+//! Sphere graph (Baran & Popović 2007 §3.1; docs/algorithms.md#sphere-graph): intersecting spheres plus
 //! Gabriel edges that stay inside, made connected, with all-pairs shortest paths.
 //!
 //! Same edges as the original's O(n³) loop, found faster: for each sphere `i` the others are
@@ -57,7 +57,7 @@ impl SphereGraph {
         self.spheres.is_empty()
     }
 
-    /// All-pairs shortest paths (Dijkstra from every vertex, pinocchio-facts §4).
+    /// All-pairs shortest paths (Dijkstra from every vertex, as the original).
     pub fn paths(&self) -> &Paths {
         self.paths.get_or_init(|| Paths::new(self))
     }
@@ -157,7 +157,7 @@ fn segment_inside(field: &DistanceField, a: &P3, b: &P3, depth: f64) -> bool {
     })
 }
 
-/// Join components (pinocchio-facts §4 leaves this open; the original assumes one). Candidate
+/// Join components (the paper leaves this open; the original assumes one). Candidate
 /// links are each sphere's [`JOIN_CANDIDATES`] nearest spheres in other components. Links whose
 /// segment stays inside the surface (every sample deeper than [`JOIN_DEPTH`] × the smaller
 /// radius: a relaxed interior rule) are taken first, shortest first, as ordinary edges: a thin

@@ -1,4 +1,4 @@
-//! Medial-surface sampling (pinocchio-facts §2; Baran & Popović 2007 §3.1).
+//! Medial-surface sampling (Baran & Popović 2007 §3.1; docs/algorithms.md#medial-samples).
 //!
 //! The medial surface is where the field's gradient is discontinuous. A leaf is a candidate when
 //! the gradients at its 8 corners (`centre ± half-diagonal`) disagree: some pairwise dot ≤ 0. On
@@ -7,7 +7,7 @@
 //! becomes a sample sphere (centre, depth).
 //!
 //! Threshold: the code's pairwise dot ≤ 0 (angle ≥ 90°), not the paper's 120°, because the
-//! original's Γ and sphere counts were tuned with it (pinocchio-facts §14).
+//! original's Γ and sphere counts were tuned with it (docs/algorithms.md#medial-samples).
 
 use rayon::prelude::*;
 

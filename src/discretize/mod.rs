@@ -9,7 +9,7 @@
 //! Supporting modules: [`bvh`] (exact closest points: SAH BVH, f32 boxes, iterative traversal),
 //! [`winding`] (inside/outside: closest-feature pseudo-normals for one watertight outward shell,
 //! otherwise the fast generalized winding number; faces buried inside the solid are dropped from
-//! the distance), `octree` (the §1 build on an integer lattice, parallel subtrees, exact-key
+//! the distance), `octree` (the octree build on an integer lattice, parallel subtrees, exact-key
 //! distance cache, sign inheritance through surface-free balls).
 
 pub mod bvh;
@@ -50,7 +50,7 @@ pub struct MedialSamples {
     pub samples: Vec<Sphere>,
 }
 
-/// Tunables, in normalized units. Defaults are the original's (pinocchio-facts §1–§4).
+/// Tunables, in normalized units. Defaults are the original's (docs/algorithms.md#discretize).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct DiscretizeOptions {

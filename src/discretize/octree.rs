@@ -1,4 +1,4 @@
-//! Building the adaptive octree of the distance field (pinocchio-facts §1).
+//! Building the adaptive octree of the distance field (Baran & Popović 2007 §3.1; docs/algorithms.md#distance-field).
 //!
 //! Cells live on an integer lattice: a cell at level `L` has side `2^(D+1−L)` lattice units where
 //! `D` is the depth cap, so every point of a cell's 3×3×3 lattice, even at the deepest level, has
@@ -238,7 +238,7 @@ fn cell(
     }
     let mut known = known;
     if level >= 1 && known.is_none() {
-        // §1 cropping: a cell whose centre is farther than half its diagonal from the surface
+        // Cropping (docs/algorithms.md#distance-field): a cell whose centre is farther than half its diagonal from the surface
         // contains no surface; outside cells stay leaves, inside cells are still refined.
         let half_diag = 0.5 * 3f64.sqrt() * f64::from(side) * prm.unit;
         if center > half_diag {

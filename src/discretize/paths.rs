@@ -1,4 +1,4 @@
-//! All-pairs shortest paths over the sphere graph (pinocchio-facts §4: Dijkstra from every vertex),
+//! All-pairs shortest paths over the sphere graph (Dijkstra from every vertex, as the original; docs/algorithms.md#sphere-graph),
 //! with the next hop toward every target and the number of bridge edges on each path.
 //!
 //! Computed once per mesh in the graph stage ([`super::graph::connect`], kept in the cached

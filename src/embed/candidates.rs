@@ -1,4 +1,4 @@
-//! Candidate graph vertices per reduced joint (pinocchio-facts §5), plus hints.
+//! Candidate graph vertices per reduced joint (Baran & Popović 2007 §3.2; docs/algorithms.md#candidates), plus hints.
 //!
 //! Checked in this order: a **hinted** joint may only use vertices within the hint radius of the hint
 //! (none → the nearest vertex, with a warning); **fat** joints use "fatVerts" (radius ≥ the 50th-largest
@@ -26,7 +26,7 @@ pub fn fat_verts(g: &SphereGraph) -> Vec<u32> {
         .collect()
 }
 
-/// Dead-end vertices (`limbVerts`, §5).
+/// Dead-end vertices (`limbVerts`, docs/algorithms.md#candidates).
 pub fn limb_verts(g: &SphereGraph) -> Vec<u32> {
     let n = g.len();
     let dir = |a: usize, b: usize| (g.spheres[b].center - g.spheres[a].center).normalize();

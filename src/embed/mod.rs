@@ -20,6 +20,7 @@ pub use run::embed_with as run_with;
 pub mod hints;
 pub mod search;
 pub mod split;
+#[cfg(any(test, feature = "test-support"))]
 pub mod synthetic;
 
 use serde::{Deserialize, Serialize};
@@ -55,7 +56,7 @@ mod orientation_tests {
 use crate::embed::hints::ResolvedHint;
 use crate::skeleton::Skeleton;
 
-/// Names of the 9 discrete penalty terms, in Γ order (pinocchio-facts §6).
+/// Names of the 9 discrete penalty terms, in Γ order (docs/algorithms.md#penalty-terms).
 pub const PENALTY_TERMS: [&str; 9] = [
     "length",
     "global_direction",

@@ -1,4 +1,4 @@
-//! Nearest medial sample queries for refinement (pinocchio-facts §9 uses the nearest of *all* medial
+//! Nearest medial sample queries for refinement (Baran & Popović 2007 §3.5; the original uses the nearest of *all* medial
 //! samples): a static, balanced k-d tree over the sample centres (implicit layout: each subtree is a
 //! slice whose middle element splits it on axis `depth % 3`), queried with a cap distance.
 

@@ -14,7 +14,6 @@ use super::reduced::Reduced;
 use super::search::{search, Found, Limits};
 use super::{EmbedOptions, Orientation, OrientationMode};
 use crate::discretize::SphereGraph;
-use crate::geom::V3;
 
 /// Share of the budget spent screening all 24 orientations under `Auto`.
 const SCREEN_SHARE: f64 = 0.35;
@@ -109,29 +108,11 @@ impl Inputs<'_> {
         max_ms: f64,
         screening: bool,
     ) -> Option<Found> {
-        let graph = self.graph;
-        let nbrs: Vec<Vec<u32>> = (0..graph.len())
-            .map(|i| {
-                graph
-                    .edges
-                    .get(i)
-                    .map_or(Vec::new(), |l| l.iter().map(|(n, _)| n.0).collect())
-            })
-            .collect();
-        let rad: Vec<f64> = graph.spheres.iter().map(|s| s.radius).collect();
-        // FootPF's "y" is the template's up: rotate the graph, not the template.
-        let half = V3::new(0.5, 0.5, 0.5);
-        let pos = graph
-            .spheres
-            .iter()
-            .map(|s| o.apply(&(s.center.coords - half)))
-            .collect();
-        let ctx = Ctx::new(
+        let ctx = Ctx::from_graph(
             self.red,
             self.paths,
-            pos,
-            rad,
-            nbrs,
+            self.graph,
+            o,
             self.opts.weights,
             self.cand.to_vec(),
         );

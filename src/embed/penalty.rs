@@ -1,4 +1,4 @@
-//! The 9 discrete penalty terms (pinocchio-facts §6), weighted by Γ, with the original's per-term veto.
+//! The 9 discrete penalty terms (Baran & Popović 2007 §3.3; docs/algorithms.md#penalty-terms), weighted by Γ, with the original's per-term veto.
 //!
 //! Terms are evaluated when reduced joint `idx` (search order) is placed at graph vertex `next`, given
 //! the partial match `m` (one vertex per earlier reduced joint) and the set of `taken` vertices (those on
@@ -11,12 +11,29 @@
 
 use super::paths::{Paths, NONE};
 use super::reduced::Reduced;
+use super::Orientation;
+use crate::discretize::SphereGraph;
 use crate::geom::V3;
 
 /// A veto (the original's `NOMATCH` or a weighted term above 1).
 pub const VETO: f64 = 2.0;
 /// Unweighted shared-path cost per bridge edge on a chain's path.
 pub const BRIDGE_COST: f64 = 1.0;
+
+// The shapes of the terms below are the original code's (docs/algorithms.md#penalty-terms); the
+// thresholds that decide a veto or a penalty are named here.
+/// A chain's graph length is measured with this fraction of its end spheres' radii added (the
+/// ends may sit anywhere inside their spheres).
+const PLAY: f64 = 0.7;
+/// A shared-path vertex this thin (normalized radius) cannot carry two chains: veto.
+const THIN_SHARED: f64 = 0.02;
+/// A limb end "could continue" when a neighbour lies this straight on from the parent …
+const EXTREM_FROM_PARENT: f64 = 0.95;
+/// … and this straight on from the end itself (direction dot products).
+const EXTREM_FROM_END: f64 = 0.8;
+/// Paths are "not disjoint" when the detour through the common ancestor exceeds the direct
+/// distance by this factor.
+const DISJOINT_RATIO: f64 = 2.0;
 
 /// Everything the terms need for one orientation.
 #[derive(Clone, Debug)]
@@ -72,8 +89,37 @@ pub fn is_taken(taken: &[u64], v: u32) -> bool {
 }
 
 impl<'a> Ctx<'a> {
+    /// The context for embedding `red` in `graph` seen through orientation `o`: sphere centres are
+    /// moved to the template frame (centred on the unit cube, then rotated), so FootPF's "y" is the
+    /// template's up; the graph is rotated, never the template.
+    pub fn from_graph(
+        red: &'a Reduced,
+        paths: &'a Paths,
+        graph: &SphereGraph,
+        o: &Orientation,
+        weights: [f64; 9],
+        cand: Vec<Vec<u32>>,
+    ) -> Self {
+        let half = V3::new(0.5, 0.5, 0.5);
+        let pos = graph
+            .spheres
+            .iter()
+            .map(|s| o.apply(&(s.center.coords - half)))
+            .collect();
+        let rad = graph.spheres.iter().map(|s| s.radius).collect();
+        let nbrs = (0..graph.len())
+            .map(|i| {
+                graph
+                    .edges
+                    .get(i)
+                    .map_or(Vec::new(), |l| l.iter().map(|(n, _)| n.0).collect())
+            })
+            .collect();
+        Self::new(red, paths, pos, rad, nbrs, weights, cand)
+    }
+
     /// Build the context: `pos` are the template-frame centres, one per graph vertex.
-    pub fn new(
+    fn new(
         red: &'a Reduced,
         paths: &'a Paths,
         pos: Vec<V3>,
@@ -251,7 +297,7 @@ impl<'a> Ctx<'a> {
     /// DistPF: chains embedded much shorter than the template cost more; below half the length vetoes.
     fn dist_term(&self, idx: usize, pv: u32, next: u32) -> Option<f64> {
         let d = self.paths.dist(next, pv);
-        let play = 0.7 * (self.rad[next as usize] + self.rad[pv as usize]);
+        let play = PLAY * (self.rad[next as usize] + self.rad[pv as usize]);
         let opt = self.red.joints[idx].chain_len;
         if !d.is_finite() || d + play < 0.5 * opt {
             return None;
@@ -313,9 +359,9 @@ impl<'a> Ctx<'a> {
         };
         let r = |v: u32| self.rad[v as usize];
         let dist = self.paths.dist(next, pv);
-        let dist_c = dist + 0.7 * (r(next) + r(pv));
+        let dist_c = dist + PLAY * (r(next) + r(pv));
         let s_dist = self.paths.dist(a, b);
-        let s_dist_c = s_dist + 0.7 * (r(a) + r(b));
+        let s_dist_c = s_dist + PLAY * (r(a) + r(b));
         let noc = (dist / (s_dist + 1e-8))
             .max(s_dist / (dist + 1e-8))
             .min(2.0);
@@ -329,7 +375,7 @@ impl<'a> Ctx<'a> {
         let (mut cur, mut i) = (next, 0usize);
         while cur != pv && cur != NONE && i <= self.pos.len() {
             if is_taken(taken, cur) {
-                if self.rad[cur as usize] < 0.02 {
+                if self.rad[cur as usize] < THIN_SHARED {
                     return None;
                 }
                 sum += 0.5 / ((i + 1) * (i + 1)) as f64;
@@ -384,8 +430,8 @@ impl<'a> Ctx<'a> {
         let beyond = self.nbrs[next as usize].iter().any(|&o| {
             let xo = self.pos[o as usize];
             r <= 2.0 * self.rad[o as usize]
-                && unit(xo - xp).dot(&d) > 0.95
-                && unit(xo - x).dot(&d) > 0.8
+                && unit(xo - xp).dot(&d) > EXTREM_FROM_PARENT
+                && unit(xo - x).dot(&d) > EXTREM_FROM_END
         });
         if beyond {
             1.0
@@ -408,7 +454,7 @@ impl<'a> Ctx<'a> {
             let s = self.rad[next as usize] + self.rad[mi as usize];
             let d = &self.paths;
             let ratio = (d.dist(next, ma) + d.dist(ma, mi) + s) / (d.dist(next, mi) + s);
-            if ratio > 2.0 {
+            if ratio > DISJOINT_RATIO {
                 out += 1.0;
             }
         }
@@ -416,7 +462,7 @@ impl<'a> Ctx<'a> {
     }
 }
 
-/// Points at the cumulative length `fractions` (0 … 1) along a polyline (the `splitPaths` rule, §8);
+/// Points at the cumulative length `fractions` (0 … 1) along a polyline (the `splitPaths` rule, docs/algorithms.md#split);
 /// a zero-length polyline puts all of them on its first point.
 pub fn split_polyline(path: &[V3], fractions: &[f64]) -> Vec<V3> {
     let Some(first) = path.first() else {
@@ -474,26 +520,12 @@ mod tests {
     }
 
     fn ctx<'a>(red: &'a Reduced, paths: &'a Paths, g: &SphereGraph) -> Ctx<'a> {
-        let o = Orientation::IDENTITY;
-        let half = V3::new(0.5, 0.5, 0.5);
-        let pos = g
-            .spheres
-            .iter()
-            .map(|s| o.apply(&(s.center.coords - half)))
-            .collect();
-        let nbrs = g
-            .edges
-            .iter()
-            .map(|l| l.iter().map(|(n, _)| n.0).collect())
-            .collect();
-        let rad = g.spheres.iter().map(|s| s.radius).collect();
         let all: Vec<u32> = (0..g.len() as u32).collect();
-        Ctx::new(
+        Ctx::from_graph(
             red,
             paths,
-            pos,
-            rad,
-            nbrs,
+            g,
+            &Orientation::IDENTITY,
             EmbedOptions::default().weights,
             vec![all; red.len()],
         )

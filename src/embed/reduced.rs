@@ -1,4 +1,4 @@
-//! The reduced skeleton (pinocchio-facts §5): joints of degree ≠ 2 (plus the root and any fat or foot
+//! The reduced skeleton (Baran & Popović 2007 §3.2; docs/algorithms.md#reduced-skeleton): joints of degree ≠ 2 (plus the root and any fat or foot
 //! joint), connected by chains of full-skeleton bones.
 //!
 //! Unlike the original, the reduced tree is **re-rooted for the search** at the joint with the most

@@ -1,4 +1,4 @@
-//! Continuous refinement (pinocchio-facts §9): minimise Σ over bones of
+//! Continuous refinement (Baran & Popović 2007 §3.5; docs/algorithms.md#refinement): minimise Σ over bones of
 //! `15000·S + 0.25·L + 2·A + Y` (surface, length, orientation, per-bone asymmetry) by gradient descent
 //! with doubling line searches — 10 outer iterations, each two full-gradient line searches then one per
 //! bone — exactly the original's schedule, but with an **analytic gradient for S** (the only expensive
@@ -37,20 +37,61 @@ pub struct Problem<'a> {
     pub pins: Vec<(usize, P3, f64)>,
 }
 
+// Weights and shapes of the refinement energy: the original code's values (Baran & Popović 2007
+// §3.5 gives the form and says the α's were chosen by hand; docs/algorithms.md#refinement).
+/// α_S, weight of the surface term S.
 const ALPHA_S: f64 = 15000.0;
+/// α_L, weight of the length term L.
+const ALPHA_L: f64 = 0.25;
+/// α_O, weight of the orientation term A (the asymmetry term Y has weight 1).
+const ALPHA_O: f64 = 2.0;
+/// Points per bone at which S is evaluated (from the child, the parent excluded).
+const SURFACE_SAMPLES: usize = 10;
+/// Depth (normalized units) below which a bone point starts to pay S.
+const SURFACE_DEPTH: f64 = 0.05;
+/// Added to the cap of S so a point exactly at that depth still pays a little.
+const SURFACE_FLOOR: f64 = 0.001;
+/// S ignores a point whose penalty distance is at most this (so deep points never count).
+const SURFACE_IGNORED: f64 = 0.003;
+/// L never falls below this (only bones that are too short pay).
+const LENGTH_MIN: f64 = 0.5;
+/// Regularizer of the squared lengths in L.
+const LENGTH_EPS: f64 = 1e-4;
+/// A = (ORIENT_BASE + ORIENT_SLOPE · angle)³.
+const ORIENT_BASE: f64 = 0.3;
+const ORIENT_SLOPE: f64 = 0.5;
+/// A bone pointing backwards (negative dot with its template vector) pays A this many times.
+const BACKWARD_FACTOR: f64 = 10.0;
+/// Y never falls below this for a mirrored bone; its squared lengths are regularized by `SYM_EPS`.
+const SYM_MIN: f64 = 1.05;
+const SYM_EPS: f64 = 0.001;
+/// First line-search step: `STEP0 / √(STEP_EPS + |dir|²)`.
+const STEP0: f64 = 0.0005;
+const STEP_EPS: f64 = 0.001;
+/// The projection in L is clamped from below here (the original's value), so a reversed bone's
+/// L stays finite and A (×`BACKWARD_FACTOR`) drives it.
+const PROJ_MIN: f64 = -10.0;
+/// Full-gradient line searches per outer iteration (then one per bone), the original's schedule.
+const FULL_SEARCHES: usize = 2;
+/// At most this many step doublings per line search [Geppetto: bounds the work of one search;
+/// the step then grows by 2^40, far past any move inside the unit cube for usual gradients].
+const MAX_DOUBLINGS: usize = 40;
+/// Central-difference step for the gradient of the cheap terms (normalized units) [Geppetto].
+const FD_STEP: f64 = 1e-7;
 
 impl Problem<'_> {
     /// Surface term of one bone and its gradient w.r.t. (child, parent).
     fn surface(&self, qi: &P3, qp: &P3, grad: Option<(&mut V3, &mut V3)>) -> f64 {
         let mut e = 0.0;
         let (mut gi, mut gp) = (V3::zeros(), V3::zeros());
-        for k in 0..10 {
-            let t = k as f64 / 10.0;
+        let n = SURFACE_SAMPLES as f64;
+        for k in 0..SURFACE_SAMPLES {
+            let t = k as f64 / n;
             let c = P3::from(qi.coords * (1.0 - t) + qp.coords * t);
             let depth = -self.field.eval(&c);
-            let cap = 0.001 + (0.05 - depth).max(0.0);
-            // pen ≤ cap², so deep points (cap ≤ 0.003) never count: skip the nearest-sample query.
-            if cap <= 0.003 {
+            let cap = SURFACE_FLOOR + (SURFACE_DEPTH - depth).max(0.0);
+            // pen ≤ cap², so deep points (cap ≤ SURFACE_IGNORED) never count: skip the query.
+            if cap <= SURFACE_IGNORED {
                 continue;
             }
             // Deviation from the original: a point outside the surface always pays the full cap (its
@@ -63,13 +104,13 @@ impl Problem<'_> {
             };
             let (pen, g) = match near {
                 Some((m, d)) if d < cap => (d * d, 2.0 * (c - m)),
-                _ if depth < 0.05 => (cap * cap, 2.0 * cap * self.field.gradient(&c)),
+                _ if depth < SURFACE_DEPTH => (cap * cap, 2.0 * cap * self.field.gradient(&c)),
                 _ => (cap * cap, V3::zeros()),
             };
-            if pen > 0.003 * 0.003 {
-                e += pen / 10.0;
-                gi += g * ((1.0 - t) / 10.0);
-                gp += g * (t / 10.0);
+            if pen > SURFACE_IGNORED * SURFACE_IGNORED {
+                e += pen / n;
+                gi += g * ((1.0 - t) / n);
+                gp += g * (t / n);
             }
         }
         if let Some((a, b)) = grad {
@@ -79,32 +120,32 @@ impl Problem<'_> {
         e * ALPHA_S
     }
 
-    /// `0.25·L + 2·A + Y` of bone `bi` (cheap, closed form).
+    /// `α_L·L + α_O·A + Y` of bone `bi` (cheap, closed form).
     fn cheap(&self, bi: usize, q: &[P3]) -> f64 {
         let b = &self.bones[bi];
         let d = q[b.child] - q[b.parent];
         let bb = b.vec.norm_squared();
-        let proj = d.dot(&b.vec).max(-10.0);
+        let proj = d.dot(&b.vec).max(PROJ_MIN);
         let dist_sq = proj * proj / bb.max(1e-300);
-        let l = ((1e-4 + bb) / (1e-4 + dist_sq)).max(0.5);
+        let l = ((LENGTH_EPS + bb) / (LENGTH_EPS + dist_sq)).max(LENGTH_MIN);
         let mut a = 0.0;
         if dist_sq > 1e-16 {
             let dot = unit(d).dot(&unit(b.vec)).clamp(-1.0, 1.0);
             let ang = if dot >= 1.0 - 1e-8 { 0.0 } else { dot.acos() };
-            a = (0.3 + 0.5 * ang).powi(3);
+            a = (ORIENT_BASE + ORIENT_SLOPE * ang).powi(3);
             if dot < 0.0 {
-                a *= 10.0;
+                a *= BACKWARD_FACTOR;
             }
         }
         let mut y = 0.0;
         if let Some(s) = b.sym {
             let sb = &self.bones[s];
             let s_dist_sq = (q[sb.child] - q[sb.parent]).norm_squared();
-            y = (dist_sq / (0.001 + s_dist_sq))
-                .max(s_dist_sq / (0.001 + dist_sq))
-                .max(1.05);
+            y = (dist_sq / (SYM_EPS + s_dist_sq))
+                .max(s_dist_sq / (SYM_EPS + dist_sq))
+                .max(SYM_MIN);
         }
-        0.25 * l + 2.0 * a + y
+        ALPHA_L * l + ALPHA_O * a + y
     }
 
     /// Energy of bone `bi`, accumulating its gradient into `grad` if given.
@@ -122,7 +163,7 @@ impl Problem<'_> {
         if let Some(s) = b.sym {
             joints.extend([self.bones[s].child, self.bones[s].parent]);
         }
-        let h = 1e-7;
+        let h = FD_STEP;
         let mut qq = q.to_vec();
         for &j in &joints {
             for a in 0..3 {
@@ -170,10 +211,10 @@ impl Problem<'_> {
         if norm2 <= 0.0 || !norm2.is_finite() {
             return e0;
         }
-        let mut step = 0.0005 / (0.001 + norm2).sqrt();
+        let mut step = STEP0 / (STEP_EPS + norm2).sqrt();
         let (mut total, mut best) = (0.0, e0);
         let base: Vec<P3> = moving.iter().map(|j| q[*j]).collect();
-        for _ in 0..40 {
+        for _ in 0..MAX_DOUBLINGS {
             let t = total + step;
             for (k, j) in moving.iter().enumerate() {
                 q[*j] = base[k] + dir[*j] * t;
@@ -219,7 +260,7 @@ impl Problem<'_> {
         let mut e = self.energy(q);
         for _ in 0..outer {
             let e_start = e;
-            for _ in 0..2 {
+            for _ in 0..FULL_SEARCHES {
                 let mut g = vec![V3::zeros(); q.len()];
                 for b in 0..self.bones.len() {
                     self.bone_energy(b, q, Some(&mut g));

@@ -1,4 +1,4 @@
-//! Best-first search over partial embeddings with the original's lower bound (pinocchio-facts §7), plus
+//! Best-first search over partial embeddings with the original's lower bound (Baran & Popović 2007 §3.4; docs/algorithms.md#search), plus
 //! a budget.
 //!
 //! Priority = accumulated penalty + Σ over unplaced joints whose parent is placed of their cheapest

@@ -1,4 +1,4 @@
-//! `splitPaths` (pinocchio-facts §8), with chain ends extended to the surface.
+//! `splitPaths` (Baran & Popović 2007 §3.4; docs/algorithms.md#split), with chain ends extended to the surface.
 //!
 //! Each reduced chain's intermediate joints go at their cumulative template length fractions along the
 //! graph's shortest path (through sphere centres). A **pinned** (hinted) joint goes exactly to its hint

@@ -1,4 +1,4 @@
-//! glTF 2.0 binary export (crates-survey §5): the input mesh (input vertex order, mesh frame and
+//! glTF 2.0 binary export (gltf-json types): the input mesh (input vertex order, mesh frame and
 //! units), the joint hierarchy as nodes, inverse bind matrices, `JOINTS_0`/`WEIGHTS_0` and a skin.
 //!
 //! Layout choices, all for the Khronos glTF-Validator (0 errors) and common importers:
@@ -381,7 +381,7 @@ fn add_skin(
 }
 
 /// Serialize JSON + BIN into the GLB container (header, JSON chunk padded with spaces, BIN chunk
-/// padded with zeros; lengths computed here, see crates-survey §5).
+/// padded with zeros; lengths computed here, per the glTF 2.0 "Binary glTF Layout").
 fn finish(mut b: Builder) -> Result<Vec<u8>, GlbError> {
     while !b.bin.len().is_multiple_of(4) {
         b.bin.push(0);

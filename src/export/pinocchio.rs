@@ -1,4 +1,4 @@
-//! The original Pinocchio text outputs (pinocchio-facts §12), for tools built around them.
+//! The original Pinocchio text outputs (docs/algorithms.md#original-output-formats), for tools built around them.
 //!
 //! * `NAME.skeleton.out`: one line per joint, `idx x y z parentIdx` (−1 for a root), mesh frame,
 //!   6 significant digits (the original's default ostream precision).

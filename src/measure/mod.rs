@@ -26,6 +26,9 @@ use thiserror::Error;
 /// Why a measurement could not be made. Messages name the file and the problem.
 #[derive(Debug, Error)]
 pub enum MeasureError {
+    /// A rig file could not be read (the error names the file).
+    #[error(transparent)]
+    Read(#[from] crate::rig::RigReadError),
     /// A file could not be read or parsed.
     #[error("{path}: {message}")]
     Input {

@@ -1,8 +1,8 @@
 //! Edge topology of a welded triangle soup: open, non-manifold and inconsistently oriented edges,
 //! edge-connected shells, and re-orientation so each shell's triangles agree.
 //!
-//! The original aborts on any duplicate directed edge (pinocchio-facts §12) and walks off open
-//! boundaries (§13); here every case is counted and repaired where it can be, never fatal.
+//! The original aborts on any duplicate directed edge (Pinocchio source, `mesh.cpp`; docs/algorithms.md#load-and-prepare) and walks off open
+//! boundaries (`attachment.cpp`); here every case is counted and repaired where it can be, never fatal.
 
 use std::collections::VecDeque;
 

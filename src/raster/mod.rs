@@ -7,6 +7,7 @@
 //! deterministic: golden-image tests compare pixels with a tolerance.
 
 pub mod draw;
+#[cfg(any(test, feature = "test-support"))]
 pub mod figure;
 
 use std::path::Path;

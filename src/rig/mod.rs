@@ -5,8 +5,11 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+pub mod read;
+
 use crate::mesh::RepairReport;
 pub use crate::skeleton::rigged::{RigJoint, SkinTable};
+pub use read::RigReadError;
 
 /// Whether a rig can be trusted.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -74,12 +77,16 @@ impl Rig {
         serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
     }
 
-    /// Read a `rig.json`.
-    pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("{}: cannot read: {e}", path.display()))?;
-        serde_json::from_str(&text)
-            .map_err(|e| anyhow::anyhow!("{}: not a rig.json: {e}", path.display()))
+    /// Read a `rig.json` (any rig file, skeleton only: [`read::read`]).
+    pub fn load(path: &Path) -> Result<Self, RigReadError> {
+        let text = std::fs::read_to_string(path).map_err(|cause| RigReadError::Io {
+            path: path.to_path_buf(),
+            cause,
+        })?;
+        serde_json::from_str(&text).map_err(|e| RigReadError::Invalid {
+            path: path.to_path_buf(),
+            message: format!("not a rig.json: {e}"),
+        })
     }
 
     /// Largest side of the mesh bounding box (mesh units).

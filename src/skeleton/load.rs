@@ -100,22 +100,14 @@ pub fn parse_template(
     let mut parent = vec![None; doc.joints.len()];
     for (i, j) in doc.joints.iter().enumerate() {
         if let Some(p) = &j.parent {
-            let pi = *index.get(p.value.as_str()).ok_or_else(|| {
-                invalid(format!(
-                    "{}: joint '{}' names parent '{}', which is not a joint of this template",
-                    at(p),
-                    j.name.value,
-                    p.value
-                ))
-            })?;
-            if pi == i {
-                return Err(invalid(format!(
-                    "{}: joint '{}' is its own parent",
-                    at(p),
-                    p.value
-                )));
-            }
-            parent[i] = Some(pi);
+            parent[i] = Some(joint_ref(
+                index_of(&index, p),
+                i,
+                &j.name.value,
+                p,
+                "parent",
+                path,
+            )?);
         }
     }
     let roots: Vec<usize> = (0..doc.joints.len())
@@ -147,6 +139,41 @@ pub fn parse_template(
 
 /// Depth-first preorder from the root, children in file order: a file already listed parent-first
 /// with contiguous chains keeps its order. Joints not reached are part of a cycle.
+fn index_of(index: &HashMap<&str, usize>, name: &Spanned<String>) -> Option<usize> {
+    index.get(name.value.as_str()).copied()
+}
+
+/// Joint `i` (called `name`) refers to `target` (found at `found`) as its `role`: it must be
+/// another joint of the template.
+fn joint_ref(
+    found: Option<usize>,
+    i: usize,
+    name: &str,
+    target: &Spanned<String>,
+    role: &str,
+    path: &Path,
+) -> Result<usize, SkeletonError> {
+    let invalid = |message: String| SkeletonError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
+    let Some(t) = found else {
+        return Err(invalid(format!(
+            "{}: joint '{name}' names {role} '{}', which is not a joint of this template",
+            at(target),
+            target.value
+        )));
+    };
+    if t == i {
+        return Err(invalid(format!(
+            "{}: joint '{}' is its own {role}",
+            at(target),
+            target.value
+        )));
+    }
+    Ok(t)
+}
+
 fn parent_first_order(parent: &[Option<usize>], root: usize) -> Vec<usize> {
     let mut children = vec![Vec::new(); parent.len()];
     for (i, p) in parent.iter().enumerate() {
@@ -182,21 +209,14 @@ fn build(
     let mut sym: Vec<Option<usize>> = vec![None; order.len()];
     for (i, j) in doc.joints.iter().enumerate() {
         let Some(s) = &j.symmetric else { continue };
-        let si = *index.get(s.value.as_str()).ok_or_else(|| {
-            invalid(format!(
-                "{}: joint '{}' names symmetric partner '{}', which is not a joint of this template",
-                at(s),
-                j.name.value,
-                s.value
-            ))
-        })?;
-        if si == i {
-            return Err(invalid(format!(
-                "{}: joint '{}' is its own symmetric partner",
-                at(s),
-                s.value
-            )));
-        }
+        let si = joint_ref(
+            index_of(index, s),
+            i,
+            &j.name.value,
+            s,
+            "symmetric partner",
+            path,
+        )?;
         for (a, b) in [(i, si), (si, i)] {
             if sym[a].is_some_and(|x| x != b) {
                 return Err(invalid(format!(

@@ -1,8 +1,8 @@
 //! Skeleton templates (YAML in `skeletons/`, built-ins compiled in).
 //!
 //! A template is a tree of named joints with rest positions in the **template frame** (+Y up, facing +Z,
-//! the character's left at −X; pinocchio-facts §0/§11) and the attributes the discrete penalties need:
-//! `symmetric` partner (SymPF), `foot` (FootPF), `fat` (candidate restriction, §5) and `end` (end markers
+//! the character's left at −X; Baran & Popović 2007 §3, docs/algorithms.md#frames) and the attributes the discrete penalties need:
+//! `symmetric` partner (SymPF), `foot` (FootPF), `fat` (candidate restriction, docs/algorithms.md#candidates) and `end` (end markers
 //! that own no vertices). The YAML schema is documented in [`load`] and in each built-in file's header.
 
 pub mod load;

@@ -2,7 +2,7 @@
 //!
 //! A bone segment parent→child moves with the **parent** joint's transform, so heat from segment
 //! (P→C) goes to joint P; a joint with several children owns several segments; end markers own
-//! nothing (pinocchio-facts §10 uses bone b = joint b+1 → parent, weights per bone; we map them to
+//! nothing (the original Pinocchio uses bone b = joint b+1 → parent, weights per bone; we map them to
 //! the joint that moves the bone). Artist skeletons end heads, hands and tails at joints with no
 //! child: such a *leaf* that is not an end marker gets a virtual segment continuing its parent
 //! bone's direction until it leaves the surface, so it owns the part of the mesh beyond it.

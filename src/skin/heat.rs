@@ -1,10 +1,10 @@
 //! Heat sources: for every vertex, the nearest **visible** bone(s) and H = c/d²
-//! (Baran & Popović 2007 §4; pinocchio-facts §10).
+//! (Baran & Popović 2007 §4; docs/algorithms.md#skin-heat-diffusion).
 //!
 //! Visibility is only "the segment from the vertex to its closest point on the bone stays inside
 //! the surface" (signed distance ≤ a small tolerance along it). The original also requires the
 //! direction to lie within 60° of the vertex normal; that cone test makes weights depend on face
-//! winding (§10: flipping all faces changed the dominant bone on 83% of sveta's vertices), so it is
+//! winding (flipping all faces changed the dominant bone on 83% of sveta's vertices), so it is
 //! left out — nothing here looks at triangle orientation.
 //!
 //! Unlike the original, which gives H = 0 when the *nearest* bone is hidden, a vertex takes its
@@ -17,7 +17,7 @@ use super::bones::Bone;
 use crate::geom::P3;
 
 /// How far outside the surface (normalized units) a visibility segment may stray: a little more
-/// than the distance field's octree tolerance τ = 0.003 (pinocchio-facts §1), since vertices sit on
+/// than the distance field's octree tolerance τ = 0.003 (docs/algorithms.md#distance-field), since vertices sit on
 /// the surface where the interpolated field is only accurate to about τ.
 pub const VISIBILITY_TOLERANCE: f64 = 0.004;
 
@@ -39,7 +39,7 @@ pub struct Source {
 /// tracing: where the field says the surface is at least |f| away, stride |f| (never less than
 /// 1/100 of the segment, as the original's 100 samples). Succeeds early once the inside balls
 /// around the current sample and around `to` (radii −f) cover the rest of the segment — the
-/// original's `field(cur) + field(end) + remaining ≤ tol` test (pinocchio-facts §10). Bone points
+/// original's `field(cur) + field(end) + remaining ≤ tol` test (Pinocchio source, `attachment.cpp`). Bone points
 /// usually sit about as deep as the vertex is far, so most tests end at the first sample.
 pub fn visible(from: &P3, to: &P3, sdf: &dyn Fn(&P3) -> f64) -> bool {
     let d = to - from;

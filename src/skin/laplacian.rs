@@ -1,4 +1,4 @@
-//! Cotangent stiffness matrix and lumped one-ring areas (pinocchio-facts §10).
+//! Cotangent stiffness matrix and lumped one-ring areas (Baran & Popović 2007 §4; docs/algorithms.md#skin-heat-diffusion).
 //!
 //! Per triangle with edge vectors `e_k` opposite vertex k and area A, the P1 finite-element
 //! stiffness is `K_ij = e_i·e_j / (4A)` (= −½ cot of the angle opposite edge ij for i ≠ j). Each

@@ -1,4 +1,4 @@
-//! Skin weights by heat diffusion (Baran & Popović 2007 §4; pinocchio-facts §10), robust to
+//! Skin weights by heat diffusion (Baran & Popović 2007 §4; docs/algorithms.md#skin-heat-diffusion), robust to
 //! multi-shell, open and flipped meshes; linear blend skinning for posing.
 //!
 //! Pipeline: [`bones::bones`] (segments, owners, virtual leaf segments) → [`heat::sources`]
@@ -8,7 +8,6 @@
 //! ([`solve::solve_spd`]) of `(L_c + M·H) W = M·H·P` with one column per owning joint → clip to
 //! [0,1], prune, renormalize → per input vertex through the weld map. See `weights.rs`.
 
-pub mod attach;
 pub mod bones;
 pub mod heat;
 pub mod laplacian;
@@ -23,7 +22,7 @@ use thiserror::Error;
 
 use crate::discretize::DistanceField;
 use crate::mesh::PreparedMesh;
-use crate::rig::{RigJoint, SkinTable};
+use crate::skeleton::rigged::{RigJoint, SkinTable};
 
 /// Tunables.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]

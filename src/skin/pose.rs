@@ -14,7 +14,7 @@
 use nalgebra::{Isometry3, Translation3, Unit, UnitQuaternion};
 
 use crate::geom::{P3, V3};
-use crate::rig::{RigJoint, SkinTable};
+use crate::skeleton::rigged::{RigJoint, SkinTable};
 
 /// A rotation per joint, about the joint's bind position, in the joint's parent's posed frame
 /// (mesh frame axes). One entry per joint of the rig, same order.

@@ -1,4 +1,4 @@
-//! The one sparse SPD factorization and multi-RHS solve (crates-survey §2: faer's supernodal LLᵀ
+//! The one sparse SPD factorization and multi-RHS solve (faer's supernodal LLᵀ
 //! with AMD ordering, `Par::Seq` measured best on 2 cores). Every faer call lives here.
 //!
 //! The heat system `L_c + M·H` is SPD on every shell that received heat; a tiny diagonal shift

@@ -9,7 +9,7 @@ use super::solve::solve_spd;
 use super::{ShellBinding, Skin, SkinError, SkinOptions, SkinStats};
 use crate::geom::P3;
 use crate::mesh::PreparedMesh;
-use crate::rig::RigJoint;
+use crate::skeleton::rigged::RigJoint;
 use crate::util::ms_since;
 
 /// Shells with fewer welded vertices than this (a lone triangle or card) are bound rigidly: there

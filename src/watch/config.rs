@@ -6,6 +6,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 
 use super::glob::Glob;
+use crate::config::ConfigError;
 use crate::export::Format;
 
 /// The built-in `config/default.yaml`.
@@ -60,16 +61,13 @@ impl Default for WatchConfig {
 
 impl WatchConfig {
     /// Parse YAML; errors carry the path, line and column.
-    pub fn parse(text: &str, path: &Path) -> anyhow::Result<Self> {
-        serde_saphyr::from_str::<WatchConfig>(text)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))
+    pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
+        crate::config::parse_yaml(text, path)
     }
 
     /// Read a config file.
-    pub fn load(path: &Path) -> anyhow::Result<Self> {
-        let text = std::fs::read_to_string(path)
-            .map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
-        Self::parse(&text, path)
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        crate::config::load_yaml(path)
     }
 
     /// Worker count: the configured value, or cores − 1 (at least 1) when 0.
@@ -111,9 +109,11 @@ pub struct WatchSettings {
 
 impl WatchSettings {
     /// Resolve `config` for the folder `root`. The output folder is made absolute relative to `root`.
-    pub fn resolve(config: &WatchConfig, root: &Path) -> anyhow::Result<Self> {
-        let root = std::fs::canonicalize(root)
-            .map_err(|e| anyhow::anyhow!("{}: cannot watch: {e}", root.display()))?;
+    pub fn resolve(config: &WatchConfig, root: &Path) -> Result<Self, ConfigError> {
+        let root = std::fs::canonicalize(root).map_err(|cause| ConfigError::Folder {
+            path: root.to_path_buf(),
+            cause,
+        })?;
         let out_dir = if config.output.is_absolute() {
             config.output.clone()
         } else {

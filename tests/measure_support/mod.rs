@@ -26,12 +26,11 @@ pub fn obj_vertices(path: &Path) -> Vec<P3> {
 
 /// An OBJ with only vertices (and one triangle so loaders accept it).
 pub fn write_obj(path: &Path, vertices: &[P3]) {
-    let mut s: String = vertices
-        .iter()
-        .map(|p| format!("v {:.17e} {:.17e} {:.17e}\n", p.x, p.y, p.z))
-        .collect();
-    s.push_str("f 1 2 3\n");
-    std::fs::write(path, s).expect("write obj");
+    let mesh = geppetto::mesh::Mesh {
+        positions: vertices.to_vec(),
+        triangles: vec![[0, 1, 2]],
+    };
+    geppetto::mesh::write_obj(&mesh, path).expect("write obj");
 }
 
 /// A rig from joints and optional weights.

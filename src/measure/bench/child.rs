@@ -53,6 +53,8 @@ impl ChildRun {
 }
 
 /// Run `cmd` with stdout/stderr sent to files in `log_dir`, killing it after `timeout`.
+// Peak RSS of a child needs wait4's rusage (no safe std API); the two unsafe blocks are documented.
+#[allow(unsafe_code)]
 pub fn run(mut cmd: Command, log_dir: &Path, timeout: Duration) -> std::io::Result<ChildRun> {
     std::fs::create_dir_all(log_dir)?;
     let err_path = log_dir.join("stderr.txt");

@@ -23,7 +23,7 @@ use serde::Serialize;
 use super::joints::JointMeasures;
 use super::score::{score_files, ScoreOptions};
 use super::skinscore::SkinMeasures;
-use super::{median, truth, MeasureError};
+use super::{median, MeasureError};
 use crate::rig::{Rig, Status};
 
 pub use report::{summarize, Summary};
@@ -143,10 +143,22 @@ pub fn run(opts: &BenchOptions) -> Result<BenchReport, MeasureError> {
     })
 }
 
-/// A `geppetto` child command with the config passed through.
-fn geppetto(opts: &BenchOptions, args: &[&std::ffi::OsStr]) -> Command {
+/// `geppetto SUBCOMMAND MESH FLAG VALUE --out OUT --format json`, with the config passed through.
+fn geppetto(
+    opts: &BenchOptions,
+    subcommand: &str,
+    mesh: &Path,
+    (flag, value): (&str, &std::ffi::OsStr),
+    out: &Path,
+) -> Command {
     let mut cmd = Command::new(&opts.exe);
-    cmd.args(args);
+    cmd.arg(subcommand)
+        .arg(mesh)
+        .arg(flag)
+        .arg(value)
+        .arg("--out")
+        .arg(out)
+        .args(["--format", "json"]);
     if let Some(c) = &opts.config {
         cmd.arg("--config").arg(c);
     }
@@ -177,19 +189,7 @@ pub(crate) fn rig_runs(opts: &BenchOptions, mesh: &Path, skeleton: &str, work: &
     let (mut walls, mut rss, mut stages) = (Vec::new(), Vec::new(), BTreeMap::new());
     for k in 0..opts.runs {
         let out = work.join(format!("run{k}"));
-        let cmd = geppetto(
-            opts,
-            &[
-                "rig".as_ref(),
-                mesh.as_os_str(),
-                "--skeleton".as_ref(),
-                skeleton.as_ref(),
-                "--out".as_ref(),
-                out.as_os_str(),
-                "--format".as_ref(),
-                "json".as_ref(),
-            ],
-        );
+        let cmd = geppetto(opts, "rig", mesh, ("--skeleton", skeleton.as_ref()), &out);
         let run = match child::run(cmd, &out, opts.timeout) {
             Ok(run) => run,
             Err(err) => {
@@ -283,7 +283,7 @@ fn compare_with_truth(
             Err(e) => r.notes.push(format!("joint score failed: {e}")),
         }
     }
-    let truth = match truth::load(truth_path) {
+    let truth = match crate::rig::read::read(truth_path) {
         Ok(t) => t,
         Err(e) => {
             r.notes.push(format!("truth unreadable: {e}"));
@@ -299,26 +299,15 @@ fn compare_with_truth(
         max: rig.bbox[1].into(),
     });
     let skel_path = work.join("artist-skeleton.rig.json");
-    let text = truth::to_rig(&truth, mesh, bbox).to_json();
+    let text = truth.skeleton_rig(mesh, bbox).to_json();
     if let Err(e) = crate::util::write_atomic(&skel_path, text.as_bytes()) {
         r.notes
             .push(format!("cannot write {}: {e}", skel_path.display()));
         return;
     }
     let out = work.join("attach");
-    let cmd = geppetto(
-        opts,
-        &[
-            "attach".as_ref(),
-            mesh.as_os_str(),
-            "--skeleton-from".as_ref(),
-            skel_path.as_os_str(),
-            "--out".as_ref(),
-            out.as_os_str(),
-            "--format".as_ref(),
-            "json".as_ref(),
-        ],
-    );
+    let flag = ("--skeleton-from", skel_path.as_os_str());
+    let cmd = geppetto(opts, "attach", mesh, flag, &out);
     let run = match child::run(cmd, &out, opts.timeout) {
         Ok(run) => run,
         Err(e) => {

@@ -2,7 +2,7 @@
 //!
 //! Hand-written rather than `tobj`: tobj splits `o`/`g` groups into separate models and re-indexes
 //! each model's vertices, but every per-vertex output of Geppetto must refer to the file's own `v`
-//! lines (pinocchio-facts §12: the original drops and renumbers vertices). Here all `v` lines form
+//! lines (the original Pinocchio reader drops and renumbers vertices, docs/algorithms.md#load-and-prepare). Here all `v` lines form
 //! one global list in file order, whatever the groups, and unreferenced vertices are kept.
 //!
 //! Handled: `v x y z [w]` and `v x y z r g b` (extra values ignored); `f` corners as `v`, `v/vt`,

@@ -1,6 +1,6 @@
 //! Object File Format reader (`OFF`, `COFF`, `NOFF`, `CNOFF`, `STOFF`, …).
 //!
-//! The original reads only triangles and fails on `OFF nv nf ne` on one line (pinocchio-facts §12);
+//! The original reads only triangles and fails on `OFF nv nf ne` on one line (Pinocchio source, `mesh.cpp`; docs/algorithms.md#load-and-prepare);
 //! here the counts may follow the keyword on the same line or come on a later line, `#` comments
 //! are ignored, faces may be polygons of any size (ear-clipped), and per-face colour values after
 //! the indices are ignored. Vertices take the first three numbers of their line (normals, colours

@@ -1,6 +1,6 @@
 //! Stanford PLY reader: `ascii`, `binary_little_endian` and `binary_big_endian`.
 //!
-//! The original reads ASCII only and remaps axes (pinocchio-facts §12); here the file's own axes
+//! The original reads ASCII only and remaps axes (Pinocchio source, `mesh.cpp`; docs/algorithms.md#load-and-prepare); here the file's own axes
 //! are kept. The `vertex` element may have any properties as long as `x`, `y`, `z` are among them
 //! (any scalar type); the `face` element's `vertex_indices` (or `vertex_index`) list may use any
 //! count and index types; every other element and property, lists included, is read and skipped.

@@ -1,0 +1,111 @@
+//! `geppetto attach`: weights for a skeleton the user already has (Blender's "automatic weights";
+//! also how skins are scored against artist rigs).
+//!
+//! Joints come from any file [`crate::rig::read`] accepts, in the mesh frame. Only what the weights
+//! need is computed: load, prepare, the distance field (visibility and leaf extension), then
+//! [`crate::skin::skin`]. A discretization of the same mesh already in the pipeline's cache is
+//! reused. Leaf joints that are not end markers own the mesh beyond them through a virtual segment
+//! ([`crate::skin::bones`]); roots outside the mesh and several roots are fine.
+
+use std::borrow::Cow;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{prepare, run_stage, Pipeline};
+use crate::discretize::{field, DistanceField};
+use crate::error::RigError;
+use crate::mesh::PreparedMesh;
+use crate::progress::{Progress, Stage};
+use crate::rig::read::{read_joints, RigReadError};
+use crate::rig::{Rig, RigJoint};
+use crate::skin::{self, Skin};
+use crate::util::ms_since;
+
+/// What to attach: a mesh and the skeleton to bind it to.
+#[derive(Clone, Debug)]
+pub struct AttachRequest {
+    /// The mesh file.
+    pub mesh_path: PathBuf,
+    /// Joints, mesh frame, parent indices into this list.
+    pub joints: Vec<RigJoint>,
+    /// Where the joints came from (recorded in the rig as `from FILE`).
+    pub source: PathBuf,
+}
+
+impl AttachRequest {
+    /// A request with the joints of `skeleton_from` (rig.json, corpus truth JSON or rigged glTF).
+    pub fn from_file(mesh_path: &Path, skeleton_from: &Path) -> Result<Self, RigReadError> {
+        Ok(Self {
+            mesh_path: mesh_path.to_path_buf(),
+            joints: read_joints(skeleton_from)?,
+            source: skeleton_from.to_path_buf(),
+        })
+    }
+}
+
+/// The result of an attach run.
+#[derive(Clone, Debug)]
+pub struct Attached {
+    /// The rig record (`skeleton` = "from FILE", joints as given, skin).
+    pub rig: Rig,
+    /// The prepared mesh (input mesh inside).
+    pub prepared: Arc<PreparedMesh>,
+    /// Weights and the shell report.
+    pub skin: Skin,
+}
+
+impl Pipeline {
+    /// Compute weights on `req.mesh_path` for `req.joints`, checking for cancellation between
+    /// stages.
+    pub fn attach(
+        &self,
+        req: &AttachRequest,
+        progress: &dyn Progress,
+    ) -> Result<Attached, RigError> {
+        let t_total = Instant::now();
+        let path = &req.mesh_path;
+        let mut timings = BTreeMap::new();
+        let (mesh, key) = self.load(path, progress, &mut timings)?;
+        let cached = self.cache_get(key);
+        let (prepared, field) = match &cached {
+            Some((prepared, disc)) => (prepared.clone(), Cow::Borrowed(&disc.field)),
+            None => {
+                let prepared = Arc::new(prepare(path, mesh, progress, &mut timings)?);
+                let f: DistanceField = run_stage(progress, Stage::Field, &mut timings, || {
+                    Ok(field::build(&prepared, &self.config.discretize))
+                })?;
+                (prepared, Cow::Owned(f))
+            }
+        };
+        let skin = run_stage(progress, Stage::Skin, &mut timings, || {
+            skin::skin(&prepared, &field, &req.joints, &self.config.skin).map_err(|source| {
+                RigError::Skin {
+                    path: path.clone(),
+                    source,
+                }
+            })
+        })?;
+        timings.insert("total".into(), ms_since(t_total));
+        let bbox = prepared.input.aabb();
+        let rig = Rig {
+            mesh: path.to_string_lossy().into_owned(),
+            skeleton: format!("from {}", req.source.display()),
+            orientation: "as given".into(),
+            joints: req.joints.clone(),
+            warnings: skin.warnings.clone(),
+            repair: prepared.report.clone(),
+            timings_ms: timings,
+            bbox: [bbox.min.into(), bbox.max.into()],
+            vertex_count: prepared.input.positions.len(),
+            skin: Some(skin.weights.clone()),
+            ..Rig::default()
+        };
+        Ok(Attached {
+            rig,
+            prepared,
+            skin,
+        })
+    }
+}

@@ -1,0 +1,366 @@
+//! The one reader for rig files: a Geppetto `rig.json`, a corpus truth JSON or a rigged glTF, all
+//! returned as joints (**mesh frame**) plus an optional skin. `geppetto score`, `geppetto attach`
+//! and `geppetto bench` read skeletons only through [`read`] / [`read_joints`].
+//!
+//! * `rig.json` ([`Rig`]): joints, optional skin, the mesh bounding box and path.
+//! * corpus truth JSON: `joint_names`, `parents` (−1 = root), `joint_positions`, and per vertex the
+//!   top-4 `skin_joints` / `skin_weights` (unused slots −1 / 0); `obj` names the mesh.
+//! * rigged glTF (`.glb`/`.gltf`): the first skin, read by [`crate::mesh::load::load_rigged_gltf`].
+//!
+//! The file type is chosen by extension, then (for JSON) by its keys.
+
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use thiserror::Error;
+
+use super::{Rig, RigJoint, SkinTable};
+use crate::geom::{Aabb, P3};
+use crate::mesh::{LoadError, Mesh, MeshFormat};
+
+/// Why a rig file could not be read. Every variant names the file.
+#[derive(Debug, Error)]
+pub enum RigReadError {
+    /// The file could not be read.
+    #[error("{}: cannot read: {cause}", path.display())]
+    Io {
+        /// The file.
+        path: PathBuf,
+        /// Cause (in the message, not a separate error source, so it is printed once).
+        cause: std::io::Error,
+    },
+    /// The file was read but its content is not a usable rig.
+    #[error("{}: {message}", path.display())]
+    Invalid {
+        /// The file.
+        path: PathBuf,
+        /// What is wrong.
+        message: String,
+    },
+    /// A glTF that is not a readable skinned mesh.
+    #[error("{}: cannot read the rigged glTF: {cause}", path.display())]
+    Gltf {
+        /// The file.
+        path: PathBuf,
+        /// Cause (in the message, printed once).
+        cause: LoadError,
+    },
+}
+
+/// What kind of file a [`RigFile`] came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum RigFileKind {
+    /// A Geppetto `rig.json`.
+    RigJson,
+    /// A corpus truth JSON.
+    Truth,
+    /// A rigged glTF.
+    Gltf,
+}
+
+/// A rig as read from a file. All positions are in the **mesh frame**.
+#[derive(Clone, Debug)]
+pub struct RigFile {
+    /// The file it was read from (only a label for in-memory rigs).
+    pub source: PathBuf,
+    /// Its format.
+    pub kind: RigFileKind,
+    /// Joints, in file order (parent indices refer to this list).
+    pub joints: Vec<RigJoint>,
+    /// Skin weights per vertex, if the file has them.
+    pub skin: Option<SkinTable>,
+    /// The mesh bounding box recorded in a rig.json (`None` for other files or an empty box).
+    pub bbox: Option<Aabb>,
+    /// The mesh inside a rigged glTF.
+    pub mesh: Option<Mesh>,
+    /// Mesh file the rig refers to: rig.json `mesh`, or a truth file's `obj` resolved against the
+    /// corpus folder (the truth file's grandparent, then its folder), when that file exists.
+    pub mesh_path: Option<PathBuf>,
+}
+
+#[derive(Deserialize)]
+struct TruthFile {
+    joint_names: Vec<String>,
+    parents: Vec<i64>,
+    joint_positions: Vec<[f64; 3]>,
+    #[serde(default)]
+    skin_joints: Option<Vec<Vec<i64>>>,
+    #[serde(default)]
+    skin_weights: Option<Vec<Vec<f64>>>,
+    #[serde(default)]
+    obj: Option<String>,
+}
+
+fn invalid(path: &Path, message: impl Into<String>) -> RigReadError {
+    RigReadError::Invalid {
+        path: path.to_path_buf(),
+        message: message.into(),
+    }
+}
+
+/// Read a rig.json, corpus truth JSON or rigged glTF. The joint hierarchy is checked (at least one
+/// joint, parents in range and not the joint itself, finite positions).
+pub fn read(path: &Path) -> Result<RigFile, RigReadError> {
+    let file = if matches!(
+        MeshFormat::from_path(path),
+        Some(MeshFormat::Glb | MeshFormat::Gltf)
+    ) {
+        read_gltf(path)?
+    } else {
+        read_json(path)?
+    };
+    check_joints(path, &file.joints)?;
+    Ok(file)
+}
+
+/// Only the joints of [`read`].
+pub fn read_joints(path: &Path) -> Result<Vec<RigJoint>, RigReadError> {
+    read(path).map(|f| f.joints)
+}
+
+fn read_json(path: &Path) -> Result<RigFile, RigReadError> {
+    let text = std::fs::read_to_string(path).map_err(|cause| RigReadError::Io {
+        path: path.to_path_buf(),
+        cause,
+    })?;
+    let value: serde_json::Value =
+        serde_json::from_str(&text).map_err(|e| invalid(path, format!("not JSON: {e}")))?;
+    if value.get("joint_names").is_some() {
+        let t: TruthFile = serde_json::from_value(value)
+            .map_err(|e| invalid(path, format!("not a corpus truth file: {e}")))?;
+        from_truth(path, t)
+    } else {
+        let rig: Rig = serde_json::from_value(value)
+            .map_err(|e| invalid(path, format!("not a rig.json: {e}")))?;
+        Ok(RigFile::from_rig(path, &rig))
+    }
+}
+
+impl RigFile {
+    /// A [`RigFile`] from an in-memory rig (`source` is only a label).
+    pub fn from_rig(source: &Path, rig: &Rig) -> Self {
+        let bbox = Aabb {
+            min: P3::from(rig.bbox[0]),
+            max: P3::from(rig.bbox[1]),
+        };
+        Self {
+            source: source.to_path_buf(),
+            kind: RigFileKind::RigJson,
+            joints: rig.joints.clone(),
+            skin: rig.skin.clone(),
+            bbox: (rig.max_extent() > 0.0).then_some(bbox),
+            mesh: None,
+            mesh_path: (!rig.mesh.is_empty()).then(|| PathBuf::from(&rig.mesh)),
+        }
+    }
+
+    /// A skeleton-only rig.json (so `geppetto attach --skeleton-from` can read an artist skeleton).
+    /// `bbox` is the mesh's box, mesh frame (default: the joints' box); no joint is an end marker,
+    /// because artist leaf joints (heads, hands) own vertices.
+    pub fn skeleton_rig(&self, mesh_path: &Path, bbox: Option<Aabb>) -> Rig {
+        let positions: Vec<P3> = self.joints.iter().map(|j| P3::from(j.position)).collect();
+        let bb = bbox.unwrap_or_else(|| Aabb::of_points(&positions));
+        Rig {
+            mesh: mesh_path.display().to_string(),
+            skeleton: format!("artist ({})", self.source.display()),
+            joints: self
+                .joints
+                .iter()
+                .map(|j| RigJoint {
+                    end: false,
+                    ..j.clone()
+                })
+                .collect(),
+            bbox: [bb.min.into(), bb.max.into()],
+            ..Rig::default()
+        }
+    }
+}
+
+fn from_truth(path: &Path, t: TruthFile) -> Result<RigFile, RigReadError> {
+    let n = t.joint_names.len();
+    if t.parents.len() != n || t.joint_positions.len() != n {
+        return Err(invalid(
+            path,
+            format!(
+                "{n} joint names but {} parents and {} positions",
+                t.parents.len(),
+                t.joint_positions.len()
+            ),
+        ));
+    }
+    let skin = match (&t.skin_joints, &t.skin_weights) {
+        (Some(js), Some(ws)) => Some(truth_skin(path, js, ws, n)?),
+        _ => None,
+    };
+    let mesh_path = t.obj.as_ref().and_then(|obj| {
+        let dir = path.parent()?;
+        [dir.parent().map(|d| d.join(obj)), Some(dir.join(obj))]
+            .into_iter()
+            .flatten()
+            .find(|p| p.is_file())
+    });
+    let joints = t
+        .joint_names
+        .into_iter()
+        .zip(t.parents)
+        .zip(t.joint_positions)
+        .map(|((name, parent), position)| RigJoint {
+            name,
+            parent: usize::try_from(parent).ok(),
+            position,
+            end: false,
+        })
+        .collect();
+    Ok(RigFile {
+        source: path.to_path_buf(),
+        kind: RigFileKind::Truth,
+        joints,
+        skin,
+        bbox: None,
+        mesh: None,
+        mesh_path,
+    })
+}
+
+/// Top-4 rows → weight lists; slots with a negative joint or a zero weight are padding.
+fn truth_skin(
+    path: &Path,
+    joints: &[Vec<i64>],
+    weights: &[Vec<f64>],
+    n: usize,
+) -> Result<SkinTable, RigReadError> {
+    if joints.len() != weights.len() {
+        return Err(invalid(
+            path,
+            format!(
+                "{} skin_joints rows but {} skin_weights rows",
+                joints.len(),
+                weights.len()
+            ),
+        ));
+    }
+    let mut out = Vec::with_capacity(joints.len());
+    for (v, (js, ws)) in joints.iter().zip(weights).enumerate() {
+        let mut row = Vec::with_capacity(js.len());
+        for (&j, &w) in js.iter().zip(ws) {
+            let Ok(j) = u32::try_from(j) else { continue };
+            if w == 0.0 {
+                continue;
+            }
+            if j as usize >= n {
+                return Err(invalid(
+                    path,
+                    format!("vertex {v} refers to joint {j}, but there are {n} joints"),
+                ));
+            }
+            row.push((j, w));
+        }
+        out.push(row);
+    }
+    Ok(out)
+}
+
+fn read_gltf(path: &Path) -> Result<RigFile, RigReadError> {
+    let rigged = crate::mesh::load::load_rigged_gltf(path).map_err(|cause| RigReadError::Gltf {
+        path: path.to_path_buf(),
+        cause,
+    })?;
+    Ok(RigFile {
+        source: path.to_path_buf(),
+        kind: RigFileKind::Gltf,
+        joints: rigged.joints,
+        skin: rigged.skin,
+        bbox: None,
+        mesh: Some(rigged.mesh),
+        mesh_path: None,
+    })
+}
+
+fn check_joints(path: &Path, joints: &[RigJoint]) -> Result<(), RigReadError> {
+    if joints.is_empty() {
+        return Err(invalid(path, "no joints"));
+    }
+    for (i, j) in joints.iter().enumerate() {
+        if j.parent.is_some_and(|p| p >= joints.len() || p == i) {
+            return Err(invalid(
+                path,
+                format!("joint {i} ({}) has an invalid parent", j.name),
+            ));
+        }
+        if j.position.iter().any(|c| !c.is_finite()) {
+            return Err(invalid(
+                path,
+                format!("joint {i} ({}) is not finite", j.name),
+            ));
+        }
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn write(dir: &Path, text: &str) -> PathBuf {
+        let path = dir.join("t.json");
+        std::fs::write(&path, text).expect("write");
+        path
+    }
+
+    #[test]
+    fn truth_json_is_parsed_with_padding() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = write(
+            dir.path(),
+            r#"{"joint_names":["a","b"],"parents":[-1,0],
+            "joint_positions":[[0,0,0],[0,1,0]],
+            "skin_joints":[[0,1,-1,-1],[1,-1,-1,-1]],
+            "skin_weights":[[0.75,0.25,0,0],[1,0,0,0]]}"#,
+        );
+        let r = read(&path).expect("truth");
+        assert_eq!(r.kind, RigFileKind::Truth);
+        let parents: Vec<_> = r.joints.iter().map(|j| j.parent).collect();
+        assert_eq!(parents, vec![None, Some(0)]);
+        assert_eq!(
+            r.skin,
+            Some(vec![vec![(0, 0.75), (1, 0.25)], vec![(1, 1.0)]])
+        );
+        // Round trip through a skeleton-only rig.json keeps the joints.
+        let rig = r.skeleton_rig(Path::new("m.obj"), None);
+        let back = RigFile::from_rig(Path::new("x"), &rig);
+        assert_eq!(back.joints, r.joints);
+        assert_eq!(back.kind, RigFileKind::RigJson);
+    }
+
+    #[test]
+    fn bad_files_are_errors_naming_the_file() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        for (text, why) in [
+            (
+                r#"{"joint_names":["a"],"parents":[-1],"joint_positions":[[0,0,0]],
+                "skin_joints":[[3,-1,-1,-1]],"skin_weights":[[1,0,0,0]]}"#,
+                "refers to joint 3",
+            ),
+            (
+                r#"{"joint_names":["a","b"],"parents":[-1,5],"joint_positions":[[0,0,0],[1,0,0]]}"#,
+                "invalid parent",
+            ),
+            (
+                r#"{"joint_names":[],"parents":[],"joint_positions":[]}"#,
+                "no joints",
+            ),
+            ("{", "not JSON"),
+        ] {
+            let path = write(dir.path(), text);
+            let e = read(&path).expect_err(why).to_string();
+            assert!(e.contains(why) && e.contains("t.json"), "{e}");
+        }
+        let missing = dir.path().join("missing.json");
+        let e = read(&missing).expect_err("missing").to_string();
+        assert!(
+            e.contains("missing.json") && e.contains("cannot read"),
+            "{e}"
+        );
+    }
+}
