@@ -10,8 +10,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use geppetto::progress::Stage;
 use geppetto::raster::figure::box_figure;
 use geppetto::rig::Status;
-use geppetto::tui::app::{update, App, Effect, Msg};
+use geppetto::tui::app::{App, Effect, Msg};
 use geppetto::tui::runtime::render_request;
+use geppetto::tui::update;
 use geppetto::tui::view;
 use geppetto::watch::{FsChange, JobDone, JobEvent, JobResult};
 use ratatui::backend::TestBackend;
@@ -324,7 +325,7 @@ fn typing_coordinates_pins_there() {
 #[test]
 fn mouse_click_in_the_front_view_places_the_joint() {
     let mut h = busy_folder();
-    let areas = view::layout((W, H));
+    let areas = geppetto::tui::layout::layout((W, H));
     let map = h.app.thumb.as_ref().expect("thumbnail shown").map;
     // Click where the point (0.3, 1.0) of the front view is drawn.
     let (px, py) = map.project([0.3, 1.0, 0.0], geppetto::raster::ViewKind::Front);

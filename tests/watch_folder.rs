@@ -9,8 +9,9 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use geppetto::config::RigConfig;
-use geppetto::tui::app::{update, App, LastRun, Msg, RowStatus};
+use geppetto::tui::app::{App, LastRun, Msg, RowStatus};
 use geppetto::tui::runtime::Runtime;
+use geppetto::tui::update;
 use geppetto::watch::{JobEvent, JobResult, WatchConfig, WatchSettings};
 
 /// How long to wait for an expected state (`GEPPETTO_TEST_DEADLINE_S` overrides; default 300 s).

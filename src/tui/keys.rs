@@ -31,12 +31,13 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     if k.kind == KeyEventKind::Release {
         return Vec::new();
     }
-    if app.input.is_some() {
-        return on_input_key(app, k);
-    }
+    // Ctrl-C quits from every mode (raw mode delivers it as a key, not as SIGINT).
     if k.modifiers.contains(KeyModifiers::CONTROL) && k.code == KeyCode::Char('c') {
         app.quit = true;
         return vec![Effect::Quit];
+    }
+    if app.input.is_some() {
+        return on_input_key(app, k);
     }
     let big = k.modifiers.contains(KeyModifiers::SHIFT);
     if app.draft.is_some() {
@@ -309,7 +310,7 @@ fn on_input_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 /// Handle the mouse: click a row to select it, click a view to place the joint being edited
 /// (front view sets X and Y, side view Z and Y), wheel to move the selection.
 pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
-    let areas = super::view::layout(app.size);
+    let areas = super::layout::layout(app.size);
     let inside = |r: ratatui::layout::Rect| {
         m.column >= r.x && m.column < r.x + r.width && m.row >= r.y && m.row < r.y + r.height
     };

@@ -42,6 +42,7 @@ impl Runtime {
         let ctx = JobContext {
             pipeline: Pipeline::new(config),
             skeleton_for: skeleton_loader(settings.clone()),
+            root: settings.root.clone(),
             out_dir: settings.out_dir.clone(),
             formats: settings.formats.clone(),
             thumbnails: true,
