@@ -102,13 +102,11 @@ pub enum HintsError {
     },
 }
 
-/// The sidecar hints path for a mesh: `dir/NAME.hints.yaml` for `dir/NAME.ext`.
+/// The sidecar hints path for a mesh: `dir/NAME.hints.yaml` for `dir/NAME.ext`, NAME by
+/// [`crate::naming::asset_name`] (`NAME.ext` when another mesh in the folder shares the stem).
 pub fn sidecar_path(mesh_path: &Path) -> PathBuf {
-    let stem = mesh_path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    mesh_path.with_file_name(format!("{stem}.hints.yaml"))
+    let name = crate::naming::asset_name(mesh_path);
+    mesh_path.with_file_name(format!("{name}.hints.yaml"))
 }
 
 impl Hints {

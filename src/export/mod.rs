@@ -1,10 +1,9 @@
 //! Rig outputs: `NAME.rig.json`, glTF 2.0 binary `NAME.glb`, the original Pinocchio text files
 //! (`skeleton.out` / `attachment.out`) and the thumbnail `NAME.png`. Every file is written
-//! atomically; [`naming`] decides where (one rule for every command).
+//! atomically; [`crate::naming`] decides where (one rule for every command).
 //! GLB and Pinocchio writers: OWNER skin helper.
 
 pub mod glb;
-pub mod naming;
 pub mod pinocchio;
 
 use std::path::{Path, PathBuf};
@@ -13,6 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::RigError;
 use crate::mesh::Mesh;
+use crate::naming::{output_base, OutputBase};
 use crate::pipeline::RigOutcome;
 use crate::rig::Rig;
 use crate::util::write_atomic;
@@ -31,7 +31,7 @@ pub enum Format {
     Png,
 }
 
-/// Write the requested outputs for one rig into `out_dir` (named by [`naming::output_base`] with
+/// Write the requested outputs for one rig into `out_dir` (named by [`output_base`] with
 /// the mesh's own folder as root, i.e. flat); returns the paths written.
 pub fn write_outputs(
     outcome: &RigOutcome,
@@ -41,7 +41,7 @@ pub fn write_outputs(
     write_rig(&outcome.rig, &outcome.prepared.input, out_dir, formats)
 }
 
-/// [`write_rig_to`] into `out_dir`, named by [`naming::output_base`] with the mesh's own folder as
+/// [`write_rig_to`] into `out_dir`, named by [`output_base`] with the mesh's own folder as
 /// root (flat: `out_dir/NAME.*`).
 pub fn write_rig(
     rig: &Rig,
@@ -51,12 +51,7 @@ pub fn write_rig(
 ) -> Result<Vec<PathBuf>, RigError> {
     let mesh_path = Path::new(&rig.mesh);
     let root = mesh_path.parent().unwrap_or(Path::new(""));
-    write_rig_to(
-        rig,
-        mesh,
-        &naming::output_base(mesh_path, root, out_dir),
-        formats,
-    )
+    write_rig_to(rig, mesh, &output_base(mesh_path, root, out_dir), formats)
 }
 
 /// Write `rig` (with `mesh`, the input mesh it was made from, mesh frame) in each of `formats`
@@ -65,7 +60,7 @@ pub fn write_rig(
 pub fn write_rig_to(
     rig: &Rig,
     mesh: &Mesh,
-    base: &naming::OutputBase,
+    base: &OutputBase,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
     let mut written = Vec::new();

@@ -5,6 +5,7 @@
 //! `symmetric` partner (SymPF), `foot` (FootPF), `fat` (candidate restriction, §5) and `end` (end markers
 //! that own no vertices). The YAML schema is documented in [`load`] and in each built-in file's header.
 
+pub mod joints_json;
 pub mod load;
 pub mod rigged;
 

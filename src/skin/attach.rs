@@ -1,8 +1,9 @@
 //! Weights for a skeleton the user already has (`geppetto attach`, Blender's "automatic
 //! weights"; also how skins are scored against artist rigs).
 //!
-//! Joints come from a `rig.json`, a corpus truth JSON (`joint_names`/`parents`/`joint_positions`)
-//! or a rigged `.glb`/`.gltf`, in the mesh frame. Only what the weights need is computed: load,
+//! Joints come from a `rig.json`, a corpus truth JSON (`joint_names`/`parents`/`joint_positions`),
+//! a minimal skeleton JSON (`{"joints": [{"name", "parent", "position"}]}`) or a rigged
+//! `.glb`/`.gltf`, in the mesh frame. Only what the weights need is computed: load,
 //! prepare, the distance field (visibility and leaf extension), then [`super::skin`]. Leaf joints
 //! that are not end markers own the mesh beyond them through a virtual segment
 //! ([`super::bones`]); roots outside the mesh and several roots are fine.
@@ -36,7 +37,8 @@ fn invalid(path: &Path, message: impl Into<String>) -> RigError {
     })
 }
 
-/// Read joints (mesh frame) from a `rig.json`, a corpus truth JSON or a rigged glTF.
+/// Read joints (mesh frame) from a `rig.json`, a corpus truth JSON, a minimal skeleton JSON
+/// ([`crate::skeleton::joints_json`]) or a rigged glTF.
 pub fn load_joints(path: &Path) -> Result<Vec<RigJoint>, RigError> {
     let ext = path
         .extension()
@@ -58,7 +60,9 @@ pub fn load_joints(path: &Path) -> Result<Vec<RigJoint>, RigError> {
     })?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| invalid(path, format!("not JSON: {e}")))?;
-    let joints = if value.get("joint_names").is_some() {
+    let joints = if crate::skeleton::joints_json::is_minimal(&value) {
+        crate::skeleton::joints_json::from_value(value, path)?
+    } else if value.get("joint_names").is_some() {
         let t: TruthJson = serde_json::from_value(value)
             .map_err(|e| invalid(path, format!("not a truth JSON: {e}")))?;
         truth_joints(path, t)?

@@ -14,9 +14,9 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use crate::export::naming::output_base;
 use crate::export::{write_rig_to, Format};
 use crate::mesh::Mesh;
+use crate::naming::output_base;
 use crate::pipeline::{Pipeline, RigRequest};
 use crate::progress::{Progress, Stage};
 use crate::rig::Rig;

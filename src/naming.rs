@@ -1,5 +1,6 @@
-//! Where an asset's outputs go: the one naming rule that `watch`, `demo`, `rig` and `attach` share,
-//! so no two assets ever write the same file.
+//! The names of the files that belong to a mesh: its outputs and its hints sidecar. One rule,
+//! shared by `watch`, `demo`, `rig`, `attach` and the sidecar, so no two assets ever write (or
+//! read) the same file.
 //!
 //! For a mesh `ROOT/REL/NAME.EXT` (ROOT: the watched folder, or for `rig` the deepest folder that
 //! holds all the inputs), the outputs are `OUT/REL/NAME.rig.json`, `OUT/REL/NAME.glb`,
@@ -8,7 +9,8 @@
 //! * the output folder mirrors the mesh's folder relative to ROOT, so `a/hero.obj` and
 //!   `b/hero.obj` write `OUT/a/hero.*` and `OUT/b/hero.*`;
 //! * when the mesh's folder holds another mesh file with the same stem (`villain.obj` beside
-//!   `villain.ply`), the extension joins the name: `villain.obj.*` and `villain.ply.*`.
+//!   `villain.ply`), the extension joins the name: `villain.obj.*` and `villain.ply.*`. The same
+//!   [`asset_name`] names the hints sidecar beside the mesh (`villain.obj.hints.yaml`).
 //!
 //! Two meshes can only share an output if they share folder and stem, and then both carry their
 //! (different) extensions. A lone `hero.obj` keeps the plain `hero.*` names.
@@ -33,8 +35,18 @@ impl OutputBase {
     }
 }
 
+/// The name of the files derived from `mesh`: its stem (`hero` for `hero.obj`), or its file name
+/// (`villain.obj`) when another mesh file in the same folder has the same stem.
+pub fn asset_name(mesh: &Path) -> String {
+    if has_same_stem_sibling(mesh) {
+        file_name(mesh)
+    } else {
+        stem(mesh)
+    }
+}
+
 /// The output location of `mesh` under `out_dir`, mirroring its folder relative to `root` (a mesh
-/// outside `root` goes straight into `out_dir`). Looks at the mesh's folder for same-stem meshes.
+/// outside `root` goes straight into `out_dir`), named by [`asset_name`].
 pub fn output_base(mesh: &Path, root: &Path, out_dir: &Path) -> OutputBase {
     let folder = mesh.parent().unwrap_or(Path::new(""));
     let rel = folder.strip_prefix(root).ok().filter(|r| is_plain(r));
@@ -42,12 +54,10 @@ pub fn output_base(mesh: &Path, root: &Path, out_dir: &Path) -> OutputBase {
         Some(r) => out_dir.join(r),
         None => out_dir.to_path_buf(),
     };
-    let name = if has_same_stem_sibling(mesh) {
-        file_name(mesh)
-    } else {
-        stem(mesh)
-    };
-    OutputBase { dir, name }
+    OutputBase {
+        dir,
+        name: asset_name(mesh),
+    }
 }
 
 /// The deepest folder holding every mesh in `meshes` (the ROOT of `geppetto rig`'s inputs).
