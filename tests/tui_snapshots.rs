@@ -97,7 +97,7 @@ impl Harness {
             rig.warnings = vec!["low confidence: LeftHand lies outside the surface".into()];
         }
         rig.repair.input_vertices = m.positions.len();
-        rig.repair.welded_vertices = m.positions.len();
+        rig.repair.welded_vertices = 0; // eight closed boxes: no coincident vertices
         rig.repair.input_triangles = m.triangles.len();
         rig.repair.shells = 8;
         rig.repair.watertight = true;
@@ -112,18 +112,27 @@ impl Harness {
             rig.timings_ms.insert(s.into(), ms);
         }
         let stem = name.trim_end_matches(".obj");
+        // bob's GLB could not be written (a read-only file the user left in the output folder).
+        let (outputs, output_errors) = if stem == "bob" {
+            (
+                vec!["rig.json", "png"],
+                vec![format!(
+                    "{}: cannot write: Permission denied (os error 13)",
+                    root().join("rigged/bob.glb").display()
+                )],
+            )
+        } else {
+            (vec!["rig.json", "glb", "png"], Vec::new())
+        };
         let done = JobDone {
             rig,
             mesh: Arc::new(m),
             reused_discretization: false,
-            outputs: vec![
-                root().join(format!("rigged/{stem}.rig.json")),
-                root().join(format!("rigged/{stem}.png")),
-            ],
-            output_errors: vec![format!(
-                "{}: Glb export is not implemented yet",
-                root().join("rigged").join(stem).display()
-            )],
+            outputs: outputs
+                .iter()
+                .map(|s| root().join(format!("rigged/{stem}.{s}")))
+                .collect(),
+            output_errors,
             thumbnail: Some(root().join(format!("rigged/{stem}.png"))),
         };
         self.job(JobEvent::Finished {
@@ -133,9 +142,33 @@ impl Harness {
         });
     }
 
+    /// The screen as text. The thumbnail's pixels are replaced by a label with its size: the
+    /// rasterizer has its own golden tests, and a text snapshot must not change with them.
     fn screen(&self) -> String {
         let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
-        t.draw(|f| view::render(&self.app, f)).unwrap();
+        t.draw(|f| {
+            view::render(&self.app, f);
+            let shown = self.app.thumb.as_ref().filter(|t| {
+                self.app.current().is_some_and(|a| a.path == t.key.mesh) // as the view decides
+            });
+            if let Some(thumb) = shown {
+                let area = geppetto::tui::layout::layout((W, H)).thumb;
+                let label = format!(
+                    "[thumbnail {}x{} px: {}]",
+                    thumb.key.view.width,
+                    thumb.key.view.height,
+                    thumb.key.mesh.display()
+                );
+                let buf = f.buffer_mut();
+                for y in area.top()..area.bottom() {
+                    for x in area.left()..area.right() {
+                        buf[(x, y)].reset();
+                    }
+                }
+                buf.set_string(area.x, area.y, label, ratatui::style::Style::new());
+            }
+        })
+        .unwrap();
         format!("{}", t.backend())
     }
 }
@@ -407,4 +440,31 @@ fn events_of_a_superseded_job_are_ignored() {
         h.app.assets[h.app.find(&mesh("dragon.obj")).unwrap()].status(),
         geppetto::tui::app::RowStatus::Ok
     );
+}
+
+#[test]
+fn output_errors_are_shown_near_the_top_of_the_detail_pane() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Down));
+    assert_eq!(h.app.current().unwrap().name, "bob.obj");
+    let screen = h.screen();
+    assert!(
+        screen.contains("✗ ./rigged/bob.glb: cannot write: Permission denied"),
+        "the output error is visible without scrolling:\n{screen}"
+    );
+}
+
+#[test]
+fn each_asset_keeps_its_own_joint_selection() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Tab));
+    h.send(key(KeyCode::Tab)); // alice: Head
+    h.send(key(KeyCode::Down)); // bob
+    assert_eq!(h.app.joint(), 0, "bob starts at his first joint");
+    h.send(key(KeyCode::Tab)); // bob: Spine
+    h.send(key(KeyCode::Up)); // alice again
+    assert_eq!(h.app.joint(), 2);
+    assert!(h.screen().contains("joint Head (3/11)"));
+    h.send(key(KeyCode::Down));
+    assert_eq!(h.app.joint(), 1);
 }

@@ -70,11 +70,13 @@ pub fn from_value(value: serde_json::Value, path: &Path) -> Result<Vec<RigJoint>
         let parent = match &j.parent {
             None => None,
             Some(ParentRef::Index(p)) if *p < names.len() => Some(*p),
-            Some(ParentRef::Index(p)) => return Err(invalid(format!(
+            Some(ParentRef::Index(p)) => {
+                return Err(invalid(format!(
                 "joint {i} ({}): parent index {p}, but there are {} joints (indices count from 0)",
                 j.name,
                 names.len()
-            ))),
+            )))
+            }
             Some(ParentRef::Name(p)) => {
                 Some(names.iter().position(|n| n == p).ok_or_else(|| {
                     invalid(format!("joint {i} ({}): no joint named '{p}'", j.name))

@@ -139,6 +139,8 @@ pub struct Asset {
     pub last: Option<LastRun>,
     /// Finished runs so far (including failures).
     pub runs: u32,
+    /// Selected joint index of this asset (each asset keeps its own selection).
+    pub joint: usize,
     /// The sidecar hints as last written or read.
     pub hints: Hints,
     /// The sidecar text as last written or read (to ignore the watcher's echo of our own writes).
@@ -176,6 +178,7 @@ impl Asset {
             job: None,
             last: None,
             runs: 0,
+            joint: 0,
             hints: Hints::default(),
             hints_text: None,
         }
@@ -231,8 +234,6 @@ pub struct App {
     pub selected: Option<PathBuf>,
     /// Sort failures (then low confidence) first.
     pub failures_first: bool,
-    /// Selected joint index.
-    pub joint: usize,
     /// Show the selected joint's weights.
     pub heat: bool,
     /// Joint position being edited.
@@ -281,7 +282,6 @@ impl App {
             assets: Vec::new(),
             selected: None,
             failures_first: false,
-            joint: 0,
             heat: false,
             draft: None,
             input: None,
@@ -329,6 +329,11 @@ impl App {
             .as_deref()
             .and_then(|p| self.find(p))
             .map(|i| &self.assets[i])
+    }
+
+    /// The selected asset's selected joint index (0 when nothing is selected).
+    pub fn joint(&self) -> usize {
+        self.current().map_or(0, |a| a.joint)
     }
 
     /// True once the initial scan is done and no asset is queued or running.

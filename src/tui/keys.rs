@@ -136,7 +136,10 @@ fn joint_step(app: &mut App, dir: i32) -> Vec<Effect> {
     if n == 0 {
         return Vec::new();
     }
-    app.joint = ((app.joint.min(n - 1) as i64 + i64::from(dir)).rem_euclid(n as i64)) as usize;
+    let next = ((app.joint().min(n - 1) as i64 + i64::from(dir)).rem_euclid(n as i64)) as usize;
+    if let Some(i) = app.selected.clone().and_then(|p| app.find(&p)) {
+        app.assets[i].joint = next;
+    }
     app.draft = None;
     Vec::new()
 }
@@ -145,7 +148,7 @@ fn joint_step(app: &mut App, dir: i32) -> Vec<Effect> {
 fn selected_joint(app: &App) -> Option<(std::path::PathBuf, usize, String, [f64; 3], f64)> {
     let a = app.current()?;
     let r = a.rig()?;
-    let i = app.joint.min(r.rig.joints.len().checked_sub(1)?);
+    let i = app.joint().min(r.rig.joints.len().checked_sub(1)?);
     let j = r.rig.joints.get(i)?;
     Some((
         a.path.clone(),

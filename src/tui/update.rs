@@ -212,7 +212,7 @@ fn thumb_effect(app: &mut App) -> Option<Effect> {
     if area.width < 4 || area.height < 2 {
         return None;
     }
-    let joint = app.joint.min(info.rig.joints.len().saturating_sub(1));
+    let joint = app.joint().min(info.rig.joints.len().saturating_sub(1));
     let draft = app
         .draft
         .as_ref()

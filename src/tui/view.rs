@@ -121,7 +121,7 @@ fn render_thumb(app: &App, f: &mut Frame, block_area: Rect, inner: Rect) {
         .and_then(|r| {
             r.rig
                 .joints
-                .get(app.joint.min(r.rig.joints.len().saturating_sub(1)))
+                .get(app.joint().min(r.rig.joints.len().saturating_sub(1)))
         })
         .map_or(String::new(), |j| j.name.clone());
     let title = format!(
@@ -214,15 +214,22 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
             "full run"
         }
     )));
+    // Outputs that could not be written come first: below the fold they would go unseen.
+    for e in &r.output_errors {
+        out.push(Line::from(Span::styled(
+            format!("✗ {}", e.replace(&app.root.display().to_string(), ".")),
+            Style::new().fg(Color::Red),
+        )));
+    }
     if let Some(j) = rig
         .joints
-        .get(app.joint.min(rig.joints.len().saturating_sub(1)))
+        .get(app.joint().min(rig.joints.len().saturating_sub(1)))
     {
         let pinned = a.hints.hints.iter().find(|h| h.joint == j.name);
         let mut line = format!(
             "joint {} ({}/{}) at ({:.3}, {:.3}, {:.3})",
             j.name,
-            app.joint.min(rig.joints.len() - 1) + 1,
+            app.joint().min(rig.joints.len() - 1) + 1,
             rig.joints.len(),
             j.position[0],
             j.position[1],
@@ -304,12 +311,6 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
     out.push(heading("outputs"));
     for p in &r.outputs {
         out.push(Line::from(format!("  {}", app.rel(p))));
-    }
-    for e in &r.output_errors {
-        out.push(Line::from(Span::styled(
-            format!("  ✗ {}", e.replace(&app.root.display().to_string(), ".")),
-            Style::new().fg(Color::Red),
-        )));
     }
 }
 
