@@ -132,3 +132,39 @@ fn rig_format_png_writes_the_thumbnail() {
     assert!(covered > 320 * 200 / 20, "{covered} non-background pixels");
     assert!(!out.join("hero.glb").exists(), "only the formats asked for");
 }
+
+/// A sidecar `skeleton:` picks the template for its mesh, in `rig` and in `watch`; its hints stay.
+#[test]
+fn sidecar_skeleton_overrides_the_template_in_rig_and_watch() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = geppetto::demo::quadruped(1);
+    let mesh = dir.path().join("bull.obj");
+    std::fs::write(&mesh, geppetto::mesh::write::obj_string(&c.mesh)).unwrap();
+    std::fs::write(dir.path().join("bull.hints.yaml"), "skeleton: quadruped\n").unwrap();
+    let out = dir.path().join("out");
+    let o = geppetto(&[
+        "rig".as_ref(),
+        mesh.as_os_str(),
+        "--skeleton".as_ref(),
+        "human".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("skeleton 'quadruped' from its hints file"));
+    assert_eq!(
+        Rig::load(&out.join("bull.rig.json")).unwrap().skeleton,
+        "quadruped"
+    );
+    ok(&geppetto(&[
+        "watch".as_ref(),
+        dir.path().as_os_str(),
+        "--once".as_ref(),
+        "--workers".as_ref(),
+        "1".as_ref(),
+    ]));
+    let rig = Rig::load(&dir.path().join("rigged/bull.rig.json")).unwrap();
+    assert_eq!(rig.skeleton, "quadruped");
+}

@@ -468,3 +468,32 @@ fn each_asset_keeps_its_own_joint_selection() {
     h.send(key(KeyCode::Down));
     assert_eq!(h.app.joint(), 1);
 }
+
+#[test]
+fn template_key_cycles_and_writes_the_sidecar_keeping_the_hints() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Char('p'))); // pin Hips: one hint
+    h.effects.clear();
+    let before = h.app.current().unwrap().rig().unwrap().rig.skeleton.clone();
+    assert_eq!(before, "human");
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        h.send(key(KeyCode::Char('t')));
+        let a = h.app.current().unwrap();
+        seen.push(a.hints.skeleton.clone().unwrap());
+        assert_eq!(a.hints.hints.len(), 1, "the pin is kept");
+    }
+    assert_eq!(seen, ["quadruped", "horse", "centaur", "auto", "human"]);
+    assert_eq!(
+        h.effects[..2],
+        [
+            "SaveHints(/assets/alice.obj: Hips)".to_string(),
+            "Rig(/assets/alice.obj)".to_string()
+        ]
+    );
+    assert_eq!(
+        h.effects.len(),
+        10,
+        "one write and one re-rig per key press"
+    );
+}

@@ -72,10 +72,11 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
                         orientation,
                         skin: !args.no_skin,
                     }),
-                    None => RigRequest::with_sidecar(mesh, skeleton.clone()).map(|mut r| {
+                    None => RigRequest::with_sidecar(mesh, skeleton.clone()).and_then(|mut r| {
                         r.orientation = orientation;
                         r.skin = !args.no_skin;
-                        r
+                        sidecar_template(&mut r, &args.skeleton)?;
+                        Ok(r)
                     }),
                 };
                 let out = req
@@ -155,4 +156,21 @@ fn distinct(meshes: &[PathBuf]) -> Vec<PathBuf> {
         .filter(|m| seen.insert(std::fs::canonicalize(m).unwrap_or_else(|_| m.to_path_buf())))
         .cloned()
         .collect()
+}
+
+/// A sidecar's `skeleton:` overrides `--skeleton` for its mesh (a per-asset choice beats the
+/// command's); says so on stderr when they differ.
+fn sidecar_template(req: &mut RigRequest, cli_choice: &str) -> Result<(), RigError> {
+    let Some(name) = req.hints.as_ref().and_then(|(h, _)| h.skeleton.clone()) else {
+        return Ok(());
+    };
+    if name.eq_ignore_ascii_case(cli_choice) {
+        return Ok(());
+    }
+    req.skeleton = Arc::new(skeleton::load_template(&name)?);
+    eprintln!(
+        "note: {}: skeleton '{name}' from its hints file (instead of '{cli_choice}')",
+        req.mesh_path.display()
+    );
+    Ok(())
 }

@@ -4,6 +4,7 @@
 //!
 //! ```yaml
 //! # positions in the mesh's own frame and units; radius optional (default: 4% of the largest extent)
+//! skeleton: quadruped   # optional: the template for this mesh
 //! hints:
 //!   - joint: LeftHand
 //!     position: [0.61, 1.02, 0.05]
@@ -29,6 +30,10 @@ pub struct Hints {
     /// One entry per pinned joint.
     #[serde(default)]
     pub hints: Vec<JointHint>,
+    /// Skeleton template for this mesh (`auto`, `human`, `quadruped`, …, or a YAML path); it
+    /// overrides the watcher's and the command line's choice for this one asset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skeleton: Option<String>,
 }
 
 /// One pinned joint.

@@ -11,6 +11,7 @@ use crate::raster::ViewKind;
 /// The keys shown in the help bar. Mouse: click a row to select it, click a view to place the
 /// joint being edited, wheel to move the selection.
 pub const HELP: &[(&str, &str)] = &[
+    ("q", "quit"), // first: a narrow terminal cuts the end of the bar
     ("↑↓", "asset"),
     ("Tab", "joint"),
     ("e", "edit"),
@@ -20,10 +21,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("u", "unpin"),
     ("z", "undo"),
     ("w", "weights"),
+    ("t", "template"),
     ("f", "fails 1st"),
     ("r", "rerig"),
     ("PgUp/Dn", "scroll"),
-    ("q", "quit"),
 ];
 
 /// Handle a key.
@@ -80,6 +81,7 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             app.heat = !app.heat;
             Vec::new()
         }
+        KeyCode::Char('t') => cycle_template(app),
         KeyCode::Char('f') => {
             app.failures_first = !app.failures_first;
             Vec::new()
@@ -228,6 +230,37 @@ fn pin(app: &mut App) -> Vec<Effect> {
         "pinned {name} at ({:.3}, {:.3}, {:.3}); re-rigging",
         pos[0], pos[1], pos[2]
     );
+    write_hints(app, mesh, hints, what)
+}
+
+/// The templates the `t` key cycles through, in order.
+pub const TEMPLATE_CYCLE: [&str; 5] = ["auto", "human", "quadruped", "horse", "centaur"];
+
+/// The next template in [`TEMPLATE_CYCLE`] after `current` (a name not in the cycle, e.g. a YAML
+/// file, goes back to the start).
+pub fn next_template(current: &str) -> &'static str {
+    let i = TEMPLATE_CYCLE
+        .iter()
+        .position(|t| t.eq_ignore_ascii_case(current));
+    TEMPLATE_CYCLE[i.map_or(0, |i| (i + 1) % TEMPLATE_CYCLE.len())]
+}
+
+/// `t`: the selected asset's next template, written to its sidecar (hints kept) and re-rigged.
+fn cycle_template(app: &mut App) -> Vec<Effect> {
+    let Some(a) = app.current() else {
+        return Vec::new();
+    };
+    let current = a
+        .hints
+        .skeleton
+        .clone()
+        .or_else(|| a.rig().map(|r| r.rig.skeleton.clone()))
+        .unwrap_or_else(|| TEMPLATE_CYCLE[0].to_string());
+    let next = next_template(&current);
+    let mut hints = a.hints.clone();
+    hints.skeleton = Some(next.to_string());
+    let what = format!("template {next} for {}; re-rigging", a.name);
+    let mesh = a.path.clone();
     write_hints(app, mesh, hints, what)
 }
 

@@ -99,6 +99,23 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
             ));
             Vec::new()
         }
+        FsChange::RootGone(root) => {
+            let line = format!(
+                "watched folder {} is gone (deleted or moved); waiting for it to come back",
+                root.display()
+            );
+            app.message = Some(line.clone());
+            app.push_log(line);
+            Vec::new()
+        }
+        FsChange::RootBack(root) => {
+            app.message = None;
+            app.push_log(format!(
+                "watched folder {} is back; watching it again",
+                root.display()
+            ));
+            Vec::new()
+        }
         FsChange::Error(e) => {
             app.message = Some(e.clone());
             app.push_log(format!("watcher: {e}"));
@@ -186,6 +203,7 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
             if !a.queued {
                 a.hints = Hints {
                     hints: rig.hints.clone(),
+                    skeleton: a.hints.skeleton.clone(),
                 };
             }
             a.last = Some(LastRun::Rigged(Box::new(RigInfo {

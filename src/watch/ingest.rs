@@ -56,6 +56,11 @@ pub enum FsChange {
     ScanDone(Vec<PathBuf>),
     /// A watcher problem (inotify limits, unreadable folder); the watcher keeps running.
     Error(String),
+    /// The watched folder itself was deleted or replaced; its meshes were reported `Removed`, and
+    /// the watcher waits for the folder to come back.
+    RootGone(PathBuf),
+    /// The watched folder exists again; the watcher re-attached and rescans it.
+    RootBack(PathBuf),
 }
 
 /// How the ingest treats a path.
