@@ -497,3 +497,29 @@ fn template_key_cycles_and_writes_the_sidecar_keeping_the_hints() {
         "one write and one re-rig per key press"
     );
 }
+
+/// With a pixel protocol (kitty, sixel, iTerm2) the thumbnail is rendered at the pane's real pixel
+/// size: cells times the font size the terminal reported; half-blocks use 1x2 pixels per cell.
+#[test]
+fn thumbnail_is_rendered_at_the_panes_pixel_size() {
+    let cells = geppetto::tui::layout::layout((W, H)).thumb;
+    let h = busy_folder();
+    let key = &h.app.thumb.as_ref().unwrap().key;
+    assert_eq!(
+        (key.view.width, key.view.height),
+        (u32::from(cells.width), 2 * u32::from(cells.height))
+    );
+    let mut h = Harness::new();
+    h.app.cell_px = (9, 18);
+    h.send(Msg::Fs(FsChange::Ready(mesh("alice.obj"))));
+    h.job(JobEvent::Started {
+        path: mesh("alice.obj"),
+        id: 1,
+    });
+    h.done("alice.obj", 1, Status::Ok, 0.05);
+    let key = &h.app.thumb.as_ref().expect("thumbnail").key;
+    assert_eq!(
+        (key.view.width, key.view.height),
+        (9 * u32::from(cells.width), 18 * u32::from(cells.height))
+    );
+}
