@@ -13,8 +13,9 @@ use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
 use geppetto::config::RigConfig;
-use geppetto::tui::app::{update, App, Msg, RowStatus};
+use geppetto::tui::app::{App, Msg, RowStatus};
 use geppetto::tui::runtime::{cell_pixels, Runtime};
+use geppetto::tui::update;
 use geppetto::tui::view;
 use geppetto::watch::{WatchConfig, WatchSettings};
 use ratatui::backend::TestBackend;

@@ -335,10 +335,5 @@ fn build_rig(
     }
 }
 
-/// The output file stem for a mesh path (`dir/NAME.obj` → `NAME`).
-pub fn asset_name(mesh_path: &Path) -> String {
-    mesh_path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_else(|| "mesh".into())
-}
+/// The name of a mesh's output files and sidecar; the rule lives in [`crate::naming`].
+pub use crate::naming::asset_name;

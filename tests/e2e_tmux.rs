@@ -1,8 +1,13 @@
 //! End-to-end: the real `geppetto watch` binary inside tmux (`send-keys` to type, `capture-pane`
-//! to read) on a temp folder with the two demo characters: both reach "ok", a joint is
-//! pinned with keys, the sidecar hints file appears and the asset re-rigs from the embedding; `q`
-//! quits with exit status 0. Skipped with a printed reason when tmux is not installed (a failure
-//! under `GEPPETTO_REQUIRE_CORPUS=1`, as in CI).
+//! to read) on a temp folder with the two demo characters, with the DEFAULT settings (no
+//! `--protocol`: the image-protocol query runs, as it does for a new user).
+//!
+//! Two terminals are exercised: tmux as tmux (the query is wrapped for the outer terminal, which
+//! does not exist here, so it is never answered) and tmux posing as a plain terminal (tmux answers
+//! the query itself). In both, keys must reach the UI: Down moves the selection on screen, a joint
+//! is pinned with keys and the asset re-rigs from the embedding, `q` and Ctrl-C quit with status 0
+//! and give the shell back its terminal settings. Skipped with a printed reason when tmux is not
+//! installed (a failure when `GEPPETTO_REQUIRE_CORPUS=1`, as in CI).
 
 mod common;
 
@@ -23,6 +28,38 @@ impl Tmux {
             .args(args)
             .output()
             .expect("run tmux")
+    }
+
+    /// Start `geppetto watch DIR` (plus `extra` arguments) in a detached session; `env` prefixes
+    /// the command. The shell prints the exit status and whether the terminal settings it had
+    /// before are back.
+    fn start(name: &str, dir: &Path, env: &str, extra: &str) -> Self {
+        let tmux = Tmux {
+            socket: format!("geppetto-e2e-{name}-{}", std::process::id()),
+        };
+        let bin = env!("CARGO_BIN_EXE_geppetto");
+        let cmd = format!(
+            "S0=$(stty -g); {env} '{bin}' watch '{}' {extra}; echo EXITED:$?; \
+             [ \"$(stty -g)\" = \"$S0\" ] && echo TTY:RESTORED; sleep 120",
+            dir.display()
+        );
+        let out = tmux.cmd(&[
+            "new-session",
+            "-d",
+            "-s",
+            "e2e",
+            "-x",
+            "160",
+            "-y",
+            "48",
+            &cmd,
+        ]);
+        assert!(
+            out.status.success(),
+            "tmux: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        tmux
     }
 
     fn capture(&self) -> String {
@@ -59,6 +96,12 @@ impl Drop for Tmux {
     }
 }
 
+/// True when tmux runs; otherwise the test is skipped (a failure under CI's
+/// `GEPPETTO_REQUIRE_CORPUS=1`, see `common::skip`).
+fn have_tmux() -> bool {
+    common::tool("tmux", &["-V"], "CI installs it via .ci/run")
+}
+
 /// The two demo characters (humanoid, quadruped) in `dir`.
 fn two_meshes(dir: &Path) -> [String; 2] {
     let written = geppetto::demo::write_demo_folder(dir).expect("demo characters");
@@ -72,43 +115,63 @@ fn row_rigged(screen: &str, name: &str) -> bool {
         .any(|l| l.contains(name) && l.contains(" ok "))
 }
 
+/// The list row of the selected asset starts with the selection mark.
+fn selected(screen: &str, name: &str) -> bool {
+    screen.contains(&format!("▶{name}"))
+}
+
+const LONG: Duration = Duration::from_secs(600);
+
+/// Wait until both rows are rigged, then check that Down and Up move the selection on screen.
+fn rigged_and_arrows_work(tmux: &Tmux, names: &[String; 2]) {
+    let screen = tmux.wait("both meshes rigged", LONG, |s| {
+        names.iter().all(|n| row_rigged(s, n))
+    });
+    assert!(screen.contains("geppetto watch"), "{screen}");
+    assert!(
+        selected(&screen, &names[0]),
+        "first row selected:\n{screen}"
+    );
+    tmux.keys(&["Down"]);
+    let screen = tmux.wait("Down to move the selection", Duration::from_secs(10), |s| {
+        selected(s, &names[1])
+    });
+    assert!(
+        !screen.contains("^[["),
+        "keys echoed as text (terminal not in raw mode):\n{screen}"
+    );
+    tmux.keys(&["Up"]);
+    tmux.wait(
+        "Up to move the selection back",
+        Duration::from_secs(10),
+        |s| selected(s, &names[0]),
+    );
+}
+
+fn clean_exit(tmux: &Tmux) {
+    let screen = tmux.wait("clean exit", Duration::from_secs(30), |s| {
+        s.contains("EXITED:")
+    });
+    assert!(screen.contains("EXITED:0"), "exit status:\n{screen}");
+    // The shell prints TTY:RESTORED right after EXITED when `stty -g` matches its value before.
+    tmux.wait(
+        "the terminal settings from before the run",
+        Duration::from_secs(5),
+        |s| s.contains("TTY:RESTORED"),
+    );
+}
+
+/// tmux as itself (TERM_PROGRAM=tmux): the query goes to an outer terminal that never answers.
 #[test]
-fn watch_ui_under_tmux_rigs_pins_and_rerigs() {
-    if !common::tool("tmux", &["-V"], "CI installs it via .ci/run") {
+fn default_settings_in_tmux_keys_pin_rerig_and_quit() {
+    if !have_tmux() {
         return;
     }
     let dir = tempfile::tempdir().unwrap();
     let names = two_meshes(dir.path());
-    let tmux = Tmux {
-        socket: format!("geppetto-e2e-{}", std::process::id()),
-    };
-    let bin = env!("CARGO_BIN_EXE_geppetto");
-    let cmd = format!(
-        "TERM=xterm-256color '{bin}' watch '{}' --protocol halfblocks --workers 2; echo EXITED:$?; sleep 120",
-        dir.path().display()
-    );
-    let out = tmux.cmd(&[
-        "new-session",
-        "-d",
-        "-s",
-        "e2e",
-        "-x",
-        "160",
-        "-y",
-        "48",
-        &cmd,
-    ]);
-    assert!(
-        out.status.success(),
-        "tmux: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-
-    let long = Duration::from_secs(600);
-    let screen = tmux.wait("both meshes rigged", long, |s| {
-        names.iter().all(|n| row_rigged(s, n))
-    });
-    assert!(screen.contains("geppetto watch"), "{screen}");
+    let tmux = Tmux::start("tmux", dir.path(), "", "");
+    rigged_and_arrows_work(&tmux, &names);
+    let screen = tmux.capture();
     assert!(
         screen.contains("runs: 1"),
         "detail pane of the selected asset:\n{screen}"
@@ -128,7 +191,7 @@ fn watch_ui_under_tmux_rigs_pins_and_rerigs() {
     }
     let yaml = std::fs::read_to_string(&sidecar).unwrap();
     assert!(yaml.contains("joint:"), "{yaml}");
-    let screen = tmux.wait("re-rig from the embedding", long, |s| {
+    let screen = tmux.wait("re-rig from the embedding", LONG, |s| {
         s.contains("runs: 2")
             && s.contains("re-run from the embedding")
             && row_rigged(s, "demo_humanoid.obj")
@@ -139,7 +202,24 @@ fn watch_ui_under_tmux_rigs_pins_and_rerigs() {
     );
 
     tmux.keys(&["q"]);
-    tmux.wait("clean exit", Duration::from_secs(30), |s| {
-        s.contains("EXITED:0")
-    });
+    clean_exit(&tmux);
+}
+
+/// tmux posing as a plain terminal (no TERM_PROGRAM): tmux answers the query itself. Ctrl-C quits.
+#[test]
+fn default_settings_in_a_plain_terminal_keys_and_ctrl_c() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let names = two_meshes(dir.path());
+    let tmux = Tmux::start(
+        "plain",
+        dir.path(),
+        "env -u TERM_PROGRAM -u TMUX TERM=xterm-256color",
+        "",
+    );
+    rigged_and_arrows_work(&tmux, &names);
+    tmux.keys(&["C-c"]);
+    clean_exit(&tmux);
 }

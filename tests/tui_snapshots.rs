@@ -10,8 +10,9 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use geppetto::progress::Stage;
 use geppetto::raster::figure::box_figure;
 use geppetto::rig::Status;
-use geppetto::tui::app::{update, App, Effect, Msg};
+use geppetto::tui::app::{App, Effect, Msg};
 use geppetto::tui::runtime::render_request;
+use geppetto::tui::update;
 use geppetto::tui::view;
 use geppetto::watch::{FsChange, JobDone, JobEvent, JobResult};
 use ratatui::backend::TestBackend;
@@ -96,7 +97,7 @@ impl Harness {
             rig.warnings = vec!["low confidence: LeftHand lies outside the surface".into()];
         }
         rig.repair.input_vertices = m.positions.len();
-        rig.repair.welded_vertices = m.positions.len();
+        rig.repair.welded_vertices = 0; // eight closed boxes: no coincident vertices
         rig.repair.input_triangles = m.triangles.len();
         rig.repair.shells = 8;
         rig.repair.watertight = true;
@@ -111,18 +112,27 @@ impl Harness {
             rig.timings_ms.insert(s.into(), ms);
         }
         let stem = name.trim_end_matches(".obj");
+        // bob's GLB could not be written (a read-only file the user left in the output folder).
+        let (outputs, output_errors) = if stem == "bob" {
+            (
+                vec!["rig.json", "png"],
+                vec![format!(
+                    "{}: cannot write: Permission denied (os error 13)",
+                    root().join("rigged/bob.glb").display()
+                )],
+            )
+        } else {
+            (vec!["rig.json", "glb", "png"], Vec::new())
+        };
         let done = JobDone {
             rig,
             mesh: Arc::new(m),
             reused_discretization: false,
-            outputs: vec![
-                root().join(format!("rigged/{stem}.rig.json")),
-                root().join(format!("rigged/{stem}.png")),
-            ],
-            output_errors: vec![format!(
-                "{}: Glb export is not implemented yet",
-                root().join("rigged").join(stem).display()
-            )],
+            outputs: outputs
+                .iter()
+                .map(|s| root().join(format!("rigged/{stem}.{s}")))
+                .collect(),
+            output_errors,
             thumbnail: Some(root().join(format!("rigged/{stem}.png"))),
         };
         self.job(JobEvent::Finished {
@@ -132,9 +142,33 @@ impl Harness {
         });
     }
 
+    /// The screen as text. The thumbnail's pixels are replaced by a label with its size: the
+    /// rasterizer has its own golden tests, and a text snapshot must not change with them.
     fn screen(&self) -> String {
         let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
-        t.draw(|f| view::render(&self.app, f)).unwrap();
+        t.draw(|f| {
+            view::render(&self.app, f);
+            let shown = self.app.thumb.as_ref().filter(|t| {
+                self.app.current().is_some_and(|a| a.path == t.key.mesh) // as the view decides
+            });
+            if let Some(thumb) = shown {
+                let area = geppetto::tui::layout::layout((W, H)).thumb;
+                let label = format!(
+                    "[thumbnail {}x{} px: {}]",
+                    thumb.key.view.width,
+                    thumb.key.view.height,
+                    thumb.key.mesh.display()
+                );
+                let buf = f.buffer_mut();
+                for y in area.top()..area.bottom() {
+                    for x in area.left()..area.right() {
+                        buf[(x, y)].reset();
+                    }
+                }
+                buf.set_string(area.x, area.y, label, ratatui::style::Style::new());
+            }
+        })
+        .unwrap();
         format!("{}", t.backend())
     }
 }
@@ -324,7 +358,7 @@ fn typing_coordinates_pins_there() {
 #[test]
 fn mouse_click_in_the_front_view_places_the_joint() {
     let mut h = busy_folder();
-    let areas = view::layout((W, H));
+    let areas = geppetto::tui::layout::layout((W, H));
     let map = h.app.thumb.as_ref().expect("thumbnail shown").map;
     // Click where the point (0.3, 1.0) of the front view is drawn.
     let (px, py) = map.project([0.3, 1.0, 0.0], geppetto::raster::ViewKind::Front);
@@ -405,5 +439,87 @@ fn events_of_a_superseded_job_are_ignored() {
     assert_eq!(
         h.app.assets[h.app.find(&mesh("dragon.obj")).unwrap()].status(),
         geppetto::tui::app::RowStatus::Ok
+    );
+}
+
+#[test]
+fn output_errors_are_shown_near_the_top_of_the_detail_pane() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Down));
+    assert_eq!(h.app.current().unwrap().name, "bob.obj");
+    let screen = h.screen();
+    assert!(
+        screen.contains("✗ ./rigged/bob.glb: cannot write: Permission denied"),
+        "the output error is visible without scrolling:\n{screen}"
+    );
+}
+
+#[test]
+fn each_asset_keeps_its_own_joint_selection() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Tab));
+    h.send(key(KeyCode::Tab)); // alice: Head
+    h.send(key(KeyCode::Down)); // bob
+    assert_eq!(h.app.joint(), 0, "bob starts at his first joint");
+    h.send(key(KeyCode::Tab)); // bob: Spine
+    h.send(key(KeyCode::Up)); // alice again
+    assert_eq!(h.app.joint(), 2);
+    assert!(h.screen().contains("joint Head (3/11)"));
+    h.send(key(KeyCode::Down));
+    assert_eq!(h.app.joint(), 1);
+}
+
+#[test]
+fn template_key_cycles_and_writes_the_sidecar_keeping_the_hints() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Char('p'))); // pin Hips: one hint
+    h.effects.clear();
+    let before = h.app.current().unwrap().rig().unwrap().rig.skeleton.clone();
+    assert_eq!(before, "human");
+    let mut seen = Vec::new();
+    for _ in 0..5 {
+        h.send(key(KeyCode::Char('t')));
+        let a = h.app.current().unwrap();
+        seen.push(a.hints.skeleton.clone().unwrap());
+        assert_eq!(a.hints.hints.len(), 1, "the pin is kept");
+    }
+    assert_eq!(seen, ["quadruped", "horse", "centaur", "auto", "human"]);
+    assert_eq!(
+        h.effects[..2],
+        [
+            "SaveHints(/assets/alice.obj: Hips)".to_string(),
+            "Rig(/assets/alice.obj)".to_string()
+        ]
+    );
+    assert_eq!(
+        h.effects.len(),
+        10,
+        "one write and one re-rig per key press"
+    );
+}
+
+/// With a pixel protocol (kitty, sixel, iTerm2) the thumbnail is rendered at the pane's real pixel
+/// size: cells times the font size the terminal reported; half-blocks use 1x2 pixels per cell.
+#[test]
+fn thumbnail_is_rendered_at_the_panes_pixel_size() {
+    let cells = geppetto::tui::layout::layout((W, H)).thumb;
+    let h = busy_folder();
+    let key = &h.app.thumb.as_ref().unwrap().key;
+    assert_eq!(
+        (key.view.width, key.view.height),
+        (u32::from(cells.width), 2 * u32::from(cells.height))
+    );
+    let mut h = Harness::new();
+    h.app.cell_px = (9, 18);
+    h.send(Msg::Fs(FsChange::Ready(mesh("alice.obj"))));
+    h.job(JobEvent::Started {
+        path: mesh("alice.obj"),
+        id: 1,
+    });
+    h.done("alice.obj", 1, Status::Ok, 0.05);
+    let key = &h.app.thumb.as_ref().expect("thumbnail").key;
+    assert_eq!(
+        (key.view.width, key.view.height),
+        (9 * u32::from(cells.width), 18 * u32::from(cells.height))
     );
 }

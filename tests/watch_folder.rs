@@ -9,8 +9,9 @@ use std::sync::mpsc::{self, Receiver};
 use std::time::{Duration, Instant};
 
 use geppetto::config::RigConfig;
-use geppetto::tui::app::{update, App, LastRun, Msg, RowStatus};
+use geppetto::tui::app::{App, LastRun, Msg, RowStatus};
 use geppetto::tui::runtime::Runtime;
+use geppetto::tui::update;
 use geppetto::watch::{JobEvent, JobResult, WatchConfig, WatchSettings};
 
 /// How long to wait for an expected state (`GEPPETTO_TEST_DEADLINE_S` overrides; default 300 s).
@@ -319,4 +320,29 @@ fn polling_watcher_sees_new_files_in_new_subfolders() {
     std::fs::write(&p, character_obj(0)).unwrap();
     r.until("polled rigged", |a| rigged(a, &p));
     assert_eq!(r.count(&p, "started"), 1);
+}
+
+#[test]
+fn deleted_and_recreated_folder_is_reported_and_watched_again() {
+    let mut r = Rt::start();
+    let root = r.root();
+    let a = root.join("a.obj");
+    std::fs::write(&a, character_obj(0)).unwrap();
+    r.until("a rigged", |app| rigged(app, &a));
+    std::fs::remove_dir_all(&root).unwrap();
+    r.until("the loss reported", |app| {
+        app.assets.is_empty()
+            && app
+                .message
+                .as_deref()
+                .is_some_and(|m| m.contains("is gone"))
+            && app.log.iter().any(|l| l.contains("is gone"))
+    });
+    // Re-created (a branch checkout, an rsync): a file saved into the new folder is rigged.
+    std::fs::create_dir(&root).unwrap();
+    let b = root.join("b.obj");
+    std::fs::write(&b, character_obj(1)).unwrap();
+    r.until("b rigged in the new folder", |app| rigged(app, &b));
+    assert!(r.app.log.iter().any(|l| l.contains("is back")));
+    assert!(r.app.out_dir.join("b.rig.json").is_file());
 }

@@ -81,7 +81,9 @@ pub struct RigArgs {
 pub struct AttachArgs {
     /// Mesh file.
     pub mesh: PathBuf,
-    /// Skeleton source: a rig.json or a rigged .glb.
+    /// Skeleton source: a rig.json, a rigged .glb/.gltf, or a skeleton JSON
+    /// {"joints": [{"name", "parent", "position"}]} in the mesh's frame, where "parent" is a joint
+    /// name or a 0-based index into the list (null or absent for a root).
     #[arg(long)]
     pub skeleton_from: PathBuf,
     /// Output folder.

@@ -1,6 +1,7 @@
 //! `geppetto rig MESH...`: rig meshes in parallel, write outputs, one line per result.
 
 use std::io::IsTerminal;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -11,6 +12,7 @@ use super::RigArgs;
 use crate::embed::hints::Hints;
 use crate::embed::OrientationMode;
 use crate::export::{self, Format};
+use crate::naming::{self, OutputBase};
 use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
 use crate::progress::{NoProgress, Progress};
 use crate::rig::Status;
@@ -47,16 +49,19 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
     };
     let mut formats = args.format.clone();
     if args.no_skin {
-        formats.retain(|f| *f == Format::Json);
+        formats.retain(|f| matches!(f, Format::Json | Format::Png));
     }
+    let meshes = distinct(&args.meshes);
+    // Outputs mirror each mesh's folder below the inputs' common folder (export::naming).
+    let root = naming::common_root(&meshes);
     let pipeline = Pipeline::new(config);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
         .build()
         .context("thread pool")?;
-    let bar = progress_bar(args.meshes.len());
-    let results: Vec<Result<RigOutcome, RigError>> = pool.install(|| {
-        args.meshes
+    let bar = progress_bar(meshes.len());
+    let results: Vec<Result<(RigOutcome, OutputBase), RigError>> = pool.install(|| {
+        meshes
             .par_iter()
             .map(|mesh| {
                 let req = match &hints {
@@ -67,17 +72,19 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
                         orientation,
                         skin: !args.no_skin,
                     }),
-                    None => RigRequest::with_sidecar(mesh, skeleton.clone()).map(|mut r| {
+                    None => RigRequest::with_sidecar(mesh, skeleton.clone()).and_then(|mut r| {
                         r.orientation = orientation;
                         r.skin = !args.no_skin;
-                        r
+                        sidecar_template(&mut r, &args.skeleton)?;
+                        Ok(r)
                     }),
                 };
                 let out = req
                     .and_then(|r| pipeline.rig(&r, &NoProgress as &dyn Progress))
                     .and_then(|o| {
-                        export::write_outputs(&o, &args.out, &formats)?;
-                        Ok(o)
+                        let base = naming::output_base(mesh, &root, &args.out);
+                        export::write_rig_to(&o.rig, &o.prepared.input, &base, &formats)?;
+                        Ok((o, base))
                     });
                 if let Some(b) = &bar {
                     b.inc(1);
@@ -92,7 +99,7 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
     let mut failed = 0;
     for r in &results {
         match r {
-            Ok(o) => print_success(o, &args.out),
+            Ok((o, base)) => print_success(o, base),
             Err(e) => {
                 failed += 1;
                 eprintln!("error: {e}");
@@ -119,9 +126,8 @@ fn progress_bar(n: usize) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-fn print_success(o: &RigOutcome, out: &std::path::Path) {
+fn print_success(o: &RigOutcome, base: &OutputBase) {
     let rig = &o.rig;
-    let name = crate::pipeline::asset_name(std::path::Path::new(&rig.mesh));
     let total = rig.timings_ms.get("total").copied().unwrap_or(0.0);
     let status = match rig.status {
         Status::Ok => "ok",
@@ -134,9 +140,37 @@ fn print_success(o: &RigOutcome, out: &std::path::Path) {
         rig.penalty.total,
         rig.orientation,
         total,
-        out.join(format!("{name}.rig.json")).display()
+        base.file("rig.json").display()
     );
     for w in &rig.warnings {
         eprintln!("warning: {}: {w}", rig.mesh);
     }
+}
+
+/// The input meshes without repeats (the same file named twice would be rigged twice into the
+/// same outputs); the first spelling of each file is kept, in order.
+fn distinct(meshes: &[PathBuf]) -> Vec<PathBuf> {
+    let mut seen = std::collections::HashSet::new();
+    meshes
+        .iter()
+        .filter(|m| seen.insert(std::fs::canonicalize(m).unwrap_or_else(|_| m.to_path_buf())))
+        .cloned()
+        .collect()
+}
+
+/// A sidecar's `skeleton:` overrides `--skeleton` for its mesh (a per-asset choice beats the
+/// command's); says so on stderr when they differ.
+fn sidecar_template(req: &mut RigRequest, cli_choice: &str) -> Result<(), RigError> {
+    let Some(name) = req.hints.as_ref().and_then(|(h, _)| h.skeleton.clone()) else {
+        return Ok(());
+    };
+    if name.eq_ignore_ascii_case(cli_choice) {
+        return Ok(());
+    }
+    req.skeleton = Arc::new(skeleton::load_template(&name)?);
+    eprintln!(
+        "note: {}: skeleton '{name}' from its hints file (instead of '{cli_choice}')",
+        req.mesh_path.display()
+    );
+    Ok(())
 }

@@ -4,6 +4,7 @@
 //!
 //! ```yaml
 //! # positions in the mesh's own frame and units; radius optional (default: 4% of the largest extent)
+//! skeleton: quadruped   # optional: the template for this mesh
 //! hints:
 //!   - joint: LeftHand
 //!     position: [0.61, 1.02, 0.05]
@@ -29,6 +30,10 @@ pub struct Hints {
     /// One entry per pinned joint.
     #[serde(default)]
     pub hints: Vec<JointHint>,
+    /// Skeleton template for this mesh (`auto`, `human`, `quadruped`, …, or a YAML path); it
+    /// overrides the watcher's and the command line's choice for this one asset.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub skeleton: Option<String>,
 }
 
 /// One pinned joint.
@@ -102,13 +107,11 @@ pub enum HintsError {
     },
 }
 
-/// The sidecar hints path for a mesh: `dir/NAME.hints.yaml` for `dir/NAME.ext`.
+/// The sidecar hints path for a mesh: `dir/NAME.hints.yaml` for `dir/NAME.ext`, NAME by
+/// [`crate::naming::asset_name`] (`NAME.ext` when another mesh in the folder shares the stem).
 pub fn sidecar_path(mesh_path: &Path) -> PathBuf {
-    let stem = mesh_path
-        .file_stem()
-        .map(|s| s.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    mesh_path.with_file_name(format!("{stem}.hints.yaml"))
+    let name = crate::naming::asset_name(mesh_path);
+    mesh_path.with_file_name(format!("{name}.hints.yaml"))
 }
 
 impl Hints {

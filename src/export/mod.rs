@@ -1,5 +1,6 @@
-//! Rig outputs: `NAME.rig.json`, glTF 2.0 binary `NAME.glb`, and the original Pinocchio text files
-//! (`skeleton.out` / `attachment.out`). Every file is written atomically.
+//! Rig outputs: `NAME.rig.json`, glTF 2.0 binary `NAME.glb`, the original Pinocchio text files
+//! (`skeleton.out` / `attachment.out`) and the thumbnail `NAME.png`. Every file is written
+//! atomically; [`crate::naming`] decides where (one rule for every command).
 //! GLB and Pinocchio writers: OWNER skin helper.
 
 pub mod glb;
@@ -11,7 +12,8 @@ use serde::{Deserialize, Serialize};
 
 use crate::error::RigError;
 use crate::mesh::Mesh;
-use crate::pipeline::{asset_name, RigOutcome};
+use crate::naming::{output_base, OutputBase};
+use crate::pipeline::RigOutcome;
 use crate::rig::Rig;
 use crate::util::write_atomic;
 
@@ -25,9 +27,12 @@ pub enum Format {
     Glb,
     /// `NAME.skeleton.out` and `NAME.attachment.out`, the original's text formats.
     Pinocchio,
+    /// `NAME.png`: front and side views of the mesh with the skeleton drawn over it.
+    Png,
 }
 
-/// Write the requested outputs for one rig into `out_dir`; returns the paths written.
+/// Write the requested outputs for one rig into `out_dir` (named by [`output_base`] with
+/// the mesh's own folder as root, i.e. flat); returns the paths written.
 pub fn write_outputs(
     outcome: &RigOutcome,
     out_dir: &Path,
@@ -36,19 +41,31 @@ pub fn write_outputs(
     write_rig(&outcome.rig, &outcome.prepared.input, out_dir, formats)
 }
 
-/// Write `rig` (with `mesh`, the input mesh it was made from, mesh frame) in each of `formats`
-/// into `out_dir` as `NAME.*`, NAME from the rig's mesh path. A rig without skin weights writes a
-/// GLB with the mesh and the joint hierarchy but no skin, and `attachment.out` is skipped.
+/// [`write_rig_to`] into `out_dir`, named by [`output_base`] with the mesh's own folder as
+/// root (flat: `out_dir/NAME.*`).
 pub fn write_rig(
     rig: &Rig,
     mesh: &Mesh,
     out_dir: &Path,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
-    let name = asset_name(Path::new(&rig.mesh));
+    let mesh_path = Path::new(&rig.mesh);
+    let root = mesh_path.parent().unwrap_or(Path::new(""));
+    write_rig_to(rig, mesh, &output_base(mesh_path, root, out_dir), formats)
+}
+
+/// Write `rig` (with `mesh`, the input mesh it was made from, mesh frame) in each of `formats`
+/// as `base.dir/base.name.*`. A rig without skin weights writes a GLB with the mesh and the joint
+/// hierarchy but no skin, and `attachment.out` is skipped.
+pub fn write_rig_to(
+    rig: &Rig,
+    mesh: &Mesh,
+    base: &OutputBase,
+    formats: &[Format],
+) -> Result<Vec<PathBuf>, RigError> {
     let mut written = Vec::new();
-    let mut put = |file: String, bytes: &[u8]| -> Result<(), RigError> {
-        let path = out_dir.join(file);
+    let mut put = |suffix: &str, bytes: &[u8]| -> Result<(), RigError> {
+        let path = base.file(suffix);
         write_atomic(&path, bytes).map_err(|source| RigError::Write {
             path: path.clone(),
             source,
@@ -58,25 +75,34 @@ pub fn write_rig(
     };
     for format in formats {
         match format {
-            Format::Json => put(format!("{name}.rig.json"), rig.to_json().as_bytes())?,
+            Format::Json => put("rig.json", rig.to_json().as_bytes())?,
             Format::Glb => {
                 let bytes = glb::glb_bytes(mesh, &rig.joints, rig.skin.as_ref()).map_err(|e| {
                     RigError::Export {
-                        path: out_dir.join(format!("{name}.glb")),
+                        path: base.file("glb"),
                         message: e.to_string(),
                     }
                 })?;
-                put(format!("{name}.glb"), &bytes)?;
+                put("glb", &bytes)?;
             }
             Format::Pinocchio => {
                 put(
-                    format!("{name}.skeleton.out"),
+                    "skeleton.out",
                     pinocchio::skeleton_out(&rig.joints).as_bytes(),
                 )?;
                 if let Some(skin) = &rig.skin {
                     let text = pinocchio::attachment_out(&rig.joints, skin);
-                    put(format!("{name}.attachment.out"), text.as_bytes())?;
+                    put("attachment.out", text.as_bytes())?;
                 }
+            }
+            Format::Png => {
+                let view = crate::raster::ThumbnailView::default();
+                let (img, _) = crate::raster::render_rig(mesh, rig, &view);
+                let bytes = crate::raster::png_bytes(&img).map_err(|e| RigError::Export {
+                    path: base.file("png"),
+                    message: e.to_string(),
+                })?;
+                put("png", &bytes)?;
             }
         }
     }

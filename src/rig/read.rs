@@ -125,7 +125,22 @@ fn read_json(path: &Path) -> Result<RigFile, RigReadError> {
     })?;
     let value: serde_json::Value =
         serde_json::from_str(&text).map_err(|e| invalid(path, format!("not JSON: {e}")))?;
-    if value.get("joint_names").is_some() {
+    if crate::skeleton::joints_json::is_minimal(&value) {
+        let joints =
+            crate::skeleton::joints_json::from_value(value, path).map_err(|e| match e {
+                crate::skeleton::SkeletonError::Invalid { message, .. } => invalid(path, message),
+                other => invalid(path, other.to_string()),
+            })?;
+        Ok(RigFile {
+            source: path.to_path_buf(),
+            kind: RigFileKind::RigJson,
+            joints,
+            skin: None,
+            bbox: None,
+            mesh: None,
+            mesh_path: None,
+        })
+    } else if value.get("joint_names").is_some() {
         let t: TruthFile = serde_json::from_value(value)
             .map_err(|e| invalid(path, format!("not a corpus truth file: {e}")))?;
         from_truth(path, t)

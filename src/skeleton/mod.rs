@@ -5,6 +5,7 @@
 //! `symmetric` partner (SymPF), `foot` (FootPF), `fat` (candidate restriction, docs/algorithms.md#candidates) and `end` (end markers
 //! that own no vertices). The YAML schema is documented in [`load`] and in each built-in file's header.
 
+pub mod joints_json;
 pub mod load;
 pub mod rigged;
 
@@ -90,6 +91,9 @@ pub enum SkeletonError {
     },
 }
 
+/// The template name that asks for the automatic choice.
+pub const AUTO_TEMPLATE: &str = "auto";
+
 /// The built-in templates: `(name, YAML text)`, compiled into the binary.
 pub const BUILTIN: [(&str, &str); 4] = [
     ("human", include_str!("../../skeletons/human.yaml")),
@@ -101,7 +105,13 @@ pub const BUILTIN: [(&str, &str); 4] = [
 /// Load a built-in template by name (`human`, `quadruped`, `horse`, `centaur`) or a YAML file by path.
 /// Built-in names win over files of the same name in the working directory.
 pub fn load_template(name_or_path: &str) -> Result<Skeleton, SkeletonError> {
-    let key = name_or_path.trim();
+    let mut key = name_or_path.trim();
+    // STAND-IN for `--skeleton auto` (issue 15 §3) until the engine's automatic template choice
+    // lands: `auto` is accepted everywhere a template name is, and means today's default, human.
+    // This is the only place that maps it.
+    if key.eq_ignore_ascii_case(AUTO_TEMPLATE) {
+        key = "human";
+    }
     if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| n.eq_ignore_ascii_case(key)) {
         let path = PathBuf::from(format!("skeletons/{name}.yaml (built in)"));
         return load::parse_template(text, &path, name);

@@ -15,7 +15,7 @@ use crate::mesh::Mesh;
 use crate::progress::Stage;
 use crate::raster::{ThumbnailView, ViewMap};
 use crate::rig::{Rig, Status};
-use crate::watch::{FsChange, JobDone, JobEvent, JobResult};
+use crate::watch::{FsChange, JobEvent};
 
 /// Everything that can happen to the app.
 pub enum Msg {
@@ -139,6 +139,8 @@ pub struct Asset {
     pub last: Option<LastRun>,
     /// Finished runs so far (including failures).
     pub runs: u32,
+    /// Selected joint index of this asset (each asset keeps its own selection).
+    pub joint: usize,
     /// The sidecar hints as last written or read.
     pub hints: Hints,
     /// The sidecar text as last written or read (to ignore the watcher's echo of our own writes).
@@ -176,6 +178,7 @@ impl Asset {
             job: None,
             last: None,
             runs: 0,
+            joint: 0,
             hints: Hints::default(),
             hints_text: None,
         }
@@ -231,8 +234,6 @@ pub struct App {
     pub selected: Option<PathBuf>,
     /// Sort failures (then low confidence) first.
     pub failures_first: bool,
-    /// Selected joint index.
-    pub joint: usize,
     /// Show the selected joint's weights.
     pub heat: bool,
     /// Joint position being edited.
@@ -281,7 +282,6 @@ impl App {
             assets: Vec::new(),
             selected: None,
             failures_first: false,
-            joint: 0,
             heat: false,
             draft: None,
             input: None,
@@ -331,6 +331,11 @@ impl App {
             .map(|i| &self.assets[i])
     }
 
+    /// The selected asset's selected joint index (0 when nothing is selected).
+    pub fn joint(&self) -> usize {
+        self.current().map_or(0, |a| a.joint)
+    }
+
     /// True once the initial scan is done and no asset is queued or running.
     pub fn settled(&self) -> bool {
         self.scan_done
@@ -364,12 +369,12 @@ impl App {
         self.log_total += 1;
     }
 
-    fn asset_mut(&mut self, path: &Path) -> Option<&mut Asset> {
+    pub(super) fn asset_mut(&mut self, path: &Path) -> Option<&mut Asset> {
         self.assets.iter_mut().find(|a| a.path == path)
     }
 
     /// Add a row for `path` if new; returns its index.
-    fn ensure(&mut self, path: &Path) -> usize {
+    pub(super) fn ensure(&mut self, path: &Path) -> usize {
         if let Some(i) = self.find(path) {
             return i;
         }
@@ -387,235 +392,4 @@ impl App {
             .display()
             .to_string()
     }
-}
-
-/// Apply one message; returns the effects to perform, in order.
-pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
-    let mut fx = match msg {
-        Msg::Key(k) => super::keys::on_key(app, k),
-        Msg::Mouse(m) => super::keys::on_mouse(app, m),
-        Msg::Fs(c) => on_fs(app, c),
-        Msg::Job(e) => on_job(app, e),
-        Msg::Thumb(t) => {
-            if app.thumb_requested.as_ref() == Some(&t.key) {
-                app.thumb = Some(*t);
-            }
-            Vec::new()
-        }
-        Msg::HintsSaved { mesh, result } => {
-            match result {
-                Ok(()) => app.push_log(format!(
-                    "hints saved: {}",
-                    app.rel(&crate::embed::hints::sidecar_path(&mesh))
-                )),
-                Err(e) => app.message = Some(format!("could not save hints: {e}")),
-            }
-            Vec::new()
-        }
-        Msg::Tick(now) => {
-            app.now = now;
-            Vec::new()
-        }
-        Msg::Resize(w, h) => {
-            app.size = (w, h);
-            Vec::new()
-        }
-    };
-    fx.extend(thumb_effect(app));
-    fx
-}
-
-fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
-    match change {
-        FsChange::Ready(path) => {
-            let i = app.ensure(&path);
-            app.assets[i].queued = true;
-            app.push_log(format!("changed: {}", app.rel(&path)));
-            vec![Effect::Rig(path)]
-        }
-        FsChange::Removed(path) => {
-            app.assets.retain(|a| a.path != path);
-            if app.selected.as_deref() == Some(&path) {
-                let first = app.order().first().map(|&i| app.assets[i].path.clone());
-                app.selected = first;
-            }
-            if app.draft.as_ref().is_some_and(|d| d.mesh == path) {
-                app.draft = None;
-            }
-            app.push_log(format!("removed: {}", app.rel(&path)));
-            vec![Effect::Cancel(path)]
-        }
-        FsChange::HintsChanged { mesh, text } => {
-            let Some(i) = app.find(&mesh) else {
-                return Vec::new();
-            };
-            let a = &mut app.assets[i];
-            if a.hints_text == text {
-                return Vec::new(); // the echo of our own write
-            }
-            a.hints_text = text.clone();
-            if let Some(t) = &text {
-                if let Ok(h) = Hints::parse(t, &mesh) {
-                    a.hints = h;
-                }
-            } else {
-                a.hints = Hints::default();
-            }
-            a.queued = true;
-            app.push_log(format!("hints edited: {}", app.rel(&mesh)));
-            vec![Effect::Rig(mesh)]
-        }
-        FsChange::ScanDone(meshes) => {
-            for m in &meshes {
-                app.ensure(m);
-            }
-            app.scan_done = true;
-            app.push_log(format!(
-                "scan: {} meshes in {}",
-                meshes.len(),
-                app.root.display()
-            ));
-            Vec::new()
-        }
-        FsChange::Error(e) => {
-            app.message = Some(e.clone());
-            app.push_log(format!("watcher: {e}"));
-            Vec::new()
-        }
-    }
-}
-
-fn on_job(app: &mut App, ev: JobEvent) -> Vec<Effect> {
-    let now = app.now;
-    match ev {
-        JobEvent::Started { path, id } => {
-            if let Some(a) = app.asset_mut(&path) {
-                a.job = Some(id);
-                a.queued = false;
-                a.running = Some((Stage::Load, 0.0));
-                a.started = Some(now);
-            }
-        }
-        JobEvent::Stage { path, stage, .. } => {
-            if let Some(a) = app.asset_mut(&path) {
-                a.running = Some((stage, 0.0));
-            }
-        }
-        JobEvent::Fraction { path, fraction, .. } => {
-            if let Some(a) = app.asset_mut(&path) {
-                if let Some((_, f)) = &mut a.running {
-                    *f = fraction;
-                }
-            }
-        }
-        JobEvent::Finished { path, id, result } => {
-            let stale = app
-                .find(&path)
-                .is_some_and(|i| app.assets[i].job.is_some_and(|j| j > id));
-            if !stale {
-                finished(app, &path, result);
-            }
-        }
-    }
-    Vec::new()
-}
-
-fn finished(app: &mut App, path: &Path, result: JobResult) {
-    let name = app.rel(path);
-    let Some(a) = app.asset_mut(path) else {
-        return;
-    };
-    a.running = None;
-    let line = match result {
-        JobResult::Cancelled => {
-            a.queued = true; // superseded: a newer job is queued
-            format!("cancelled: {name} (superseded)")
-        }
-        JobResult::Failed(e) => {
-            a.runs += 1;
-            a.last = Some(LastRun::Failed(e.clone()));
-            format!("failed: {name}: {e}")
-        }
-        JobResult::Done(done) => {
-            a.runs += 1;
-            let JobDone {
-                rig,
-                mesh,
-                reused_discretization,
-                outputs,
-                output_errors,
-                ..
-            } = *done;
-            let status = match rig.status {
-                Status::Ok => "ok",
-                Status::LowConfidence => "low confidence",
-            };
-            let line = format!(
-                "{status}: {name} penalty {:.4} in {:.0} ms{}",
-                rig.penalty.total,
-                rig.timings_ms.get("total").copied().unwrap_or(0.0),
-                if reused_discretization {
-                    " (re-run from the embedding)"
-                } else {
-                    ""
-                }
-            );
-            // The hints this rig used are the sidecar's, unless a newer edit is already queued.
-            if !a.queued {
-                a.hints = Hints {
-                    hints: rig.hints.clone(),
-                };
-            }
-            a.last = Some(LastRun::Rigged(Box::new(RigInfo {
-                rig: Arc::new(rig),
-                mesh,
-                reused: reused_discretization,
-                outputs,
-                output_errors,
-            })));
-            line
-        }
-    };
-    app.push_log(line);
-}
-
-/// Request a thumbnail when what it should show changed.
-fn thumb_effect(app: &mut App) -> Option<Effect> {
-    if app.headless {
-        return None;
-    }
-    let area = super::view::layout(app.size).thumb;
-    let a = app.current()?;
-    let info = a.rig()?;
-    if area.width < 4 || area.height < 2 {
-        return None;
-    }
-    let joint = app.joint.min(info.rig.joints.len().saturating_sub(1));
-    let draft = app
-        .draft
-        .as_ref()
-        .filter(|d| d.mesh == a.path)
-        .map(|d| d.pos);
-    let key = ThumbKey {
-        mesh: a.path.clone(),
-        run: a.runs,
-        view: ThumbnailView {
-            width: u32::from(area.width) * u32::from(app.cell_px.0),
-            height: u32::from(area.height) * u32::from(app.cell_px.1),
-            selected: (!info.rig.joints.is_empty()).then_some(joint),
-            heat: app.heat,
-            draft,
-        },
-        cells: (area.width, area.height),
-    };
-    if app.thumb_requested.as_ref() == Some(&key) {
-        return None;
-    }
-    let req = ThumbRequest {
-        key: key.clone(),
-        mesh: info.mesh.clone(),
-        rig: info.rig.clone(),
-    };
-    app.thumb_requested = Some(key);
-    Some(Effect::Thumbnail(Box::new(req)))
 }

@@ -11,6 +11,7 @@ use crate::raster::ViewKind;
 /// The keys shown in the help bar. Mouse: click a row to select it, click a view to place the
 /// joint being edited, wheel to move the selection.
 pub const HELP: &[(&str, &str)] = &[
+    ("q", "quit"), // first: a narrow terminal cuts the end of the bar
     ("↑↓", "asset"),
     ("Tab", "joint"),
     ("e", "edit"),
@@ -20,10 +21,10 @@ pub const HELP: &[(&str, &str)] = &[
     ("u", "unpin"),
     ("z", "undo"),
     ("w", "weights"),
+    ("t", "template"),
     ("f", "fails 1st"),
     ("r", "rerig"),
     ("PgUp/Dn", "scroll"),
-    ("q", "quit"),
 ];
 
 /// Handle a key.
@@ -31,12 +32,13 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     if k.kind == KeyEventKind::Release {
         return Vec::new();
     }
-    if app.input.is_some() {
-        return on_input_key(app, k);
-    }
+    // Ctrl-C quits from every mode (raw mode delivers it as a key, not as SIGINT).
     if k.modifiers.contains(KeyModifiers::CONTROL) && k.code == KeyCode::Char('c') {
         app.quit = true;
         return vec![Effect::Quit];
+    }
+    if app.input.is_some() {
+        return on_input_key(app, k);
     }
     let big = k.modifiers.contains(KeyModifiers::SHIFT);
     if app.draft.is_some() {
@@ -79,6 +81,7 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             app.heat = !app.heat;
             Vec::new()
         }
+        KeyCode::Char('t') => cycle_template(app),
         KeyCode::Char('f') => {
             app.failures_first = !app.failures_first;
             Vec::new()
@@ -135,7 +138,10 @@ fn joint_step(app: &mut App, dir: i32) -> Vec<Effect> {
     if n == 0 {
         return Vec::new();
     }
-    app.joint = ((app.joint.min(n - 1) as i64 + i64::from(dir)).rem_euclid(n as i64)) as usize;
+    let next = ((app.joint().min(n - 1) as i64 + i64::from(dir)).rem_euclid(n as i64)) as usize;
+    if let Some(i) = app.selected.clone().and_then(|p| app.find(&p)) {
+        app.assets[i].joint = next;
+    }
     app.draft = None;
     Vec::new()
 }
@@ -144,7 +150,7 @@ fn joint_step(app: &mut App, dir: i32) -> Vec<Effect> {
 fn selected_joint(app: &App) -> Option<(std::path::PathBuf, usize, String, [f64; 3], f64)> {
     let a = app.current()?;
     let r = a.rig()?;
-    let i = app.joint.min(r.rig.joints.len().checked_sub(1)?);
+    let i = app.joint().min(r.rig.joints.len().checked_sub(1)?);
     let j = r.rig.joints.get(i)?;
     Some((
         a.path.clone(),
@@ -224,6 +230,37 @@ fn pin(app: &mut App) -> Vec<Effect> {
         "pinned {name} at ({:.3}, {:.3}, {:.3}); re-rigging",
         pos[0], pos[1], pos[2]
     );
+    write_hints(app, mesh, hints, what)
+}
+
+/// The templates the `t` key cycles through, in order.
+pub const TEMPLATE_CYCLE: [&str; 5] = ["auto", "human", "quadruped", "horse", "centaur"];
+
+/// The next template in [`TEMPLATE_CYCLE`] after `current` (a name not in the cycle, e.g. a YAML
+/// file, goes back to the start).
+pub fn next_template(current: &str) -> &'static str {
+    let i = TEMPLATE_CYCLE
+        .iter()
+        .position(|t| t.eq_ignore_ascii_case(current));
+    TEMPLATE_CYCLE[i.map_or(0, |i| (i + 1) % TEMPLATE_CYCLE.len())]
+}
+
+/// `t`: the selected asset's next template, written to its sidecar (hints kept) and re-rigged.
+fn cycle_template(app: &mut App) -> Vec<Effect> {
+    let Some(a) = app.current() else {
+        return Vec::new();
+    };
+    let current = a
+        .hints
+        .skeleton
+        .clone()
+        .or_else(|| a.rig().map(|r| r.rig.skeleton.clone()))
+        .unwrap_or_else(|| TEMPLATE_CYCLE[0].to_string());
+    let next = next_template(&current);
+    let mut hints = a.hints.clone();
+    hints.skeleton = Some(next.to_string());
+    let what = format!("template {next} for {}; re-rigging", a.name);
+    let mesh = a.path.clone();
     write_hints(app, mesh, hints, what)
 }
 
@@ -309,7 +346,7 @@ fn on_input_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 /// Handle the mouse: click a row to select it, click a view to place the joint being edited
 /// (front view sets X and Y, side view Z and Y), wheel to move the selection.
 pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
-    let areas = super::view::layout(app.size);
+    let areas = super::layout::layout(app.size);
     let inside = |r: ratatui::layout::Rect| {
         m.column >= r.x && m.column < r.x + r.width && m.row >= r.y && m.row < r.y + r.height
     };

@@ -1,17 +1,25 @@
 //! The watch-folder terminal UI (issue 5), a thin layer over [`crate::watch`] and the pipeline.
+//! Dependencies run one way: `app` (state) ← `layout` ← `keys` ← `update`; `view` reads `app`,
+//! `layout` and the key list; `runtime` and `term` drive them.
 //!
-//! * [`app`]: one state struct, one message enum, `update(&mut App, Msg) -> Vec<Effect>` (no I/O);
+//! * [`app`]: one state struct, one message enum, the effects (no behaviour);
+//! * [`update`]: `update(&mut App, Msg) -> Vec<Effect>`, the only place state changes (no I/O);
 //! * [`keys`]: keyboard/mouse handling and hint edits; [`suggest`]: suggested hints in plain words;
-//! * [`view`]: rendering as a pure function of `&App`;
+//! * [`layout`]: pane rectangles for a terminal size; [`view`]: rendering, a pure function of `&App`;
 //! * [`runtime`]: the watcher, the job pool and the thumbnail thread, and effect execution;
+//! * [`probe`]: the terminal's image-protocol query (bounded, on the calling thread);
 //! * [`term`]: the interactive loop (raw mode, alternate screen, panic-safe restore) and the
 //!   headless loop.
 
 pub mod app;
 pub mod keys;
+pub mod layout;
+pub mod probe;
 pub mod runtime;
 pub mod suggest;
 pub mod term;
+pub mod update;
 pub mod view;
 
-pub use app::{update, App, Effect, Msg};
+pub use app::{App, Effect, Msg};
+pub use update::update;

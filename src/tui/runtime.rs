@@ -42,6 +42,7 @@ impl Runtime {
         let ctx = JobContext {
             pipeline: Pipeline::new(config),
             skeleton_for: skeleton_loader(settings.clone()),
+            root: settings.root.clone(),
             out_dir: settings.out_dir.clone(),
             formats: settings.formats.clone(),
             thumbnails: true,
@@ -97,12 +98,23 @@ impl Runtime {
     }
 }
 
+/// The template for `mesh`: its sidecar's `skeleton:` if it names one, else the watch settings'
+/// rules and default. An unreadable sidecar falls back to the settings (the rig then reports the
+/// sidecar's problem itself).
+pub fn template_for(settings: &WatchSettings, mesh: &std::path::Path) -> String {
+    crate::embed::hints::Hints::load_sidecar(mesh)
+        .ok()
+        .flatten()
+        .and_then(|h| h.skeleton)
+        .unwrap_or_else(|| settings.skeleton_for(mesh).to_string())
+}
+
 /// Load each template once; a template that fails to load fails every job that needs it, with the
 /// loader's message.
 fn skeleton_loader(settings: WatchSettings) -> SkeletonFn {
     let cache: Mutex<HashMap<String, Result<Arc<Skeleton>, String>>> = Mutex::new(HashMap::new());
     Box::new(move |mesh| {
-        let name = settings.skeleton_for(mesh).to_string();
+        let name = template_for(&settings, mesh);
         let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
         c.entry(name.clone())
             .or_insert_with(|| {

@@ -1,7 +1,7 @@
 //! The two front ends over the same [`App`] and [`Runtime`]: the interactive terminal loop and the
 //! headless loop (one log line per event).
 
-use std::io::{IsTerminal, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
@@ -17,8 +17,9 @@ use ratatui::backend::CrosstermBackend;
 use ratatui::Terminal;
 use ratatui_image::picker::Picker;
 
-use super::app::{update, App, Msg, RowStatus};
-use super::runtime::{cell_pixels, protocol_type, Runtime};
+use super::app::{App, Msg, RowStatus};
+use super::runtime::{cell_pixels, Runtime};
+use super::update::update;
 use super::view;
 use crate::config::RigConfig;
 use crate::watch::jobs::WORKER_THREAD_PREFIX;
@@ -56,25 +57,31 @@ pub fn install_panic_hook(screen: bool) {
     }));
 }
 
-/// Pick the image protocol: forced by name, or detected when stdout is a terminal (the query must
-/// happen before raw mode and the alternate screen); half-blocks otherwise.
-pub fn make_picker(protocol: &str) -> anyhow::Result<Picker> {
-    let forced = protocol_type(protocol)?;
-    let tty = std::io::stdout().is_terminal();
-    let mut picker = match forced {
-        Some(ratatui_image::picker::ProtocolType::Halfblocks) => Picker::halfblocks(),
-        _ if tty => Picker::from_query_stdio().unwrap_or_else(|_| Picker::halfblocks()),
-        _ => Picker::halfblocks(),
-    };
-    if let Some(p) = forced {
-        picker.set_protocol_type(p);
-    }
-    Ok(picker)
+/// Run the interactive UI until `q` or Ctrl-C.
+///
+/// Order matters: raw mode first (it records the terminal settings to restore on exit), then the
+/// alternate screen, then the image-protocol query on this thread ([`super::probe`]), and only
+/// then the input thread, so that exactly one reader ever reads the terminal at a time.
+pub fn run_tui(settings: &WatchSettings, config: RigConfig) -> anyhow::Result<ExitCode> {
+    super::runtime::protocol_type(&settings.protocol)?;
+    install_panic_hook(true);
+    enable_raw_mode()?;
+    let result = (|| {
+        execute!(std::io::stdout(), EnterAlternateScreen)?;
+        let (picker, interrupted) = super::probe::picker(&settings.protocol)?;
+        if interrupted {
+            return Ok(()); // Ctrl-C while the terminal was being asked: leave quietly
+        }
+        execute!(std::io::stdout(), EnableMouseCapture)?;
+        interactive(settings, config, picker)
+    })();
+    restore_terminal();
+    result?;
+    Ok(ExitCode::SUCCESS)
 }
 
-/// Run the interactive UI until `q`.
-pub fn run_tui(settings: &WatchSettings, config: RigConfig) -> anyhow::Result<ExitCode> {
-    let picker = make_picker(&settings.protocol)?;
+/// The UI proper, once the terminal is set up.
+fn interactive(settings: &WatchSettings, config: RigConfig, picker: Picker) -> anyhow::Result<()> {
     let (tx, rx) = mpsc::channel();
     let mut app = App::new(
         settings.root.clone(),
@@ -83,25 +90,16 @@ pub fn run_tui(settings: &WatchSettings, config: RigConfig) -> anyhow::Result<Ex
     );
     app.cell_px = cell_pixels(&picker);
     app.protocol = format!("{:?}", picker.protocol_type()).to_lowercase();
-    install_panic_hook(true);
-    enable_raw_mode()?;
-    let mut out = std::io::stdout();
-    execute!(out, EnterAlternateScreen, EnableMouseCapture)?;
-    let result = (|| {
-        let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
-        let size = terminal.size()?;
-        app.size = (size.width, size.height);
-        let runtime = Runtime::start(settings, config, Some(picker), tx.clone())?;
-        let stop = Arc::new(AtomicBool::new(false));
-        let input = spawn_input(tx, stop.clone())?;
-        let r = ui_loop(&mut app, &runtime, &rx, &mut terminal);
-        stop.store(true, Ordering::Relaxed);
-        let _ = input.join();
-        r
-    })();
-    restore_terminal();
-    result?;
-    Ok(ExitCode::SUCCESS)
+    let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
+    let size = terminal.size()?;
+    app.size = (size.width, size.height);
+    let runtime = Runtime::start(settings, config, Some(picker), tx.clone())?;
+    let stop = Arc::new(AtomicBool::new(false));
+    let input = spawn_input(tx, stop.clone())?;
+    let r = ui_loop(&mut app, &runtime, &rx, &mut terminal);
+    stop.store(true, Ordering::Relaxed);
+    let _ = input.join();
+    r
 }
 
 fn spawn_input(

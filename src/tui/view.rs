@@ -1,7 +1,7 @@
 //! Rendering: a pure function of `&App` (style anchor P8). It never rasterizes or touches files; the
 //! thumbnail arrives pre-encoded from the raster thread.
 
-use ratatui::layout::{Constraint, Layout, Rect};
+use ratatui::layout::{Constraint, Rect};
 use ratatui::style::{Color, Modifier, Style};
 use ratatui::text::{Line, Span};
 use ratatui::widgets::{Block, Borders, Cell, Paragraph, Row, Table, Wrap};
@@ -10,57 +10,9 @@ use ratatui_image::Image;
 
 use super::app::{App, Asset, LastRun, RowStatus};
 use super::keys::HELP;
+use super::layout::layout;
 use super::suggest::suggestions;
 use crate::embed::PENALTY_TERMS;
-
-/// Screen areas; shared by rendering and mouse handling.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Areas {
-    /// Title line.
-    pub header: Rect,
-    /// Asset list (with border).
-    pub list: Rect,
-    /// Inside the list border.
-    pub list_inner: Rect,
-    /// Thumbnail block (with border).
-    pub thumb_block: Rect,
-    /// Inside the thumbnail border: the image area.
-    pub thumb: Rect,
-    /// Detail text (with border).
-    pub detail: Rect,
-    /// Status / input line.
-    pub status: Rect,
-    /// Help bar.
-    pub help: Rect,
-}
-
-/// The layout for a terminal of `size` (columns, rows).
-pub fn layout(size: (u16, u16)) -> Areas {
-    let area = Rect::new(0, 0, size.0, size.1);
-    let [header, body, status, help] = Layout::vertical([
-        Constraint::Length(1),
-        Constraint::Min(3),
-        Constraint::Length(1),
-        Constraint::Length(1),
-    ])
-    .areas(area);
-    // Left: the list over the details; right: the thumbnail, full height (characters are tall).
-    let [left, thumb_block] =
-        Layout::horizontal([Constraint::Percentage(56), Constraint::Percentage(44)]).areas(body);
-    let list_rows = (body.height * 2 / 5).max(5).min(body.height);
-    let [list, detail] =
-        Layout::vertical([Constraint::Length(list_rows), Constraint::Min(0)]).areas(left);
-    Areas {
-        header,
-        list,
-        list_inner: Block::default().borders(Borders::ALL).inner(list),
-        thumb_block,
-        thumb: Block::default().borders(Borders::ALL).inner(thumb_block),
-        detail,
-        status,
-        help,
-    }
-}
 
 /// Draw the whole screen.
 pub fn render(app: &App, f: &mut Frame) {
@@ -169,7 +121,7 @@ fn render_thumb(app: &App, f: &mut Frame, block_area: Rect, inner: Rect) {
         .and_then(|r| {
             r.rig
                 .joints
-                .get(app.joint.min(r.rig.joints.len().saturating_sub(1)))
+                .get(app.joint().min(r.rig.joints.len().saturating_sub(1)))
         })
         .map_or(String::new(), |j| j.name.clone());
     let title = format!(
@@ -262,15 +214,22 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
             "full run"
         }
     )));
+    // Outputs that could not be written come first: below the fold they would go unseen.
+    for e in &r.output_errors {
+        out.push(Line::from(Span::styled(
+            format!("✗ {}", e.replace(&app.root.display().to_string(), ".")),
+            Style::new().fg(Color::Red),
+        )));
+    }
     if let Some(j) = rig
         .joints
-        .get(app.joint.min(rig.joints.len().saturating_sub(1)))
+        .get(app.joint().min(rig.joints.len().saturating_sub(1)))
     {
         let pinned = a.hints.hints.iter().find(|h| h.joint == j.name);
         let mut line = format!(
             "joint {} ({}/{}) at ({:.3}, {:.3}, {:.3})",
             j.name,
-            app.joint.min(rig.joints.len() - 1) + 1,
+            app.joint().min(rig.joints.len() - 1) + 1,
             rig.joints.len(),
             j.position[0],
             j.position[1],
@@ -352,12 +311,6 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
     out.push(heading("outputs"));
     for p in &r.outputs {
         out.push(Line::from(format!("  {}", app.rel(p))));
-    }
-    for e in &r.output_errors {
-        out.push(Line::from(Span::styled(
-            format!("  ✗ {}", e.replace(&app.root.display().to_string(), ".")),
-            Style::new().fg(Color::Red),
-        )));
     }
 }
 

@@ -56,6 +56,11 @@ pub enum FsChange {
     ScanDone(Vec<PathBuf>),
     /// A watcher problem (inotify limits, unreadable folder); the watcher keeps running.
     Error(String),
+    /// The watched folder itself was deleted or replaced; its meshes were reported `Removed`, and
+    /// the watcher waits for the folder to come back.
+    RootGone(PathBuf),
+    /// The watched folder exists again; the watcher re-attached and rescans it.
+    RootBack(PathBuf),
 }
 
 /// How the ingest treats a path.
@@ -218,13 +223,22 @@ impl Ingest {
         }
     }
 
-    /// The mesh `dir/NAME.*` a hints file `dir/NAME.hints.yaml` belongs to (known or settling).
+    /// The mesh (known or settling) whose sidecar is `dir/NAME.hints.yaml`: `dir/NAME.*`, or
+    /// `dir/NAME` itself when NAME carries the extension (same-stem meshes, [`crate::naming`]).
     fn mesh_for_stem(&self, stem: &Path) -> Option<PathBuf> {
-        let same = |p: &&PathBuf| p.parent() == stem.parent() && p.file_stem() == stem.file_name();
+        let sidecar = stem.with_file_name(format!(
+            "{}.hints.yaml",
+            stem.file_name()?.to_string_lossy()
+        ));
+        let owns = |p: &&PathBuf| {
+            p.parent() == stem.parent()
+                && (p.file_stem() == stem.file_name() || p.file_name() == stem.file_name())
+                && crate::embed::hints::sidecar_path(p) == sidecar
+        };
         self.known
             .keys()
-            .find(same)
-            .or_else(|| self.seen.iter().find(same))
+            .find(owns)
+            .or_else(|| self.seen.iter().find(owns))
             .cloned()
     }
 

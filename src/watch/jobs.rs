@@ -14,9 +14,10 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use crate::export::{write_outputs, Format};
+use crate::export::{write_rig_to, Format};
 use crate::mesh::Mesh;
-use crate::pipeline::{asset_name, Pipeline, RigRequest};
+use crate::naming::output_base;
+use crate::pipeline::{Pipeline, RigRequest};
 use crate::progress::{Progress, Stage};
 use crate::rig::Rig;
 use crate::skeleton::Skeleton;
@@ -100,6 +101,8 @@ pub struct JobContext {
     pub pipeline: Pipeline,
     /// Skeleton template per mesh (already loaded, or the reason it could not be).
     pub skeleton_for: SkeletonFn,
+    /// The watched folder: output folders mirror the meshes' folders relative to it.
+    pub root: PathBuf,
     /// Output folder.
     pub out_dir: PathBuf,
     /// Output formats.
@@ -282,32 +285,31 @@ fn run_job(ctx: &JobContext, path: &Path, progress: &JobProgress<'_>) -> JobResu
     progress.enter(Stage::Export);
     let mut outputs = Vec::new();
     let mut output_errors = Vec::new();
+    let base = output_base(path, &ctx.root, &ctx.out_dir);
+    let mut formats = ctx.formats.clone();
+    if ctx.thumbnails && !formats.contains(&Format::Png) {
+        formats.push(Format::Png);
+    }
     // One format at a time, so a missing exporter does not hide the others.
-    for format in &ctx.formats {
-        match write_outputs(&outcome, &ctx.out_dir, std::slice::from_ref(format)) {
+    for format in &formats {
+        let mesh = &outcome.prepared.input;
+        match write_rig_to(&outcome.rig, mesh, &base, std::slice::from_ref(format)) {
             Ok(paths) => outputs.extend(paths),
             Err(e) => output_errors.push(e.to_string()),
         }
     }
-    let mut done = JobDone {
+    let thumbnail = outputs
+        .iter()
+        .find(|p| p.extension().is_some_and(|e| e == "png"))
+        .cloned();
+    let done = JobDone {
         mesh: Arc::new(outcome.prepared.input.clone()),
         reused_discretization: outcome.reused_discretization,
         rig: outcome.rig,
         outputs,
         output_errors,
-        thumbnail: None,
+        thumbnail,
     };
-    if ctx.thumbnails {
-        let png = ctx.out_dir.join(format!("{}.png", asset_name(path)));
-        let view = crate::raster::ThumbnailView::default();
-        match crate::raster::write_thumbnail(&done.mesh, &done.rig, &view, &png) {
-            Ok(()) => {
-                done.outputs.push(png.clone());
-                done.thumbnail = Some(png);
-            }
-            Err(e) => done.output_errors.push(format!("{}: {e}", png.display())),
-        }
-    }
     JobResult::Done(Box::new(done))
 }
 
@@ -363,6 +365,7 @@ mod tests {
         let ctx = JobContext {
             pipeline: Pipeline::default(),
             skeleton_for: Box::new(f),
+            root: std::env::temp_dir(),
             out_dir: std::env::temp_dir(),
             formats: Vec::new(),
             thumbnails: false,

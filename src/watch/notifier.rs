@@ -35,12 +35,15 @@ impl Drop for WatchHandle {
     }
 }
 
-/// Start watching `settings.root`. The initial scan runs on the watcher thread; its result arrives
-/// as [`FsChange::ScanDone`].
-pub fn spawn(settings: WatchSettings, sink: Sink) -> anyhow::Result<WatchHandle> {
-    let (tx, rx) = mpsc::channel::<DebounceEventResult>();
-    // Start the OS watcher first so nothing written during the scan is missed.
-    let keep: Box<dyn std::any::Any + Send> = match settings.poll {
+/// The OS watcher (or the poller); kept alive by holding it, stopped by dropping it.
+type OsWatcher = Box<dyn std::any::Any + Send>;
+
+/// Start the OS watcher (or the poller) on `settings.root`, sending batches to `tx`.
+fn os_watcher(
+    settings: &WatchSettings,
+    tx: mpsc::Sender<DebounceEventResult>,
+) -> notify::Result<OsWatcher> {
+    Ok(match settings.poll {
         Some(interval) => {
             let config = notify::Config::default().with_poll_interval(interval);
             let mut d = new_debouncer_opt::<_, PollWatcher, NoCache>(
@@ -58,14 +61,26 @@ pub fn spawn(settings: WatchSettings, sink: Sink) -> anyhow::Result<WatchHandle>
             d.watch(&settings.root, RecursiveMode::Recursive)?;
             Box::new(d)
         }
-    };
+    })
+}
+
+/// Start watching `settings.root`. The initial scan runs on the watcher thread; its result arrives
+/// as [`FsChange::ScanDone`].
+pub fn spawn(settings: WatchSettings, sink: Sink) -> anyhow::Result<WatchHandle> {
+    let (tx, rx) = mpsc::channel::<DebounceEventResult>();
+    // Start the OS watcher first so nothing written during the scan is missed.
+    let os = os_watcher(&settings, tx.clone())?;
     let stop = Arc::new(AtomicBool::new(false));
     let stop2 = stop.clone();
     let thread = std::thread::Builder::new()
         .name("geppetto-watch".into())
         .spawn(move || {
-            let _keep = keep;
-            run(settings, rx, &sink, &stop2);
+            let mut root = RootWatch {
+                os: Some(os),
+                tx,
+                identity: folder_identity(&settings.root),
+            };
+            run(&settings, &rx, &mut root, &sink, &stop2);
         })?;
     Ok(WatchHandle {
         stop,
@@ -73,9 +88,59 @@ pub fn spawn(settings: WatchSettings, sink: Sink) -> anyhow::Result<WatchHandle>
     })
 }
 
+/// The watched folder's OS watcher and identity. A watch follows the folder's inode, so when the
+/// folder is deleted (or replaced: a branch checkout, an rsync, a remount) the watcher goes
+/// blind; the folder is checked on every tick and the watcher re-created when it is back.
+struct RootWatch {
+    os: Option<OsWatcher>,
+    tx: mpsc::Sender<DebounceEventResult>,
+    identity: Option<(u64, u64)>,
+}
+
+/// (device, inode) of a folder, `None` if it is not a folder now.
+fn folder_identity(dir: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir)
+        .ok()
+        .filter(std::fs::Metadata::is_dir)
+        .map(|m| (m.dev(), m.ino()))
+}
+
+/// Notice the root going away or coming back; on its return, re-attach and rescan.
+fn check_root(settings: &WatchSettings, ingest: &mut Ingest, root: &mut RootWatch, sink: &Sink) {
+    let now = folder_identity(&settings.root);
+    if now == root.identity && (now.is_none() || root.os.is_some()) {
+        return;
+    }
+    if root.os.is_some() {
+        root.os = None; // stop the blind watcher
+        emit(sink, ingest.vanished_under(&settings.root));
+        sink(FsChange::RootGone(settings.root.clone()));
+    }
+    root.identity = now;
+    if now.is_none() {
+        return;
+    }
+    match os_watcher(settings, root.tx.clone()) {
+        Ok(os) => {
+            root.os = Some(os);
+            sink(FsChange::RootBack(settings.root.clone()));
+            let t = Instant::now();
+            for p in walk(&settings.root, &settings.out_dir) {
+                emit(sink, ingest.touch(&p, Stat::of(&p), t));
+            }
+        }
+        Err(e) => {
+            root.identity = None; // try again on the next tick
+            sink(FsChange::Error(explain(&e)));
+        }
+    }
+}
+
 fn run(
-    settings: WatchSettings,
-    rx: mpsc::Receiver<DebounceEventResult>,
+    settings: &WatchSettings,
+    rx: &mpsc::Receiver<DebounceEventResult>,
+    root: &mut RootWatch,
     sink: &Sink,
     stop: &AtomicBool,
 ) {
@@ -112,11 +177,14 @@ fn run(
                         EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
                     );
                     for path in &ev.paths {
-                        touch_path(&mut ingest, &settings, path, appeared, now, sink);
+                        touch_path(&mut ingest, settings, path, appeared, now, sink);
                     }
                 }
             }
             Ok(Err(errors)) => {
+                if folder_identity(&settings.root).is_none() {
+                    continue; // the root vanished: check_root says so in plain words
+                }
                 for e in errors {
                     sink(FsChange::Error(explain(&e)));
                 }
@@ -124,6 +192,7 @@ fn run(
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
+        check_root(settings, &mut ingest, root, sink);
         emit(sink, ingest.tick(Instant::now(), &Stat::of));
     }
 }

@@ -1,0 +1,170 @@
+//! Small command-line promises (issue 15 §6): `attach --skeleton-from` reads a minimal skeleton
+//! JSON (parents by name or by index), and `rig --format png` writes the thumbnail.
+
+use std::process::Command;
+
+use geppetto::rig::Rig;
+
+fn geppetto(args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+fn ok(out: &std::process::Output) {
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn attach_reads_a_minimal_skeleton_with_parents_by_name_and_index() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = geppetto::demo::humanoid(1);
+    let mesh = dir.path().join("body.obj");
+    std::fs::write(&mesh, geppetto::mesh::write::obj_string(&c.mesh)).unwrap();
+    let at = |n: &str| {
+        let p = c.joint(n).unwrap();
+        format!("[{}, {}, {}]", p.x, p.y, p.z)
+    };
+    let skel = dir.path().join("skeleton.json");
+    let text = format!(
+        r#"{{"joints": [
+            {{"name": "Hips", "parent": null, "position": {}}},
+            {{"name": "Spine", "parent": "Hips", "position": {}}},
+            {{"name": "Head", "parent": 1, "position": {}}}
+        ]}}"#,
+        at("Hips"),
+        at("Spine"),
+        at("Head")
+    );
+    std::fs::write(&skel, text).unwrap();
+    let out = dir.path().join("out");
+    ok(&geppetto(&[
+        "attach".as_ref(),
+        mesh.as_os_str(),
+        "--skeleton-from".as_ref(),
+        skel.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]));
+    let rig = Rig::load(&out.join("body.rig.json")).unwrap();
+    let names: Vec<&str> = rig.joints.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["Hips", "Spine", "Head"]);
+    let parents: Vec<Option<usize>> = rig.joints.iter().map(|j| j.parent).collect();
+    assert_eq!(parents, [None, Some(0), Some(1)]);
+    // The weights follow the skeleton: the top of the head belongs to Head, the feet to Hips.
+    let skin = rig.skin.as_ref().expect("skin weights");
+    let top = (0..c.mesh.positions.len())
+        .max_by(|&a, &b| c.mesh.positions[a].y.total_cmp(&c.mesh.positions[b].y))
+        .unwrap();
+    let bottom = (0..c.mesh.positions.len())
+        .min_by(|&a, &b| c.mesh.positions[a].y.total_cmp(&c.mesh.positions[b].y))
+        .unwrap();
+    assert_eq!(skin[top][0].0, 2, "top vertex weights {:?}", skin[top]);
+    assert_eq!(
+        skin[bottom][0].0, 0,
+        "bottom vertex weights {:?}",
+        skin[bottom]
+    );
+}
+
+#[test]
+fn attach_rejects_a_skeleton_with_an_unknown_parent_naming_file_and_joint() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = dir.path().join("body.obj");
+    std::fs::write(
+        &mesh,
+        geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh),
+    )
+    .unwrap();
+    let skel = dir.path().join("bad.json");
+    std::fs::write(
+        &skel,
+        r#"{"joints": [{"name": "Hips", "parent": "Root", "position": [0, 1, 0]}]}"#,
+    )
+    .unwrap();
+    let out = geppetto(&[
+        "attach".as_ref(),
+        mesh.as_os_str(),
+        "--skeleton-from".as_ref(),
+        skel.as_os_str(),
+        "--out".as_ref(),
+        dir.path().join("out").as_os_str(),
+    ]);
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("bad.json") && err.contains("no joint named 'Root'"),
+        "{err}"
+    );
+}
+
+#[test]
+fn rig_format_png_writes_the_thumbnail() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = dir.path().join("hero.obj");
+    std::fs::write(
+        &mesh,
+        geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh),
+    )
+    .unwrap();
+    let out = dir.path().join("out");
+    ok(&geppetto(&[
+        "rig".as_ref(),
+        mesh.as_os_str(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--format".as_ref(),
+        "png".as_ref(),
+    ]));
+    let png = out.join("hero.png");
+    let img = image::open(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+    assert_eq!((img.width(), img.height()), (320, 200));
+    // Not a blank image: the mesh covers a good part of it.
+    let rgba = img.to_rgba8();
+    let bg = *rgba.get_pixel(0, 0);
+    let covered = rgba.pixels().filter(|p| **p != bg).count();
+    assert!(covered > 320 * 200 / 20, "{covered} non-background pixels");
+    assert!(!out.join("hero.glb").exists(), "only the formats asked for");
+}
+
+/// A sidecar `skeleton:` picks the template for its mesh, in `rig` and in `watch`; its hints stay.
+#[test]
+fn sidecar_skeleton_overrides_the_template_in_rig_and_watch() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = geppetto::demo::quadruped(1);
+    let mesh = dir.path().join("bull.obj");
+    std::fs::write(&mesh, geppetto::mesh::write::obj_string(&c.mesh)).unwrap();
+    std::fs::write(dir.path().join("bull.hints.yaml"), "skeleton: quadruped\n").unwrap();
+    let out = dir.path().join("out");
+    let o = geppetto(&[
+        "rig".as_ref(),
+        mesh.as_os_str(),
+        "--skeleton".as_ref(),
+        "human".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--format".as_ref(),
+        "json".as_ref(),
+    ]);
+    ok(&o);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("skeleton 'quadruped' from its hints file"));
+    assert_eq!(
+        Rig::load(&out.join("bull.rig.json")).unwrap().skeleton,
+        "quadruped"
+    );
+    ok(&geppetto(&[
+        "watch".as_ref(),
+        dir.path().as_os_str(),
+        "--once".as_ref(),
+        "--workers".as_ref(),
+        "1".as_ref(),
+    ]));
+    let rig = Rig::load(&dir.path().join("rigged/bull.rig.json")).unwrap();
+    assert_eq!(rig.skeleton, "quadruped");
+}

@@ -1,0 +1,144 @@
+//! Same-named assets never overwrite each other's outputs (README "Outputs"): `a/hero.obj`,
+//! `b/hero.obj`, `hero.obj`, `villain.obj` and `villain.ply` in one folder give five sets of
+//! outputs (rig.json, glb, png), in `watch`, `demo` and `rig`, and each set belongs to its own
+//! asset (the five meshes have different vertex counts, and each rig.json names its mesh).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use geppetto::mesh::Mesh;
+use geppetto::rig::Rig;
+
+/// Relative mesh path and where its outputs go (relative to the output folder, without suffix).
+const ASSETS: [(&str, &str); 5] = [
+    ("a/hero.obj", "a/hero"),
+    ("b/hero.obj", "b/hero"),
+    ("hero.obj", "hero"),
+    ("villain.obj", "villain.obj"),
+    ("villain.ply", "villain.ply"),
+];
+
+fn ply_string(m: &Mesh) -> String {
+    let mut s = format!(
+        "ply\nformat ascii 1.0\nelement vertex {}\nproperty float x\nproperty float y\n\
+         property float z\nelement face {}\nproperty list uchar int vertex_indices\nend_header\n",
+        m.positions.len(),
+        m.triangles.len()
+    );
+    for p in &m.positions {
+        s += &format!("{} {} {}\n", p.x, p.y, p.z);
+    }
+    for t in &m.triangles {
+        s += &format!("3 {} {} {}\n", t[0], t[1], t[2]);
+    }
+    s
+}
+
+/// Write the five assets (demo humanoids of different seeds, so of different vertex counts)
+/// under `dir`; returns (absolute path, vertex count) per asset.
+fn write_assets(dir: &Path) -> Vec<(PathBuf, usize)> {
+    let mut out = Vec::new();
+    for (i, (rel, _)) in ASSETS.iter().enumerate() {
+        let mesh = geppetto::demo::humanoid(2 + i as u64).mesh;
+        let path = dir.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let text = if rel.ends_with(".ply") {
+            ply_string(&mesh)
+        } else {
+            geppetto::mesh::write::obj_string(&mesh)
+        };
+        std::fs::write(&path, text).unwrap();
+        out.push((path, mesh.positions.len()));
+    }
+    let mut counts: Vec<usize> = out.iter().map(|(_, n)| *n).collect();
+    counts.sort_unstable();
+    counts.dedup();
+    assert_eq!(counts.len(), 5, "test meshes must differ in vertex count");
+    out
+}
+
+fn glb_vertices(path: &Path) -> usize {
+    let (doc, _, _) = gltf::import(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    doc.meshes()
+        .flat_map(|m| m.primitives())
+        .filter_map(|p| p.get(&gltf::Semantic::Positions).map(|a| a.count()))
+        .sum()
+}
+
+/// Every asset's three outputs exist under `out` at the documented place and describe that asset.
+fn assert_five_outputs(out: &Path, assets: &[(PathBuf, usize)]) {
+    for ((mesh, vertices), (_, base)) in assets.iter().zip(ASSETS) {
+        let json = out.join(format!("{base}.rig.json"));
+        let rig = Rig::load(&json).unwrap_or_else(|e| panic!("{}: {e}", json.display()));
+        assert_eq!(rig.vertex_count, *vertices, "{}", json.display());
+        assert_eq!(
+            std::fs::canonicalize(&rig.mesh).unwrap(),
+            std::fs::canonicalize(mesh).unwrap(),
+            "{} names its own mesh",
+            json.display()
+        );
+        let glb = out.join(format!("{base}.glb"));
+        assert_eq!(glb_vertices(&glb), *vertices, "{}", glb.display());
+        let png = out.join(format!("{base}.png"));
+        assert!(png.is_file(), "{}", png.display());
+    }
+}
+
+fn run(args: &[&std::ffi::OsStr]) {
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn watch_gives_five_same_named_assets_five_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = write_assets(dir.path());
+    run(&[
+        "watch".as_ref(),
+        dir.path().as_os_str(),
+        "--once".as_ref(),
+        "--workers".as_ref(),
+        "2".as_ref(),
+    ]);
+    assert_five_outputs(&dir.path().join("rigged"), &assets);
+}
+
+#[test]
+fn demo_gives_five_same_named_assets_five_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = write_assets(dir.path());
+    run(&[
+        "demo".as_ref(),
+        dir.path().as_os_str(),
+        "--headless".as_ref(),
+    ]);
+    assert_five_outputs(&dir.path().join("rigged"), &assets);
+    assert!(dir.path().join("rigged/demo_humanoid.rig.json").is_file());
+}
+
+#[test]
+fn rig_gives_five_same_named_inputs_five_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = write_assets(dir.path());
+    let out = dir.path().join("out");
+    let mut args: Vec<&std::ffi::OsStr> = vec!["rig".as_ref()];
+    args.extend(assets.iter().map(|(p, _)| p.as_os_str()));
+    // The same file twice is rigged once (it would write the same outputs).
+    args.push(assets[0].0.as_os_str());
+    args.extend([
+        "--out".as_ref(),
+        out.as_os_str(),
+        "--format".as_ref(),
+        "json,glb,png".as_ref(),
+    ]);
+    run(&args);
+    assert_five_outputs(&out, &assets);
+}
