@@ -5,10 +5,12 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use geppetto::confidence::assess;
 use geppetto::config::RigConfig;
 use geppetto::demo::characters::Variant;
 use geppetto::demo::{humanoid_variant, DemoCharacter};
 use geppetto::embed::hints::Hints;
+use geppetto::embed::Orientation;
 use geppetto::geom::{P3, V3};
 use geppetto::measure::joints::measure;
 use geppetto::pipeline::{Pipeline, RigOutcome, RigRequest};
@@ -45,7 +47,12 @@ fn rig(pipeline: &Pipeline, path: &Path, skel: &Arc<Skeleton>, hints: Option<Hin
 
 /// CD-J2J (% of the largest extent) of the rig against the character's construction skeleton.
 fn cd_j2j(out: &RigOutcome, c: &DemoCharacter, skel: &Skeleton) -> f64 {
-    let pred: Vec<P3> = out.rig.joints.iter().map(|j| P3::from(j.position)).collect();
+    let pred: Vec<P3> = out
+        .rig
+        .joints
+        .iter()
+        .map(|j| P3::from(j.position))
+        .collect();
     let parents: Vec<Option<usize>> = skel.joints.iter().map(|j| j.parent.map(|p| p.0)).collect();
     let truth: Vec<P3> = skel
         .joints
@@ -75,7 +82,11 @@ fn ear_arms_are_not_ok_and_wrist_pins_fix_the_whole_arm() {
     );
     for side in ["Left", "Right"] {
         let name = format!("{side}Hand_End");
-        println!("  {name} at {} (truth {})", joint(&free, &name), c.joint(&name).unwrap());
+        println!(
+            "  {name} at {} (truth {})",
+            joint(&free, &name),
+            c.joint(&name).unwrap()
+        );
     }
     assert_ne!(free.rig.status, Status::Ok, "arms in the ears rigged as ok");
 
@@ -106,5 +117,99 @@ fn ear_arms_are_not_ok_and_wrist_pins_fix_the_whole_arm() {
     }
     assert!(pinned_cd < 2.5, "CD-J2J {pinned_cd:.2}% after pinning");
     assert!(pinned_cd < 0.6 * free_cd, "{pinned_cd:.2} vs {free_cd:.2}");
-    assert_eq!(pinned.rig.status, Status::Ok, "{:?}", pinned.rig.confidence_reasons);
+    assert_eq!(
+        pinned.rig.status,
+        Status::Ok,
+        "{:?}",
+        pinned.rig.confidence_reasons
+    );
+}
+
+/// Move the named joints (mesh frame) in a copy of the outcome's embedding, clear its pins, and judge it.
+fn judge_moved(out: &RigOutcome, skel: &Skeleton, moves: &[(&str, P3)]) -> Vec<String> {
+    let mut emb = out.embedding.clone();
+    emb.pinned.clear();
+    let norm = &out.prepared.normalization;
+    for (name, p) in moves {
+        let j = skel.find(name).expect(name);
+        emb.joints[j.0] = norm.to_normalized(p);
+    }
+    let conf = assess(&out.prepared, &out.discretization, skel, &emb);
+    println!("{moves:?}: {:?} {:?}", conf.status, conf.reasons);
+    conf.reasons
+}
+
+/// Points from `a` to `b` at the given fractions.
+fn along(a: P3, b: P3, t: f64) -> P3 {
+    a + (b - a) * t
+}
+
+#[test]
+fn an_arm_chain_run_into_a_flat_ear_is_a_plate_limb() {
+    let c = eared();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(&c, dir.path());
+    let skel = Arc::new(load_template("human").expect("built-in"));
+    let pipeline = Pipeline::new(RigConfig::default());
+    let mut hints = Hints::default();
+    for side in ["Left", "Right"] {
+        let w = c.joint(&format!("{side}Hand")).expect("wrist");
+        hints.pin(&format!("{side}Hand"), [w.x, w.y, w.z], None);
+    }
+    let out = rig(&pipeline, &path, &skel, Some(hints));
+    let clean = judge_moved(&out, &skel, &[]);
+    assert!(!clean.iter().any(|r| r.contains("plate")), "{clean:?}");
+    // The left arm chain from the shoulder into the ear, down to its lower rim (the failure).
+    let shoulder = c.joint("LeftArm").expect("shoulder");
+    let head = c.joint("Head").expect("head");
+    let ear = head + V3::new(-(0.06 + 0.22), 0.1 - 0.26 * 0.8, 0.0);
+    let moved = [
+        ("LeftForeArm", along(shoulder, ear, 0.8)),
+        ("LeftHand", ear + V3::new(-0.06, -0.08, 0.0)),
+        ("LeftHand_End", ear + V3::new(-0.12, -0.17, 0.0)),
+    ];
+    let reasons = judge_moved(&out, &skel, &moved);
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("LeftHand_End runs through a thin, flat plate")),
+        "{reasons:?}"
+    );
+}
+
+#[test]
+fn a_big_head_rigs_ok_and_feet_off_the_ground_are_reported() {
+    let c = humanoid_variant(
+        5,
+        &Variant {
+            head_scale: 1.7,
+            ..Variant::default()
+        },
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(&c, dir.path());
+    let skel = Arc::new(load_template("human").expect("built-in"));
+    let out = rig(&Pipeline::new(RigConfig::default()), &path, &skel, None);
+    println!(
+        "big head: {:?} {:?} CD-J2J {:.2}%",
+        out.rig.status,
+        out.rig.confidence_reasons,
+        cd_j2j(&out, &c, &skel)
+    );
+    assert_eq!(
+        out.rig.status,
+        Status::Ok,
+        "{:?}",
+        out.rig.confidence_reasons
+    );
+    // The same rig judged with mesh +X as up (a figure lying on its side): the feet are at half height.
+    let mut lying = out.embedding.clone();
+    lying.orientation = Orientation::parse("+x,+z").expect("orientation");
+    let conf = assess(&out.prepared, &out.discretization, &skel, &lying);
+    println!("lying: {:?}", conf.reasons);
+    assert!(
+        conf.reasons.iter().any(|r| r.contains("not at the bottom")),
+        "{:?}",
+        conf.reasons
+    );
 }

@@ -12,7 +12,7 @@
 //!   every other limb's stays inside the volume;
 //! * bones whose graph path jumps between separate parts of the mesh;
 //! * too few interior spheres for the skeleton;
-//! * limbs in thin plates, chains that stop short of their part, feet off the ground ([`shape`]).
+//! * limbs in thin plates, feet off the ground ([`shape`]).
 //!
 //! The user's pins are evidence: a chain holding a pinned joint is not judged for its length, its
 //! symmetry with its mirror, for standing apart from the body, or by the shape checks.
@@ -81,28 +81,14 @@ pub fn shape_reasons(
             "the limb ending at {name} runs through a thin, flat plate (an ear, a wing, a fin?) rather than a limb"
         ));
     }
-    let fit = template_fit(skel, &red, q);
-    for (name, ratio) in shape::stopped_short(graph, skel, &red, q, &emb.pinned, fit) {
-        reasons.push(format!(
-            "the chain to {name} stops short: the shape goes on past it for {:.0}% of the chain's length with no joint there",
-            100.0 * ratio
-        ));
-    }
-    reasons.extend(shape::feet_off_ground(graph, skel, q, &emb.orientation, &emb.pinned));
+    reasons.extend(shape::feet_off_ground(
+        graph,
+        skel,
+        q,
+        &emb.orientation,
+        &emb.pinned,
+    ));
     reasons
-}
-
-/// Embedded / template length of the non-optional chains (the template's scale in this shape).
-fn template_fit(skel: &Skeleton, red: &Reduced, q: &[P3]) -> f64 {
-    let got = chain_lengths(red, q);
-    let core = |k: &usize| !optional(skel, &red.joints[*k]);
-    let sg: f64 = (0..red.len()).filter(core).map(|k| got[k]).sum();
-    let sw: f64 = (0..red.len()).filter(core).map(|k| red.joints[k].chain_len).sum();
-    if sw > 0.0 {
-        sg / sw
-    } else {
-        0.0
-    }
 }
 
 /// [`assess`] on explicit inputs: the field and the number of graph spheres.

@@ -6,10 +6,6 @@
 //!   with the distance field along several lines: a plate is [`PLATE_ASPECT`] times wider than thick
 //!   *and* stays thin across its whole width (a limb pressed against the torso is wide in one
 //!   direction too, but it gets deep where the torso begins);
-//! * **chains that stop short**: a limb or head chain that ends while the shape goes on past its end,
-//!   in the chain's direction, for at least [`SHORTFALL`] of the chain's expected length, through
-//!   interior spheres no bone passes through (a head chain ending in the neck, an arm chain stopping
-//!   at the shoulder);
 //! * **feet not at the bottom**: in the template's up direction after orientation, the lowest foot must
 //!   be within [`FOOT_BAND`] of the shape's height from its bottom, and no foot above the middle.
 //!
@@ -33,9 +29,6 @@ pub const PLATE_DEPTH_GROWTH: f64 = 1.0;
 pub const FOOT_BAND: f64 = 0.15;
 /// No foot may be above this fraction of the shape's height.
 pub const FOOT_CEILING: f64 = 0.5;
-/// A chain stops short if interior no bone reaches goes on past its end, in its direction, for this
-/// fraction of the chain's expected length.
-pub const SHORTFALL: f64 = 0.5;
 
 /// Samples along a chain for the plate test.
 const PLATE_SAMPLES: usize = 24;
@@ -138,98 +131,27 @@ pub fn plate_limbs(
     pinned: &[JointId],
 ) -> Vec<String> {
     let mut names = Vec::new();
-    for r in red.joints.iter().filter(|r| r.leaf && !pinned_chain(r, pinned)) {
+    for r in red
+        .joints
+        .iter()
+        .filter(|r| r.leaf && !pinned_chain(r, pinned))
+    {
         let samples = chain_samples(r, q, PLATE_SAMPLES);
         if samples.is_empty() {
             continue;
         }
-        let plate = samples.iter().filter(|(p, d)| is_plate(field, p, d)).count();
+        let plate = samples
+            .iter()
+            .filter(|(p, d)| is_plate(field, p, d))
+            .count();
         let share = plate as f64 / samples.len() as f64;
         let last = r.fractions.len().saturating_sub(2);
         let last_bone = 1.0 - r.fractions.get(last).copied().unwrap_or(0.0);
-        if share > last_bone.max(0.25) {
+        if share > last_bone {
             names.push(skel.joints[r.full.0].name.clone());
         }
     }
     names
-}
-
-/// Chains that stop short of the part they should fill (module docs), with how far the shape goes on.
-pub fn stopped_short(
-    graph: &SphereGraph,
-    skel: &Skeleton,
-    red: &Reduced,
-    q: &[P3],
-    pinned: &[JointId],
-    fit: f64,
-) -> Vec<(String, f64)> {
-    let n = graph.spheres.len();
-    let bones: Vec<(P3, P3)> = skel
-        .joints
-        .iter()
-        .enumerate()
-        .filter_map(|(i, j)| j.parent.map(|p| (q[p.0], q[i])))
-        .collect();
-    let covered: Vec<bool> = graph
-        .spheres
-        .iter()
-        .map(|s| bones.iter().any(|(a, b)| seg_dist(&s.center, a, b) <= s.radius))
-        .collect();
-    let mut out = Vec::new();
-    for r in red.joints.iter().filter(|r| r.leaf && !pinned_chain(r, pinned)) {
-        if r.chain.iter().any(|j| skel.joints[j.0].optional) {
-            continue;
-        }
-        let (start, end) = (q[r.chain[0].0], q[r.full.0]);
-        let Some(d) = (end - start).try_normalize(1e-9) else {
-            continue;
-        };
-        let ahead = |v: usize| (graph.spheres[v].center - end).dot(&d) > 0.0;
-        // Seeds: the sphere nearest the chain's end (it may sit at the surface) and its neighbours.
-        let Some(near) = (0..n).min_by(|a, b| {
-            let gap = |v: usize| (graph.spheres[v].center - end).norm() - graph.spheres[v].radius;
-            gap(*a).total_cmp(&gap(*b))
-        }) else {
-            continue;
-        };
-        let mut seen = vec![false; n];
-        let mut stack: Vec<usize> = Vec::new();
-        let nbrs = graph.edges.get(near).map(Vec::as_slice).unwrap_or(&[]);
-        for w in std::iter::once(near).chain(nbrs.iter().map(|(w, _)| w.idx())) {
-            if w < n && !covered[w] && ahead(w) && !seen[w] {
-                seen[w] = true;
-                stack.push(w);
-            }
-        }
-        let mut reach: f64 = 0.0;
-        while let Some(v) = stack.pop() {
-            let s = &graph.spheres[v];
-            reach = reach.max((s.center - end).dot(&d) + s.radius);
-            for (w, _) in graph.edges.get(v).map(Vec::as_slice).unwrap_or(&[]) {
-                let w = w.idx();
-                if w < n && !covered[w] && ahead(w) && !seen[w] {
-                    seen[w] = true;
-                    stack.push(w);
-                }
-            }
-        }
-        let expected = r.chain_len * fit;
-        if expected > 0.0 && reach >= SHORTFALL * expected {
-            out.push((skel.joints[r.full.0].name.clone(), reach / expected));
-        }
-    }
-    out
-}
-
-fn seg_dist(p: &P3, a: &P3, b: &P3) -> f64 {
-    let ab = b - a;
-    let l2 = ab.norm_squared();
-    let t = if l2 > 0.0 {
-        ((p - a).dot(&ab) / l2).clamp(0.0, 1.0)
-    } else {
-        0.0
-    };
-    (p - (a + ab * t)).norm()
 }
 
 /// Feet that are not at the bottom: `(reason)` if the lowest foot is above [`FOOT_BAND`] or any

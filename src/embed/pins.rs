@@ -206,7 +206,10 @@ mod tests {
         assert_eq!(s.joints[end.0].name, "LeftHand_End");
         assert!(ch[0].fraction > 0.6 && ch[0].fraction < 1.0 && ch[0].extend);
         // A hint on the chain's end sits at fraction 1, unextended.
-        let end_hint = [ResolvedHint { joint: end, ..hints[0].clone() }];
+        let end_hint = [ResolvedHint {
+            joint: end,
+            ..hints[0].clone()
+        }];
         let ch = chain_hints(&s, &red, &end_hint);
         assert_eq!((ch[0].fraction, ch[0].extend), (1.0, false));
     }
@@ -223,9 +226,17 @@ mod tests {
         };
         let radii = [0.04, 0.04];
         assert!(path_meets(&path, &radii, &pin(0.5)));
-        assert!(!path_meets(&path, &radii, &pin(0.8)), "right place, wrong fraction");
+        assert!(
+            !path_meets(&path, &radii, &pin(0.8)),
+            "right place, wrong fraction"
+        );
         // Extension by the end sphere's radius moves the fraction point outward.
-        let ext = PathPin { extend: true, at: V3::new(0.52, 0.0, 0.0), radius: 0.001, ..pin(0.0) };
+        let ext = PathPin {
+            extend: true,
+            at: V3::new(0.52, 0.0, 0.0),
+            radius: 0.001,
+            ..pin(0.0)
+        };
         assert!(path_meets(&path, &radii, &ext));
     }
 

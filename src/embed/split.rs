@@ -92,7 +92,13 @@ pub fn split(
             .chain
             .iter()
             .enumerate()
-            .map(|(i, j)| if i == 0 { None } else { pins.get(&j.0).copied() })
+            .map(|(i, j)| {
+                if i == 0 {
+                    None
+                } else {
+                    pins.get(&j.0).copied()
+                }
+            })
             .collect();
         let pts = anchored_split(&path, &rj.fractions, &pinned);
         for (i, j) in rj.chain.iter().enumerate().skip(1) {
