@@ -176,7 +176,7 @@ pub fn feet_off_ground(
         .map(|s| up(&s.center) + s.radius)
         .fold(f64::NEG_INFINITY, f64::max);
     let height = hi - lo;
-    if !(height > 0.0) {
+    if height.is_nan() || height <= 0.0 {
         return None;
     }
     let feet: Vec<(&str, f64)> = skel
