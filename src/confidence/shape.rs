@@ -30,6 +30,9 @@ pub const FOOT_BAND: f64 = 0.15;
 /// No foot may be above this fraction of the shape's height.
 pub const FOOT_CEILING: f64 = 0.5;
 
+/// A limb is called a plate limb only if more than this share of its chain (and more than its last
+/// bone) is plate: low-poly paws and flat feet pass through short plate-like stretches.
+pub const PLATE_SHARE: f64 = 0.25;
 /// Samples along a chain for the plate test.
 const PLATE_SAMPLES: usize = 24;
 /// Directions probed across a chain (lines through the point, 180° / 8 apart).
@@ -122,7 +125,8 @@ fn chain_samples(r: &RJoint, q: &[P3], n: usize) -> Vec<(P3, V3)> {
     out
 }
 
-/// Limb chains whose plate part is longer than their last bone (a hand, a foot, a head may be flat).
+/// Limb chains whose plate part is longer than their last bone (a hand, a foot, a head may be flat)
+/// and than [`PLATE_SHARE`].
 pub fn plate_limbs(
     field: &dyn Field,
     skel: &Skeleton,
@@ -147,7 +151,7 @@ pub fn plate_limbs(
         let share = plate as f64 / samples.len() as f64;
         let last = r.fractions.len().saturating_sub(2);
         let last_bone = 1.0 - r.fractions.get(last).copied().unwrap_or(0.0);
-        if share > last_bone {
+        if share > last_bone.max(PLATE_SHARE) {
             names.push(skel.joints[r.full.0].name.clone());
         }
     }
