@@ -272,7 +272,7 @@ fn low_confidence_detail_with_suggestions() {
     h.send(key(KeyCode::Down));
     assert_eq!(h.app.current().unwrap().name, "bob.obj");
     let screen = h.screen();
-    assert!(screen.contains("pin LeftHand?"), "{screen}");
+    assert!(screen.contains("pin LeftHand (the left"), "{screen}");
     insta::assert_snapshot!(screen);
 }
 

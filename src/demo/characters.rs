@@ -63,15 +63,48 @@ fn mirror(p: P3) -> P3 {
     P3::new(-p.x, p.y, p.z)
 }
 
+/// Departures from the plain humanoid, for test characters with known failure modes (cartoon ears,
+/// stubby arms, a big head).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Variant {
+    /// Arm length factor (1 = the seed's own).
+    pub arm_scale: f64,
+    /// Direction of the left arm, template frame (`None`: sideways, 0 … 45° below horizontal by the
+    /// seed); the right arm mirrors it.
+    pub arm_dir: Option<V3>,
+    /// Head size factor.
+    pub head_scale: f64,
+    /// Flat ears: semi-axes (width, height, half-thickness) of an ellipsoid on each side of the head,
+    /// hanging down to the shoulders.
+    pub ears: Option<V3>,
+}
+
+impl Default for Variant {
+    fn default() -> Self {
+        Self {
+            arm_scale: 1.0,
+            arm_dir: None,
+            head_scale: 1.0,
+            ears: None,
+        }
+    }
+}
+
 /// A humanoid about 1.7 m tall. The seed varies height, leg and arm length, girth and the arm
 /// angle (0° = T-pose … 45° = A-pose).
 pub fn humanoid_body(seed: u64) -> Body {
+    humanoid_variant_body(seed, &Variant::default())
+}
+
+/// [`humanoid_body`] with a [`Variant`]'s departures.
+pub fn humanoid_variant_body(seed: u64, var: &Variant) -> Body {
     let mut rng = Rng::new(seed);
     let leg = rng.range(0.9, 1.1);
     let torso = rng.range(0.9, 1.1);
-    let arm = rng.range(0.9, 1.12);
+    let arm = rng.range(0.9, 1.12) * var.arm_scale;
     let girth = rng.range(0.85, 1.2);
     let angle = rng.range(0.0, 45.0_f64).to_radians();
+    let hs = var.head_scale;
     let mut b = Body::new(0.05);
     let hips = b.joint("Hips", P3::new(0.0, 0.08 + 0.86 * leg, 0.0));
     b.joint("Spine", hips + V3::new(0.0, 0.12 * torso, 0.0));
@@ -79,7 +112,7 @@ pub fn humanoid_body(seed: u64) -> Body {
     let spine2 = b.joint("Spine2", hips + V3::new(0.0, 0.38 * torso, 0.0));
     let neck = b.joint("Neck", hips + V3::new(0.0, 0.50 * torso, 0.0));
     let head = b.joint("Head", neck + V3::new(0.0, 0.09, 0.0));
-    b.joint("HeadTop_End", head + V3::new(0.0, 0.2, 0.0));
+    b.joint("HeadTop_End", head + V3::new(0.0, 0.2 * hs, 0.0));
     b.ellipsoid(
         hips + V3::new(0.0, 0.02, 0.0),
         V3::new(0.16, 0.12, 0.11) * girth,
@@ -88,8 +121,20 @@ pub fn humanoid_body(seed: u64) -> Body {
     b.ellipsoid(spine2, V3::new(0.19, 0.15, 0.115) * girth);
     b.capsule(spine2, neck, 0.09 * girth, 0.05);
     b.capsule(neck, head, 0.05, 0.05);
-    b.ellipsoid(head + V3::new(0.0, 0.1, 0.015), V3::new(0.095, 0.12, 0.105));
-    let dir = V3::new(-angle.cos(), -angle.sin(), 0.0);
+    b.ellipsoid(
+        head + V3::new(0.0, 0.1 * hs, 0.015),
+        V3::new(0.095, 0.12, 0.105) * hs,
+    );
+    if let Some(e) = var.ears {
+        for s in [-1.0, 1.0] {
+            // Hanging from the side of the head down to the shoulders, flat in z.
+            let c = head + V3::new(s * (0.06 * hs + e.x), 0.1 * hs - e.y * 0.8, 0.0);
+            b.ellipsoid(c, e);
+        }
+    }
+    let dir = var
+        .arm_dir
+        .map_or(V3::new(-angle.cos(), -angle.sin(), 0.0), |d| d.normalize());
     for side in [Side::Left, Side::Right] {
         let m = |p: P3| if side == Side::Left { p } else { mirror(p) };
         let n = side.name();
@@ -106,7 +151,7 @@ pub fn humanoid_body(seed: u64) -> Body {
         };
         let elbow = b.joint(&format!("{n}ForeArm"), arm_j + d * 0.28 * arm);
         let wrist = b.joint(&format!("{n}Hand"), elbow + d * 0.25 * arm);
-        let tip = b.joint(&format!("{n}Hand_End"), wrist + d * 0.17);
+        let tip = b.joint(&format!("{n}Hand_End"), wrist + d * 0.17 * var.arm_scale);
         b.capsule(shoulder, arm_j, 0.06 * girth, 0.055 * girth);
         b.capsule(arm_j, elbow, 0.052 * girth, 0.042 * girth);
         b.capsule(elbow, wrist, 0.044 * girth, 0.04);

@@ -61,6 +61,20 @@ pub fn humanoid(seed: u64) -> DemoCharacter {
     )
 }
 
+/// A humanoid with a [`characters::Variant`]'s departures (named `demo_humanoid_variant`), polygonized
+/// finer so thin parts (flat ears) keep an interior.
+pub fn humanoid_variant(seed: u64, var: &characters::Variant) -> DemoCharacter {
+    build(
+        "demo_humanoid_variant",
+        "human",
+        characters::humanoid_variant_body(seed, var),
+        VARIANT_STEP,
+    )
+}
+
+/// Grid spacing for [`humanoid_variant`], metres (~25k vertices).
+const VARIANT_STEP: f64 = 0.018;
+
 /// A quadruped (~1.2 m long, head at +Z). The seed varies proportions.
 pub fn quadruped(seed: u64) -> DemoCharacter {
     build(

@@ -1,7 +1,7 @@
 //! Candidate graph vertices per reduced joint (Baran & Popović 2007 §3.2; docs/algorithms.md#candidates), plus hints.
 //!
-//! Checked in this order: a **hinted** joint may only use vertices within the hint radius of the hint
-//! (none → the nearest vertex, with a warning); **fat** joints use "fatVerts" (radius ≥ the 50th-largest
+//! Checked in this order: a **hinted** joint may only use vertices whose sphere touches the hint's
+//! ball (none → the nearest vertex, with a warning; hints inside chains are [`super::pins`]); **fat** joints use "fatVerts" (radius ≥ the 50th-largest
 //! radius, ties included); other **leaves** use "limbVerts" (dead ends: approached from some neighbour,
 //! every continuation through a not-much-thinner neighbour turns by more than ~37°); all other joints may
 //! use any vertex. An empty fat/limb set falls back to all vertices with a warning instead of failing.
@@ -70,7 +70,12 @@ pub fn candidates(
             let near: Vec<u32> = all
                 .iter()
                 .copied()
-                .filter(|v| (g.spheres[*v as usize].center - h.position).norm() <= h.radius)
+                .filter(|v| {
+                    // The sphere touches the hint's ball: the user pins near the surface, while
+                    // the search places joints at sphere centres on the limb's axis.
+                    let s = &g.spheres[*v as usize];
+                    (s.center - h.position).norm() <= h.radius + s.radius
+                })
                 .collect();
             if near.is_empty() {
                 let nearest = all.iter().copied().min_by(|a, b| {

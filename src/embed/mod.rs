@@ -12,6 +12,7 @@ pub mod orient;
 /// All-pairs shortest paths live with the graph (cached per mesh); re-exported for the search.
 pub use crate::discretize::paths;
 pub mod penalty;
+pub mod pins;
 pub mod reduced;
 pub mod refine;
 mod run;
@@ -259,6 +260,8 @@ pub struct Embedding {
     /// Reduced joints (full-skeleton ids) whose chain's graph path crosses a bridge edge, i.e. leaves
     /// the volume to jump between separate parts of the mesh.
     pub bridged: Vec<JointId>,
+    /// Joints the user pinned with hints: confidence treats them as evidence.
+    pub pinned: Vec<JointId>,
 }
 
 /// Why no embedding exists.

@@ -41,6 +41,8 @@ pub struct Inputs<'a> {
     pub paths: &'a Paths,
     /// Candidate vertices per reduced joint.
     pub cand: &'a [Vec<u32>],
+    /// Hints inside chains, which the chains' paths must pass.
+    pub pins: &'a [super::pins::ChainHint],
     /// Options (weights, budget, orientation mode).
     pub opts: &'a EmbedOptions,
     /// Polled by the search.
@@ -115,7 +117,8 @@ impl Inputs<'_> {
             o,
             self.opts.weights,
             self.cand.to_vec(),
-        );
+        )
+        .with_pins(self.pins, o);
         let limits = Limits {
             max_nodes: max_nodes.max(1),
             max_time: Duration::from_secs_f64(max_ms.max(1.0) / 1e3),

@@ -10,6 +10,7 @@
 //! [`BRIDGE_COST`], so chains avoid leaving the volume when another route exists.
 
 use super::paths::{Paths, NONE};
+use super::pins::{path_meets, ChainHint, PathPin};
 use super::reduced::Reduced;
 use super::Orientation;
 use crate::discretize::SphereGraph;
@@ -58,6 +59,11 @@ pub struct Ctx<'a> {
     lca: Vec<usize>,
     /// Cache of [`Ctx::pair_terms`] keyed by (joint, parent vertex, vertex); NaN marks a veto.
     pairs: std::cell::RefCell<std::collections::HashMap<u64, [f64; 2]>>,
+    /// Hints on chains: a placement whose path misses one is vetoed (see [`super::pins`]).
+    pins: Vec<PathPin>,
+    /// Per reduced joint: its chain holds a pin. The pins then say where the limb is, so its length
+    /// and its symmetry with its mirror are not penalized (nor vetoed).
+    pinned: Vec<bool>,
 }
 
 /// Clamped linear ramp: `a` at `v ≤ lo`, `b` at `v ≥ hi` (the original's `smoothInterp`).
@@ -153,7 +159,43 @@ impl<'a> Ctx<'a> {
             cand,
             lca,
             pairs: Default::default(),
+            pins: Vec::new(),
+            pinned: vec![false; k],
         }
+    }
+
+    /// Add the hints that lie inside chains; `o` maps the normalized frame to the search frame.
+    pub fn with_pins(mut self, hints: &[ChainHint], o: &crate::embed::Orientation) -> Self {
+        let half = V3::new(0.5, 0.5, 0.5);
+        self.pins = hints
+            .iter()
+            .map(|h| PathPin {
+                idx: h.idx,
+                fraction: h.fraction,
+                at: o.apply(&(h.position.coords - half)),
+                radius: h.radius,
+                extend: h.extend,
+            })
+            .collect();
+        for p in &self.pins {
+            if let Some(slot) = self.pinned.get_mut(p.idx) {
+                *slot = true;
+            }
+        }
+        self
+    }
+
+    /// True unless the chain of `idx` placed from `pv` to `next` misses one of its pins.
+    fn pins_met(&self, idx: usize, pv: u32, next: u32) -> bool {
+        let mut pins = self.pins.iter().filter(|p| p.idx == idx).peekable();
+        if pins.peek().is_none() {
+            return true;
+        }
+        let mut verts = self.paths.path(next, pv);
+        verts.reverse();
+        let path: Vec<V3> = verts.iter().map(|v| self.pos[*v as usize]).collect();
+        let radii: Vec<f64> = verts.iter().map(|v| self.rad[*v as usize]).collect();
+        pins.all(|p| path_meets(&path, &radii, p))
     }
 
     /// Weighted terms for placing `idx` at `next`; `None` on a veto. In `relaxed` mode a veto condition
@@ -176,7 +218,12 @@ impl<'a> Ctx<'a> {
             return None;
         }
         let hard = f64::INFINITY;
-        t[0] = self.dist_term(idx, pv, next).unwrap_or(hard);
+        // A chain that misses a pin inside it vetoes (relaxed: costs 1) on the length term.
+        t[0] = if self.pins_met(idx, pv, next) {
+            self.dist_term(idx, pv, next).unwrap_or(hard)
+        } else {
+            hard
+        };
         t[1] = self.global_dot(m, idx, prev, next).unwrap_or(hard);
         t[2] = self.sym_term(m, idx, pv, next);
         t[3] = self.double_term(taken, pv, next).unwrap_or(hard);
@@ -260,6 +307,9 @@ impl<'a> Ctx<'a> {
         }
         let rj = &self.red.joints[idx];
         let prev = rj.parent?;
+        if !self.pins_met(idx, pv, next) {
+            return None;
+        }
         let mut m = vec![0; prev + 1];
         m[prev] = pv;
         let gd = self.global_dot_part(&m, idx, prev, next, true)?;
@@ -297,6 +347,9 @@ impl<'a> Ctx<'a> {
     /// DistPF: chains embedded much shorter than the template cost more; below half the length vetoes.
     fn dist_term(&self, idx: usize, pv: u32, next: u32) -> Option<f64> {
         let d = self.paths.dist(next, pv);
+        if self.pinned[idx] {
+            return d.is_finite().then_some(0.0);
+        }
         let play = PLAY * (self.rad[next as usize] + self.rad[pv as usize]);
         let opt = self.red.joints[idx].chain_len;
         if !d.is_finite() || d + play < 0.5 * opt {
@@ -351,6 +404,9 @@ impl<'a> Ctx<'a> {
         let Some(v1) = self.red.joints[idx].sym else {
             return 0.0;
         };
+        if self.pinned[idx] || self.pinned[v1] {
+            return 0.0;
+        }
         let Some(v2) = self.red.joints[v1].parent else {
             return 0.0;
         };

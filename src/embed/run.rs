@@ -9,6 +9,7 @@ use super::candidates::candidates;
 use super::nearest::PointIndex;
 use super::orient::{rank, Inputs, Tried};
 use super::paths::Paths;
+use super::pins::chain_hints;
 use super::reduced::Reduced;
 use super::refine::{Bone, Problem};
 use super::search::Found;
@@ -45,11 +46,13 @@ pub fn embed_with(
     let red = Reduced::new(skel);
     let paths = graph.paths();
     let (cand, mut warnings) = candidates(graph, skel, &red, hints);
+    let pins = chain_hints(skel, &red, hints);
     let tried = Inputs {
         graph,
         red: &red,
         paths,
         cand: &cand,
+        pins: &pins,
         opts,
         cancelled,
     }
@@ -83,7 +86,9 @@ pub fn embed_with(
     };
     let joints = place.run(&pick.orientation, &pick.found.matched);
     let timings = vec![("embed", embed_ms), ("refine", ms_since(t1))];
-    Ok(pick.into_embedding(joints, warnings, timings, bridged))
+    let mut emb = pick.into_embedding(joints, warnings, timings, bridged);
+    emb.pinned = hints.iter().map(|h| h.joint).collect();
+    Ok(emb)
 }
 
 /// The chosen orientation and its discrete match.
@@ -120,6 +125,7 @@ impl Pick {
             timings_ms,
             forced: found.forced,
             bridged,
+            pinned: Vec::new(),
         }
     }
 

@@ -2,13 +2,14 @@
 //!
 //! Each reduced chain's intermediate joints go at their cumulative template length fractions along the
 //! graph's shortest path (through sphere centres). A **pinned** (hinted) joint goes exactly to its hint
-//! position; the unpinned joints between two fixed points (chain ends or pins) are then spaced by their
-//! fractions on the straight segment between them.
+//! position; the unpinned joints between two fixed points (chain ends or pins) are spread by their
+//! relative fractions along the stretch of the path between them ([`anchored_split`]), so a pinned
+//! limb still follows the shape.
 
 use std::collections::HashMap;
 
 use super::paths::Paths;
-use super::penalty::split_polyline;
+use super::pins::anchored_split;
 use super::reduced::Reduced;
 use crate::discretize::Field;
 use crate::discretize::SphereGraph;
@@ -81,34 +82,30 @@ pub fn split(
                 extended.push(leaf);
             }
         }
-        let pts = split_polyline(&path, &rj.fractions);
-        let last = rj.chain.len() - 1;
+        if let Some(pin) = pins.get(&leaf) {
+            // A pinned end: the chain runs to the pin itself.
+            if path.last().is_none_or(|l| (l - pin.coords).norm() > 1e-9) {
+                path.push(pin.coords);
+            }
+        }
+        let pinned: Vec<Option<P3>> = rj
+            .chain
+            .iter()
+            .enumerate()
+            .map(|(i, j)| {
+                if i == 0 {
+                    None
+                } else {
+                    pins.get(&j.0).copied()
+                }
+            })
+            .collect();
+        let pts = anchored_split(&path, &rj.fractions, &pinned);
         for (i, j) in rj.chain.iter().enumerate().skip(1) {
-            q[j.0] = pins.get(&j.0).copied().unwrap_or_else(|| P3::from(pts[i]));
+            q[j.0] = pts[i];
         }
-        if rj.chain[1..last].iter().any(|j| pins.contains_key(&j.0)) {
-            respace(&mut q, &rj.chain, &rj.fractions, pins);
-        }
-        let _ = last;
     }
     (q, extended)
-}
-
-/// Between consecutive fixed chain entries (ends and pins), space the free joints linearly by fraction.
-fn respace(q: &mut [P3], chain: &[crate::geom::JointId], fr: &[f64], pins: &HashMap<usize, P3>) {
-    let last = chain.len() - 1;
-    let fixed: Vec<usize> = (0..=last)
-        .filter(|i| *i == 0 || *i == last || pins.contains_key(&chain[*i].0))
-        .collect();
-    for w in fixed.windows(2) {
-        let (a, b) = (w[0], w[1]);
-        let (pa, pb) = (q[chain[a].0], q[chain[b].0]);
-        let span = (fr[b] - fr[a]).max(1e-12);
-        for i in (a + 1)..b {
-            let t = ((fr[i] - fr[a]) / span).clamp(0.0, 1.0);
-            q[chain[i].0] = pa + (pb - pa) * t;
-        }
-    }
 }
 
 /// Longest extension of a chain end, normalized units.

@@ -29,12 +29,26 @@ pub fn suggestions(rig: &Rig) -> Vec<String> {
             out.push(s);
         }
     };
-    // Warnings and reasons that name a joint: offer to pin that joint.
+    // Warnings and reasons that name a joint: offer to pin the joint a user can see there. A chain
+    // end (LeftHand_End) is a marker; its parent (the wrist) is what to pin, and a pin on any joint
+    // moves the whole limb through it.
     for w in rig.warnings.iter().chain(&rig.confidence_reasons) {
         if let Some(j) = rig.joints.iter().find(|j| mentions(w, &j.name)) {
             let w = w.trim_start_matches("low confidence: ");
-            add(format!("{w} — pin {}?", j.name));
+            let visible = j
+                .parent
+                .filter(|_| j.end)
+                .and_then(|p| rig.joints.get(p))
+                .unwrap_or(j);
+            add(format!("{w} — {}", pin_advice(&visible.name)));
         }
+    }
+    if rig
+        .confidence_reasons
+        .iter()
+        .any(|r| r.contains("feet are not at the bottom"))
+    {
+        add("the feet are not at the bottom — is the model upright? pin LeftFoot and RightFoot at the ankles".into());
     }
     for s in geometric(rig) {
         add(s);
@@ -60,6 +74,35 @@ pub fn suggestions(rig: &Rig) -> Vec<String> {
         }
     }
     out
+}
+
+/// "pin LeftHand (the left wrist) where it really is — the whole limb follows".
+fn pin_advice(joint: &str) -> String {
+    let side = if joint.starts_with("Left") {
+        "left "
+    } else if joint.starts_with("Right") {
+        "right "
+    } else {
+        ""
+    };
+    let part = [
+        ("ForeArm", "elbow"),
+        ("Hand", "wrist"),
+        ("UpLeg", "hip"),
+        ("Leg", "knee"),
+        ("Foot", "ankle"),
+        ("ToeBase", "toes"),
+        ("Arm", "shoulder"),
+    ]
+    .iter()
+    .find(|(k, _)| joint.ends_with(k))
+    .map(|(_, v)| *v);
+    match part {
+        Some(p) => {
+            format!("pin {joint} (the {side}{p}) where it really is; the whole limb follows")
+        }
+        None => format!("pin {joint}?"),
+    }
 }
 
 /// True if `text` names `joint` as a word (so "Hand" does not match "LeftHand").
@@ -185,6 +228,26 @@ mod tests {
         );
         assert!(mentions("LeftHand, and more", "LeftHand"));
         assert!(!mentions("LeftHandIndex", "LeftHand"));
+    }
+
+    #[test]
+    fn a_limb_in_a_plate_asks_for_the_wrist_in_plain_words() {
+        let mut r = rig();
+        r.joints.push(RigJoint {
+            name: "LeftHand_End".into(),
+            parent: Some(2),
+            position: [0.1, 1.7, 0.0],
+            end: true,
+        });
+        r.confidence_reasons =
+            vec!["the limb ending at LeftHand_End runs through a thin, flat plate".into()];
+        let s = suggestions(&r);
+        assert!(
+            s[0].ends_with(
+                "pin LeftHand (the left wrist) where it really is; the whole limb follows"
+            ),
+            "{s:?}"
+        );
     }
 
     #[test]

@@ -11,13 +11,19 @@
 //!   for at least half of the limbs (and two), the straight segment from the limb's distal part to
 //!   every other limb's stays inside the volume;
 //! * bones whose graph path jumps between separate parts of the mesh;
-//! * too few interior spheres for the skeleton.
+//! * too few interior spheres for the skeleton;
+//! * limbs in thin plates, feet off the ground ([`shape`]).
+//!
+//! The user's pins are evidence: a chain holding a pinned joint is not judged for its length, its
+//! symmetry with its mirror, for standing apart from the body, or by the shape checks.
+
+pub mod shape;
 
 use crate::discretize::Discretization;
 use crate::discretize::Field;
 use crate::embed::reduced::Reduced;
 use crate::embed::Embedding;
-use crate::geom::P3;
+use crate::geom::{JointId, P3};
 use crate::mesh::PreparedMesh;
 use crate::rig::Status;
 use crate::skeleton::Skeleton;
@@ -52,7 +58,37 @@ pub fn assess(
     emb: &Embedding,
 ) -> Confidence {
     let _ = mesh;
-    assess_with(&disc.field, disc.graph.len(), skeleton, emb)
+    let mut conf = assess_with(&disc.field, disc.graph.len(), skeleton, emb);
+    if emb.joints.len() == skeleton.joints.len() {
+        conf.reasons
+            .extend(shape_reasons(&disc.field, &disc.graph, skeleton, emb));
+    }
+    finish(conf.reasons)
+}
+
+/// The [`shape`] checks, as plain reasons.
+pub fn shape_reasons(
+    field: &dyn Field,
+    graph: &crate::discretize::SphereGraph,
+    skel: &Skeleton,
+    emb: &Embedding,
+) -> Vec<String> {
+    let red = Reduced::new(skel);
+    let q = &emb.joints;
+    let mut reasons = Vec::new();
+    for name in shape::plate_limbs(field, skel, &red, q, &emb.pinned) {
+        reasons.push(format!(
+            "the limb ending at {name} runs through a thin, flat plate (an ear, a wing, a fin?) rather than a limb"
+        ));
+    }
+    reasons.extend(shape::feet_off_ground(
+        graph,
+        skel,
+        q,
+        &emb.orientation,
+        &emb.pinned,
+    ));
+    reasons
 }
 
 /// [`assess`] on explicit inputs: the field and the number of graph spheres.
@@ -88,9 +124,10 @@ pub fn assess_with(
             red.len()
         ));
     }
-    outside(field, skel, q, &mut reasons);
-    proportions(skel, &red, q, &mut reasons);
-    merged_limbs(field, skel, &red, q, &mut reasons);
+    let pinned = &emb.pinned;
+    outside(field, skel, q, pinned, &mut reasons);
+    proportions(skel, &red, q, pinned, &mut reasons);
+    merged_limbs(field, skel, &red, q, pinned, &mut reasons);
     for j in &emb.bridged {
         reasons.push(format!(
             "the bones leading to {} cross between separate parts of the mesh",
@@ -111,13 +148,21 @@ fn finish(reasons: Vec<String>) -> Confidence {
     }
 }
 
-fn outside(field: &dyn Field, skel: &Skeleton, q: &[P3], reasons: &mut Vec<String>) {
+fn outside(
+    field: &dyn Field,
+    skel: &Skeleton,
+    q: &[P3],
+    pinned: &[JointId],
+    reasons: &mut Vec<String>,
+) {
     let mut names = Vec::new();
     for (i, j) in skel.joints.iter().enumerate() {
         let mid = j
             .parent
             .map(|p| P3::from((q[i].coords + q[p.0].coords) * 0.5));
-        let joint_out = !j.end && field.eval(&q[i]) > OUTSIDE_TOLERANCE;
+        // A pinned joint is where the user put it.
+        let joint_out =
+            !j.end && !pinned.contains(&JointId(i)) && field.eval(&q[i]) > OUTSIDE_TOLERANCE;
         let bone_out = mid.is_some_and(|m| field.eval(&m) > OUTSIDE_TOLERANCE);
         if joint_out || bone_out {
             names.push(j.name.as_str());
@@ -145,7 +190,13 @@ fn chain_lengths(red: &Reduced, q: &[P3]) -> Vec<f64> {
         .collect()
 }
 
-fn proportions(skel: &Skeleton, red: &Reduced, q: &[P3], reasons: &mut Vec<String>) {
+fn proportions(
+    skel: &Skeleton,
+    red: &Reduced,
+    q: &[P3],
+    pinned: &[JointId],
+    reasons: &mut Vec<String>,
+) {
     let got = chain_lengths(red, q);
     let want: Vec<f64> = red.joints.iter().map(|r| r.chain_len).collect();
     let core = |k: &usize| !optional(skel, &red.joints[*k]);
@@ -166,6 +217,11 @@ fn proportions(skel: &Skeleton, red: &Reduced, q: &[P3], reasons: &mut Vec<Strin
             continue;
         }
         let ratio = got[k] / (want[k] * fit).max(1e-12);
+        // A pinned chain's length is what the pins imply: not a defect.
+        let pins = |i: usize| shape::pinned_chain(&red.joints[i], pinned);
+        if pins(k) {
+            continue;
+        }
         if red.joints[k].leaf && ratio < COLLAPSED_RATIO {
             reasons.push(format!(
                 "the limb ending at {} is almost collapsed ({:.0}% of its expected length)",
@@ -179,7 +235,7 @@ fn proportions(skel: &Skeleton, red: &Reduced, q: &[P3], reasons: &mut Vec<Strin
                 ratio
             ));
         }
-        if let Some(s) = red.joints[k].sym {
+        if let Some(s) = red.joints[k].sym.filter(|s| !pins(*s)) {
             let (a, b) = (got[k], got[s]);
             if a.min(b) <= 0.0 || a.max(b) / a.min(b) > ASYMMETRY_FACTOR {
                 reasons.push(format!(
@@ -200,6 +256,7 @@ fn merged_limbs(
     skel: &Skeleton,
     red: &Reduced,
     q: &[P3],
+    pinned: &[JointId],
     reasons: &mut Vec<String>,
 ) {
     let limbs: Vec<(usize, P3)> = red
@@ -215,8 +272,10 @@ fn merged_limbs(
     let leaves = |a: &P3, b: &P3| {
         (0..=40).any(|s| field.eval(&P3::from(a.coords + (b - a) * (f64::from(s) / 40.0))) > 0.0)
     };
+    // A pinned limb is one the user says is there.
     let merged: Vec<&str> = limbs
         .iter()
+        .filter(|(k, _)| !shape::pinned_chain(&red.joints[*k], pinned))
         .filter(|(k, p)| !limbs.iter().any(|(o, po)| o != k && leaves(p, po)))
         .map(|(k, _)| skel.joints[red.joints[*k].full.0].name.as_str())
         .collect();

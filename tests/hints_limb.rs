@@ -1,0 +1,215 @@
+//! Hints fix limbs, and wrong rigs are not `ok` (issue 15 §4–§5), on procedural characters whose
+//! construction skeleton is known: a humanoid with huge flat ears hanging to its shoulders and short
+//! drooping arms (the arms-into-ears failure of a cartoon elephant), and a big-headed humanoid.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use geppetto::confidence::assess;
+use geppetto::config::RigConfig;
+use geppetto::demo::characters::Variant;
+use geppetto::demo::{humanoid_variant, DemoCharacter};
+use geppetto::embed::hints::Hints;
+use geppetto::embed::Orientation;
+use geppetto::geom::{P3, V3};
+use geppetto::measure::joints::measure;
+use geppetto::pipeline::{Pipeline, RigOutcome, RigRequest};
+use geppetto::progress::NoProgress;
+use geppetto::rig::Status;
+use geppetto::skeleton::{load_template, Skeleton};
+
+/// The arms-into-ears character: flat ears 0.44 m wide, 0.52 m tall, 5 cm thick, hanging from the
+/// head to the shoulders; half-length arms held forward and down, in front of the body.
+fn eared() -> DemoCharacter {
+    humanoid_variant(
+        3,
+        &Variant {
+            arm_scale: 0.3,
+            arm_dir: Some(V3::new(-0.25, -0.5, 0.83)),
+            ears: Some(V3::new(0.22, 0.26, 0.025)),
+            ..Variant::default()
+        },
+    )
+}
+
+fn write(c: &DemoCharacter, dir: &Path) -> PathBuf {
+    let path = dir.join(format!("{}.obj", c.name));
+    std::fs::write(&path, geppetto::mesh::write::obj_string(&c.mesh)).expect("write obj");
+    path
+}
+
+fn rig(pipeline: &Pipeline, path: &Path, skel: &Arc<Skeleton>, hints: Option<Hints>) -> RigOutcome {
+    let mut req = RigRequest::with_sidecar(path, skel.clone()).expect("request");
+    req.skin = false;
+    req.hints = hints.map(|h| (h, path.with_extension("hints.yaml")));
+    pipeline.rig(&req, &NoProgress).expect("rig")
+}
+
+/// CD-J2J (% of the largest extent) of the rig against the character's construction skeleton.
+fn cd_j2j(out: &RigOutcome, c: &DemoCharacter, skel: &Skeleton) -> f64 {
+    let pred: Vec<P3> = out
+        .rig
+        .joints
+        .iter()
+        .map(|j| P3::from(j.position))
+        .collect();
+    let parents: Vec<Option<usize>> = skel.joints.iter().map(|j| j.parent.map(|p| p.0)).collect();
+    let truth: Vec<P3> = skel
+        .joints
+        .iter()
+        .map(|j| c.joint(&j.name).expect("construction joint"))
+        .collect();
+    measure((&pred, &parents), (&truth, &parents), out.rig.max_extent()).cd_j2j
+}
+
+fn joint(out: &RigOutcome, name: &str) -> P3 {
+    let j = out.rig.joints.iter().find(|j| j.name == name).expect(name);
+    P3::from(j.position)
+}
+
+#[test]
+fn ear_arms_are_not_ok_and_wrist_pins_fix_the_whole_arm() {
+    let c = eared();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(&c, dir.path());
+    let skel = Arc::new(load_template("human").expect("built-in"));
+    let pipeline = Pipeline::new(RigConfig::default());
+    let free = rig(&pipeline, &path, &skel, None);
+    let free_cd = cd_j2j(&free, &c, &skel);
+    println!(
+        "unhinted: {:?} CD-J2J {free_cd:.2}% penalty {:.3} {:?}",
+        free.rig.status, free.rig.penalty.total, free.rig.confidence_reasons
+    );
+    for side in ["Left", "Right"] {
+        let name = format!("{side}Hand_End");
+        println!(
+            "  {name} at {} (truth {})",
+            joint(&free, &name),
+            c.joint(&name).unwrap()
+        );
+    }
+    assert_ne!(free.rig.status, Status::Ok, "arms in the ears rigged as ok");
+
+    let mut hints = Hints::default();
+    for side in ["Left", "Right"] {
+        let w = c.joint(&format!("{side}Hand")).expect("wrist");
+        hints.pin(&format!("{side}Hand"), [w.x, w.y, w.z], None);
+    }
+    let pinned = rig(&pipeline, &path, &skel, Some(hints));
+    let pinned_cd = cd_j2j(&pinned, &c, &skel);
+    println!(
+        "pinned at the wrists: {:?} CD-J2J {pinned_cd:.2}% penalty {:.3} {:?}",
+        pinned.rig.status, pinned.rig.penalty.total, pinned.rig.confidence_reasons
+    );
+    let height = c.mesh.aabb().max.y - c.mesh.aabb().min.y;
+    for side in ["Left", "Right"] {
+        for j in ["Hand", "Hand_End"] {
+            let name = format!("{side}{j}");
+            let (got, want) = (joint(&pinned, &name), c.joint(&name).unwrap());
+            println!("  {name} at {got} (truth {want})");
+            // The whole arm follows the pin, the chain's end included: every arm joint is within
+            // 8% of the height of its construction position (a forearm is ~13%).
+            assert!(
+                (got - want).norm() < 0.08 * height,
+                "{name} at {got}, built at {want}"
+            );
+        }
+    }
+    assert!(pinned_cd < 2.5, "CD-J2J {pinned_cd:.2}% after pinning");
+    assert!(pinned_cd < 0.6 * free_cd, "{pinned_cd:.2} vs {free_cd:.2}");
+    assert_eq!(
+        pinned.rig.status,
+        Status::Ok,
+        "{:?}",
+        pinned.rig.confidence_reasons
+    );
+}
+
+/// Move the named joints (mesh frame) in a copy of the outcome's embedding, clear its pins, and judge it.
+fn judge_moved(out: &RigOutcome, skel: &Skeleton, moves: &[(&str, P3)]) -> Vec<String> {
+    let mut emb = out.embedding.clone();
+    emb.pinned.clear();
+    let norm = &out.prepared.normalization;
+    for (name, p) in moves {
+        let j = skel.find(name).expect(name);
+        emb.joints[j.0] = norm.to_normalized(p);
+    }
+    let conf = assess(&out.prepared, &out.discretization, skel, &emb);
+    println!("{moves:?}: {:?} {:?}", conf.status, conf.reasons);
+    conf.reasons
+}
+
+/// Points from `a` to `b` at the given fractions.
+fn along(a: P3, b: P3, t: f64) -> P3 {
+    a + (b - a) * t
+}
+
+#[test]
+fn an_arm_chain_run_into_a_flat_ear_is_a_plate_limb() {
+    let c = eared();
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(&c, dir.path());
+    let skel = Arc::new(load_template("human").expect("built-in"));
+    let pipeline = Pipeline::new(RigConfig::default());
+    let mut hints = Hints::default();
+    for side in ["Left", "Right"] {
+        let w = c.joint(&format!("{side}Hand")).expect("wrist");
+        hints.pin(&format!("{side}Hand"), [w.x, w.y, w.z], None);
+    }
+    let out = rig(&pipeline, &path, &skel, Some(hints));
+    let clean = judge_moved(&out, &skel, &[]);
+    assert!(!clean.iter().any(|r| r.contains("plate")), "{clean:?}");
+    // The left arm chain from the shoulder into the ear, down to its lower rim (the failure).
+    let shoulder = c.joint("LeftArm").expect("shoulder");
+    let head = c.joint("Head").expect("head");
+    let ear = head + V3::new(-(0.06 + 0.22), 0.1 - 0.26 * 0.8, 0.0);
+    let moved = [
+        ("LeftForeArm", along(shoulder, ear, 0.8)),
+        ("LeftHand", ear + V3::new(-0.06, -0.08, 0.0)),
+        ("LeftHand_End", ear + V3::new(-0.12, -0.17, 0.0)),
+    ];
+    let reasons = judge_moved(&out, &skel, &moved);
+    assert!(
+        reasons
+            .iter()
+            .any(|r| r.contains("LeftHand_End runs through a thin, flat plate")),
+        "{reasons:?}"
+    );
+}
+
+#[test]
+fn a_big_head_rigs_ok_and_feet_off_the_ground_are_reported() {
+    let c = humanoid_variant(
+        5,
+        &Variant {
+            head_scale: 1.7,
+            ..Variant::default()
+        },
+    );
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = write(&c, dir.path());
+    let skel = Arc::new(load_template("human").expect("built-in"));
+    let out = rig(&Pipeline::new(RigConfig::default()), &path, &skel, None);
+    println!(
+        "big head: {:?} {:?} CD-J2J {:.2}%",
+        out.rig.status,
+        out.rig.confidence_reasons,
+        cd_j2j(&out, &c, &skel)
+    );
+    assert_eq!(
+        out.rig.status,
+        Status::Ok,
+        "{:?}",
+        out.rig.confidence_reasons
+    );
+    // The same rig judged with mesh +X as up (a figure lying on its side): the feet are at half height.
+    let mut lying = out.embedding.clone();
+    lying.orientation = Orientation::parse("+x,+z").expect("orientation");
+    let conf = assess(&out.prepared, &out.discretization, &skel, &lying);
+    println!("lying: {:?}", conf.reasons);
+    assert!(
+        conf.reasons.iter().any(|r| r.contains("not at the bottom")),
+        "{:?}",
+        conf.reasons
+    );
+}
