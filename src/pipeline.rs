@@ -67,9 +67,20 @@ pub struct RigOutcome {
     pub skin: Option<Skin>,
     /// True if the discretization came from the cache (a hint re-run).
     pub reused_discretization: bool,
+    /// The input file's document (materials, textures, structure) the GLB is written into.
+    pub source: Option<Arc<mesh::load::SourceDocument>>,
 }
 
 type Cached = (u64, Arc<PreparedMesh>, Arc<Discretization>);
+
+/// What [`Pipeline::discretized`] returns: the prepared mesh, its discretization, whether both
+/// came from the cache, and the input's document (always read fresh: textures may change alone).
+pub type Discretized = (
+    Arc<PreparedMesh>,
+    Arc<Discretization>,
+    bool,
+    Option<Arc<mesh::load::SourceDocument>>,
+);
 
 /// The engine with its configuration and a cache of discretizations keyed by mesh content.
 /// Shareable across threads.
@@ -114,18 +125,19 @@ impl Pipeline {
         path: &Path,
         progress: &dyn Progress,
         timings: &mut BTreeMap<String, f64>,
-    ) -> Result<(Arc<PreparedMesh>, Arc<Discretization>, bool), RigError> {
+    ) -> Result<Discretized, RigError> {
         let err_path = || path.to_path_buf();
         check(progress, Stage::Load)?;
         let t = Instant::now();
-        let mesh = mesh::load(path).map_err(|source| RigError::Load {
+        let loaded = mesh::load::load_with_source(path).map_err(|source| RigError::Load {
             path: err_path(),
             source,
         })?;
+        let (mesh, source) = (loaded.mesh, loaded.source.map(Arc::new));
         timings.insert("load".into(), ms_since(t));
         let key = mesh.content_hash() ^ options_hash(&self.config);
         if let Some((prepared, disc)) = self.cache_get(key) {
-            return Ok((prepared, disc, true));
+            return Ok((prepared, disc, true, source));
         }
         check(progress, Stage::Prepare)?;
         let t = Instant::now();
@@ -145,7 +157,7 @@ impl Pipeline {
         }
         let (prepared, disc) = (Arc::new(prepared), Arc::new(disc));
         self.cache_put(key, prepared.clone(), disc.clone());
-        Ok((prepared, disc, false))
+        Ok((prepared, disc, false, source))
     }
 
     /// Rig one mesh: the stages in order. Hint re-runs reuse the cached discretization.
@@ -153,7 +165,7 @@ impl Pipeline {
         let t_total = Instant::now();
         let path = &req.mesh_path;
         let mut timings = BTreeMap::new();
-        let (prepared, disc, reused) = self.discretized(path, progress, &mut timings)?;
+        let (prepared, disc, reused, source) = self.discretized(path, progress, &mut timings)?;
 
         let extent = prepared.input.aabb().max_extent();
         let hints = match &req.hints {
@@ -175,6 +187,9 @@ impl Pipeline {
         }
         let conf = confidence::assess(&prepared, &disc, &req.skeleton, &embedding);
         let mut rig = build_rig(req, &prepared, &embedding, conf);
+        if let Some(src) = &source {
+            rig.warnings.extend(src.warnings.iter().cloned());
+        }
         rig.stats = discretization_stats(&disc);
 
         let skin = if req.skin {
@@ -202,6 +217,7 @@ impl Pipeline {
             embedding,
             skin,
             reused_discretization: reused,
+            source,
         })
     }
 }

@@ -81,9 +81,13 @@ pub struct RigArgs {
 pub struct AttachArgs {
     /// Mesh file.
     pub mesh: PathBuf,
-    /// Skeleton source: a rig.json or a rigged .glb.
+    /// Skeleton source: a rig.json, a rigged .glb/.gltf or an .fbx with a skeleton.
     #[arg(long)]
     pub skeleton_from: PathBuf,
+    /// Keep the mesh file's animations: its own joint nodes are reused (matched by name), so
+    /// this needs the skeleton unchanged (`--skeleton-from` the same file).
+    #[arg(long)]
+    pub keep_animations: bool,
     /// Output folder.
     #[arg(long, default_value = "rigged")]
     pub out: PathBuf,

@@ -3,6 +3,7 @@
 //! GLB and Pinocchio writers: OWNER skin helper.
 
 pub mod glb;
+pub mod glb_source;
 pub mod pinocchio;
 
 use std::path::{Path, PathBuf};
@@ -10,6 +11,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::RigError;
+use crate::mesh::load::SourceDocument;
 use crate::mesh::Mesh;
 use crate::pipeline::{asset_name, RigOutcome};
 use crate::rig::Rig;
@@ -33,7 +35,22 @@ pub fn write_outputs(
     out_dir: &Path,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
-    write_rig(&outcome.rig, &outcome.prepared.input, out_dir, formats)
+    let glb = GlbSource {
+        source: outcome.source.as_deref(),
+        keep_animations: false,
+    };
+    write_rig_with(&outcome.rig, &outcome.prepared.input, glb, out_dir, formats)
+}
+
+/// What the GLB is written into: the input's own document (textured, structured) if there is
+/// one, else a new document from the mesh alone.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GlbSource<'a> {
+    /// The input file's document ([`crate::mesh::load::load_with_source`]).
+    pub source: Option<&'a SourceDocument>,
+    /// Keep the input's animations and drive them with its own joint nodes (only valid when the
+    /// rig's skeleton is the input's, as with `attach --skeleton-from` the same file).
+    pub keep_animations: bool,
 }
 
 /// Write `rig` (with `mesh`, the input mesh it was made from, mesh frame) in each of `formats`
@@ -42,6 +59,17 @@ pub fn write_outputs(
 pub fn write_rig(
     rig: &Rig,
     mesh: &Mesh,
+    out_dir: &Path,
+    formats: &[Format],
+) -> Result<Vec<PathBuf>, RigError> {
+    write_rig_with(rig, mesh, GlbSource::default(), out_dir, formats)
+}
+
+/// [`write_rig`], writing the GLB into `glb.source` when there is one.
+pub fn write_rig_with(
+    rig: &Rig,
+    mesh: &Mesh,
+    glb: GlbSource<'_>,
     out_dir: &Path,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
@@ -60,11 +88,18 @@ pub fn write_rig(
         match format {
             Format::Json => put(format!("{name}.rig.json"), rig.to_json().as_bytes())?,
             Format::Glb => {
-                let bytes = glb::glb_bytes(mesh, &rig.joints, rig.skin.as_ref()).map_err(|e| {
-                    RigError::Export {
-                        path: out_dir.join(format!("{name}.glb")),
-                        message: e.to_string(),
-                    }
+                let bytes = match glb.source {
+                    Some(src) => glb_source::source_glb_bytes(
+                        src,
+                        &rig.joints,
+                        rig.skin.as_ref(),
+                        glb.keep_animations,
+                    ),
+                    None => glb::glb_bytes(mesh, &rig.joints, rig.skin.as_ref()),
+                }
+                .map_err(|e| RigError::Export {
+                    path: out_dir.join(format!("{name}.glb")),
+                    message: e.to_string(),
                 })?;
                 put(format!("{name}.glb"), &bytes)?;
             }

@@ -122,6 +122,8 @@ pub struct Attached {
     pub prepared: PreparedMesh,
     /// Weights and the shell report.
     pub skin: Skin,
+    /// The mesh file's document (materials, textures, structure) the GLB is written into.
+    pub source: Option<std::sync::Arc<mesh::load::SourceDocument>>,
 }
 
 /// Compute weights on the mesh at `mesh_path` for `joints` (mesh frame). `source` names where
@@ -137,10 +139,11 @@ pub fn attach(
     let err_path = || PathBuf::from(mesh_path);
     let mut timings = BTreeMap::new();
     let t = Instant::now();
-    let input = mesh::load(mesh_path).map_err(|source| RigError::Load {
+    let loaded = mesh::load::load_with_source(mesh_path).map_err(|source| RigError::Load {
         path: err_path(),
         source,
     })?;
+    let (input, doc) = (loaded.mesh, loaded.source);
     timings.insert("load".to_string(), ms_since(t));
     let t = Instant::now();
     let prepared = mesh::prepare(input).map_err(|source| RigError::Prepare {
@@ -164,7 +167,12 @@ pub fn attach(
         skeleton: format!("from {}", source.display()),
         orientation: "as given".into(),
         joints,
-        warnings: skin.warnings.clone(),
+        warnings: doc
+            .iter()
+            .flat_map(|d| d.warnings.iter())
+            .chain(&skin.warnings)
+            .cloned()
+            .collect(),
         repair: prepared.report.clone(),
         timings_ms: timings,
         bbox: [bbox.min.into(), bbox.max.into()],
@@ -176,5 +184,6 @@ pub fn attach(
         rig,
         prepared,
         skin,
+        source: doc.map(std::sync::Arc::new),
     })
 }

@@ -6,10 +6,12 @@
 mod gltf;
 mod gltf_data;
 mod gltf_skin;
+mod gltf_source;
 mod obj;
 mod off;
 mod ply;
 mod polygon;
+pub mod source;
 mod text;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +20,7 @@ use thiserror::Error;
 
 use super::Mesh;
 use crate::skeleton::rigged::{RigJoint, SkinTable};
+pub use source::{SourceDocument, SourcePrimitive};
 
 /// The file formats Geppetto reads, chosen by extension (case-insensitive).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -114,10 +117,54 @@ pub fn load_bytes(
         MeshFormat::Obj => obj::parse(bytes),
         MeshFormat::Glb | MeshFormat::Gltf => {
             let opened = gltf::open(bytes, base_dir)?;
-            Ok(gltf::assemble(&opened, false)?.0)
+            Ok(gltf::assemble(&opened, false)?.mesh)
         }
         MeshFormat::Off => off::parse(bytes),
         MeshFormat::Ply => ply::parse(bytes),
+    }
+}
+
+/// A mesh and what else its file carries (see [`source`]).
+#[derive(Clone, Debug)]
+pub struct LoadedMesh {
+    /// The mesh (mesh frame, the file's vertex order and count).
+    pub mesh: Mesh,
+    /// Materials, textures, UVs, normals, colours and the document structure, as a glTF document
+    /// to write the rig into; `None` when the file has nothing beyond positions and faces.
+    pub source: Option<SourceDocument>,
+}
+
+/// Read a mesh file with everything it carries besides geometry (materials, textures, UVs,
+/// normals, colours; for glTF the whole document). A missing texture or `.mtl` file is a warning
+/// in [`SourceDocument::warnings`], never an error.
+pub fn load_with_source(path: &Path) -> Result<LoadedMesh, LoadError> {
+    let format = MeshFormat::from_path(path).ok_or(LoadError::UnsupportedFormat)?;
+    let bytes = std::fs::read(path)?;
+    load_bytes_with_source(&bytes, format, path.parent())
+}
+
+/// [`load_with_source`] from memory; `base_dir` resolves external buffers, images and `.mtl`
+/// files.
+pub fn load_bytes_with_source(
+    bytes: &[u8],
+    format: MeshFormat,
+    base_dir: Option<&Path>,
+) -> Result<LoadedMesh, LoadError> {
+    match format {
+        MeshFormat::Glb | MeshFormat::Gltf => {
+            let opened = gltf::open(bytes, base_dir)?;
+            let a = gltf::assemble(&opened, false)?;
+            let source =
+                gltf_source::source_document(bytes, base_dir, &opened, &a.mesh, &a.ranges)?;
+            Ok(LoadedMesh {
+                mesh: a.mesh,
+                source: Some(source),
+            })
+        }
+        _ => Ok(LoadedMesh {
+            mesh: load_bytes(bytes, format, base_dir)?,
+            source: None,
+        }),
     }
 }
 
