@@ -8,6 +8,7 @@ mod gltf_data;
 mod gltf_skin;
 mod gltf_source;
 mod obj;
+mod obj_source;
 mod off;
 mod ply;
 mod polygon;
@@ -160,6 +161,11 @@ pub fn load_bytes_with_source(
                 mesh: a.mesh,
                 source: Some(source),
             })
+        }
+        MeshFormat::Obj => {
+            let (mesh, extras) = obj::parse_full(bytes)?;
+            let source = obj_source::obj_source(&mesh, &extras, base_dir);
+            Ok(LoadedMesh { mesh, source })
         }
         _ => Ok(LoadedMesh {
             mesh: load_bytes(bytes, format, base_dir)?,

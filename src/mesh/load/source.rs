@@ -9,6 +9,8 @@
 //! [`SourcePrimitive::vertices`] ties each written vertex to the [`crate::mesh::Mesh`] vertex
 //! whose weights it takes (face-varying UVs and normals split vertices in the output only).
 
+use std::path::Path;
+
 use serde_json::{json, Map, Value};
 
 /// A glTF document that the rig is written into (see the module docs).
@@ -150,9 +152,53 @@ impl SourceDocument {
     }
 }
 
+impl SourceDocument {
+    /// A texture over embedded image `bytes` (named `name`), with one shared default sampler
+    /// (linear filtering, repeat). `None`, with a warning naming `name`, if the bytes are not a
+    /// PNG or JPEG image (the formats glTF viewers must read).
+    pub(crate) fn texture_from_bytes(&mut self, bytes: &[u8], name: &str) -> Option<usize> {
+        let Some(mime) = sniff_mime(bytes) else {
+            self.warnings.push(format!(
+                "texture {name} is not a PNG or JPEG image; left out of the GLB"
+            ));
+            return None;
+        };
+        if self.json.get("samplers").is_none() {
+            self.push("samplers", json!({"magFilter": 9729, "minFilter": 9987}));
+        }
+        let image = self.image(bytes, mime, name);
+        Some(self.push("textures", json!({"sampler": 0, "source": image})))
+    }
+
+    /// A texture from an image file, looked up as given, then by its file name in `dirs` (models
+    /// often carry absolute paths from another machine, or Windows separators). `None`, with a
+    /// warning naming the file, if it cannot be found or read.
+    pub(crate) fn texture_from_file(&mut self, file: &str, dirs: &[&Path]) -> Option<usize> {
+        let clean = file.replace('\\', "/");
+        let given = Path::new(&clean);
+        let name = given.file_name().map(Path::new);
+        let candidates = dirs.iter().map(|d| d.join(given)).chain(
+            name.into_iter()
+                .flat_map(|n| dirs.iter().map(move |d| d.join(n))),
+        );
+        let mut tried = None;
+        for path in candidates {
+            if let Ok(bytes) = std::fs::read(&path) {
+                return self.texture_from_bytes(&bytes, &path.display().to_string());
+            }
+            tried.get_or_insert(path);
+        }
+        let shown = tried.map_or_else(|| clean.clone(), |p| p.display().to_string());
+        self.warnings.push(format!(
+            "texture {shown} not found; the material keeps its colour without it"
+        ));
+        None
+    }
+}
+
 /// The glTF MIME type of an image file, from its extension (glTF core allows PNG and JPEG;
 /// WebP and KTX2 are common extensions). `None` for anything else.
-pub(crate) fn image_mime(path: &std::path::Path) -> Option<&'static str> {
+pub(crate) fn image_mime(path: &Path) -> Option<&'static str> {
     let ext = path.extension()?.to_str()?.to_ascii_lowercase();
     Some(match ext.as_str() {
         "png" => "image/png",
