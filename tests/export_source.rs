@@ -288,3 +288,25 @@ fn fox_round_trip_keeps_every_attribute_material_and_image() {
     );
     let _ = write_glb; // used by other tests of this file
 }
+
+#[test]
+fn ply_vertex_colours_become_color_0() {
+    let dir = tempfile::tempdir().unwrap();
+    let ply = "ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n\
+               property float z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\n\
+               element face 4\nproperty list uchar int vertex_indices\nend_header\n\
+               0 0 0 255 0 0\n1 0 0 0 255 0\n0 1 0 0 0 255\n0 0 1 255 255 255\n\
+               3 0 2 1\n3 0 1 3\n3 0 3 2\n3 1 2 3\n";
+    let input = dir.path().join("c.ply");
+    std::fs::write(&input, ply).unwrap();
+    let (j, bin, loaded) = rig_and_check(&input, dir.path());
+    assert_eq!(loaded.mesh.positions.len(), 4);
+    let p = &j["meshes"][0]["primitives"][0];
+    let c = accessor_f32(
+        &j,
+        &bin,
+        p["attributes"]["COLOR_0"].as_u64().expect("COLOR_0"),
+    );
+    assert_eq!(&c[..8], &[1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]);
+    assert_eq!(&c[12..16], &[1.0, 1.0, 1.0, 1.0]);
+}

@@ -167,6 +167,11 @@ pub fn load_bytes_with_source(
             let source = obj_source::obj_source(&mesh, &extras, base_dir);
             Ok(LoadedMesh { mesh, source })
         }
+        MeshFormat::Ply => {
+            let (mesh, colors) = ply::parse_full(bytes)?;
+            let source = colors.map(|c| source::colored_source(&mesh, &c));
+            Ok(LoadedMesh { mesh, source })
+        }
         _ => Ok(LoadedMesh {
             mesh: load_bytes(bytes, format, base_dir)?,
             source: None,

@@ -196,6 +196,36 @@ impl SourceDocument {
     }
 }
 
+/// The document of a mesh with per-vertex colours (PLY, OFF): one node, one primitive over all
+/// vertices in file order, `COLOR_0` as RGBA floats.
+pub(crate) fn colored_source(mesh: &crate::mesh::Mesh, colors: &[[f32; 4]]) -> SourceDocument {
+    let mut doc = SourceDocument::new_document();
+    let pos: Vec<f32> = mesh
+        .positions
+        .iter()
+        .flat_map(|p| [p.x as f32, p.y as f32, p.z as f32])
+        .collect();
+    let p = doc.f32_attribute(&pos, 3, "VEC3", true);
+    let flat: Vec<f32> = colors.iter().flatten().copied().collect();
+    let c = doc.f32_attribute(&flat, 4, "VEC4", false);
+    let idx: Vec<u32> = mesh.triangles.iter().flatten().copied().collect();
+    let i = doc.index_accessor(&idx);
+    let mesh_index = doc.push(
+        "meshes",
+        json!({"name": "mesh", "primitives": [{"attributes": {"POSITION": p, "COLOR_0": c}, "indices": i}]}),
+    );
+    let node = doc.push("nodes", json!({"name": "mesh", "mesh": mesh_index}));
+    doc.push("scenes", json!({"nodes": [node]}));
+    doc.root_object().insert("scene".into(), json!(0));
+    doc.primitives.push(SourcePrimitive {
+        node,
+        mesh: mesh_index,
+        primitive: 0,
+        vertices: (0..mesh.positions.len() as u32).collect(),
+    });
+    doc
+}
+
 /// The glTF MIME type of an image file, from its extension (glTF core allows PNG and JPEG;
 /// WebP and KTX2 are common extensions). `None` for anything else.
 pub(crate) fn image_mime(path: &Path) -> Option<&'static str> {
