@@ -310,3 +310,80 @@ fn ply_vertex_colours_become_color_0() {
     assert_eq!(&c[..8], &[1.0, 0.0, 0.0, 1.0, 0.0, 1.0, 0.0, 1.0]);
     assert_eq!(&c[12..16], &[1.0, 1.0, 1.0, 1.0]);
 }
+
+#[test]
+fn fbx_textured_becomes_a_textured_skinned_glb() {
+    use source_support::fbx::{ascii_fbx, column, FbxSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let tex = png(4, 2, [90, 60, 30, 255]);
+    std::fs::write(dir.path().join("skin.png"), &tex).unwrap();
+    let (positions, quads) = column(4);
+    let spec = FbxSpec {
+        positions: positions.clone(),
+        quads,
+        texture: "skin.png".into(),
+        skeleton: None,
+    };
+    let input = dir.path().join("column.fbx");
+    std::fs::write(&input, ascii_fbx(&spec)).unwrap();
+    let (j, bin, loaded) = rig_and_check(&input, dir.path());
+    // Control points in file order, metres, +Y up (the file says so: no conversion).
+    assert_eq!(loaded.mesh.positions.len(), positions.len());
+    for (p, q) in loaded.mesh.positions.iter().zip(&positions) {
+        assert!(
+            (p - geppetto::geom::P3::new(q[0], q[1], q[2])).norm() < 1e-9,
+            "{p} vs {q:?}"
+        );
+    }
+    assert!(loaded.source.as_ref().unwrap().warnings.is_empty());
+    let p = &j["meshes"][0]["primitives"][0];
+    for a in ["POSITION", "NORMAL", "TEXCOORD_0", "JOINTS_0", "WEIGHTS_0"] {
+        assert!(p["attributes"].get(a).is_some(), "{a} missing");
+    }
+    // Hard edges: each side quad has its own normal, so corners split (4 per quad).
+    let n = j["accessors"][p["attributes"]["POSITION"].as_u64().unwrap() as usize]["count"]
+        .as_u64()
+        .unwrap();
+    assert_eq!(n, 4 * 14);
+    let m = &j["materials"][p["material"].as_u64().unwrap() as usize];
+    assert_eq!(m["name"], "skin");
+    let t = m["pbrMetallicRoughness"]["baseColorTexture"]["index"]
+        .as_u64()
+        .expect("texture");
+    let img = j["textures"][t as usize]["source"].as_u64().unwrap();
+    let view = j["images"][img as usize]["bufferView"].as_u64().unwrap();
+    assert_eq!(source_support::view_bytes(&j, &bin, view), &tex[..]);
+}
+
+#[test]
+fn fbx_skeleton_is_a_skeleton_source() {
+    use source_support::fbx::{ascii_fbx, column, FbxSpec};
+    let dir = tempfile::tempdir().unwrap();
+    let (positions, quads) = column(5);
+    let spec = FbxSpec {
+        positions,
+        quads,
+        texture: "missing.png".into(),
+        skeleton: Some((0.5, 3.0)),
+    };
+    let input = dir.path().join("rigged.fbx");
+    std::fs::write(&input, ascii_fbx(&spec)).unwrap();
+    let r = geppetto::mesh::load::load_rigged(&input).expect("rigged FBX");
+    let names: Vec<&str> = r.joints.iter().map(|j| j.name.as_str()).collect();
+    assert_eq!(names, ["hips", "chest"]);
+    assert_eq!(r.joints[1].parent, Some(0));
+    assert!(
+        (r.joints[0].position[1] - 0.5).abs() < 1e-9
+            && (r.joints[1].position[1] - 3.0).abs() < 1e-9
+    );
+    let skin = r.skin.expect("weights");
+    // The top ring (y = 4) follows the chest only, the bottom ring (y = 0) the hips only.
+    assert_eq!(skin[16], vec![(1, 1.0)]);
+    assert_eq!(skin[0], vec![(0, 1.0)]);
+    // `attach --skeleton-from` reads it; the missing texture is a warning naming the file.
+    let joints = geppetto::skin::attach::load_joints(&input).expect("joints");
+    assert_eq!(joints.len(), 2);
+    let loaded = load_with_source(&input).unwrap();
+    let w = &loaded.source.unwrap().warnings;
+    assert!(w.iter().any(|m| m.contains("missing.png")), "{w:?}");
+}

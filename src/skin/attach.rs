@@ -1,8 +1,8 @@
 //! Weights for a skeleton the user already has (`geppetto attach`, Blender's "automatic
 //! weights"; also how skins are scored against artist rigs).
 //!
-//! Joints come from a `rig.json`, a corpus truth JSON (`joint_names`/`parents`/`joint_positions`)
-//! or a rigged `.glb`/`.gltf`, in the mesh frame. Only what the weights need is computed: load,
+//! Joints come from a `rig.json`, a corpus truth JSON (`joint_names`/`parents`/`joint_positions`),
+//! a rigged `.glb`/`.gltf` or an `.fbx` with a skeleton, in the mesh frame. Only what the weights need is computed: load,
 //! prepare, the distance field (visibility and leaf extension), then [`super::skin`]. Leaf joints
 //! that are not end markers own the mesh beyond them through a virtual segment
 //! ([`super::bones`]); roots outside the mesh and several roots are fine.
@@ -42,8 +42,8 @@ pub fn load_joints(path: &Path) -> Result<Vec<RigJoint>, RigError> {
         .extension()
         .and_then(|e| e.to_str())
         .map(str::to_ascii_lowercase);
-    if matches!(ext.as_deref(), Some("glb" | "gltf")) {
-        return mesh::load::load_rigged_gltf(path)
+    if matches!(ext.as_deref(), Some("glb" | "gltf" | "fbx")) {
+        return mesh::load::load_rigged(path)
             .map(|r| r.joints)
             .map_err(|source| RigError::Load {
                 path: path.to_path_buf(),

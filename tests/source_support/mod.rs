@@ -4,6 +4,8 @@
 
 use std::path::{Path, PathBuf};
 
+pub mod fbx;
+
 use serde_json::{json, Value};
 
 /// The JSON and BIN chunks of a GLB.

@@ -3,6 +3,7 @@
 //! Every loader keeps the input's vertex order and count: `Mesh::positions[i]` is the file's i-th
 //! vertex (for glTF: primitives concatenated in document order, in world space, bind pose).
 
+mod fbx;
 mod gltf;
 mod gltf_data;
 mod gltf_skin;
@@ -36,6 +37,8 @@ pub enum MeshFormat {
     Off,
     /// Stanford PLY, ASCII or binary.
     Ply,
+    /// Autodesk FBX, binary or ASCII (through ufbx).
+    Fbx,
 }
 
 impl MeshFormat {
@@ -48,6 +51,7 @@ impl MeshFormat {
             "gltf" => Self::Gltf,
             "off" => Self::Off,
             "ply" => Self::Ply,
+            "fbx" => Self::Fbx,
             _ => return None,
         })
     }
@@ -60,7 +64,7 @@ pub enum LoadError {
     #[error("cannot read file: {0}")]
     Io(#[from] std::io::Error),
     /// The extension is not one of the supported formats.
-    #[error("unsupported file type (expected .obj, .glb, .gltf, .off or .ply)")]
+    #[error("unsupported file type (expected .obj, .glb, .gltf, .fbx, .off or .ply)")]
     UnsupportedFormat,
     /// A syntax or structure error at a line (text formats).
     #[error("line {line}: {message}")]
@@ -122,6 +126,7 @@ pub fn load_bytes(
         }
         MeshFormat::Off => off::parse(bytes),
         MeshFormat::Ply => ply::parse(bytes),
+        MeshFormat::Fbx => fbx::parse(bytes),
     }
 }
 
@@ -167,6 +172,13 @@ pub fn load_bytes_with_source(
             let source = obj_source::obj_source(&mesh, &extras, base_dir);
             Ok(LoadedMesh { mesh, source })
         }
+        MeshFormat::Fbx => {
+            let (mesh, source) = fbx::parse_with_source(bytes, base_dir)?;
+            Ok(LoadedMesh {
+                mesh,
+                source: Some(source),
+            })
+        }
         MeshFormat::Ply => {
             let (mesh, colors) = ply::parse_full(bytes)?;
             let source = colors.map(|c| source::colored_source(&mesh, &c));
@@ -188,6 +200,16 @@ pub struct RiggedMesh {
     pub joints: Vec<RigJoint>,
     /// Per-vertex weights (one list per vertex of `mesh`), if the file has JOINTS_0/WEIGHTS_0.
     pub skin: Option<SkinTable>,
+}
+
+/// Read an artist rig from a skinned `.glb`/`.gltf` ([`load_rigged_gltf`]) or an `.fbx` with a
+/// skeleton (bones in parent-first order at their default-pose world positions, the pose the mesh
+/// is read in; weights from the first skin deformer of each mesh, if any).
+pub fn load_rigged(path: &Path) -> Result<RiggedMesh, LoadError> {
+    match MeshFormat::from_path(path) {
+        Some(MeshFormat::Fbx) => fbx::parse_rigged(&std::fs::read(path)?),
+        _ => load_rigged_gltf(path),
+    }
 }
 
 /// Read a skinned `.glb`/`.gltf`: mesh, joint hierarchy with bind-pose positions, and weights.
