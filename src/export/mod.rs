@@ -3,6 +3,7 @@
 //! GLB and Pinocchio writers: OWNER skin helper.
 
 pub mod glb;
+mod glb_gc;
 pub mod glb_source;
 pub mod pinocchio;
 

@@ -94,11 +94,11 @@ pub fn png(w: u32, h: u32, rgba: [u8; 4]) -> Vec<u8> {
 /// Write a GLB from JSON and BIN.
 pub fn write_glb(path: &Path, json: &Value, bin: &[u8]) {
     let mut js = serde_json::to_vec(json).unwrap();
-    while js.len() % 4 != 0 {
+    while !js.len().is_multiple_of(4) {
         js.push(b' ');
     }
     let mut bin = bin.to_vec();
-    while bin.len() % 4 != 0 {
+    while !bin.len().is_multiple_of(4) {
         bin.push(0);
     }
     let mut out = b"glTF".to_vec();
@@ -147,7 +147,7 @@ impl Bin<'_> {
     fn indices(&mut self, v: &[u16]) -> usize {
         let off = self.bin.len();
         self.bin.extend(v.iter().flat_map(|x| x.to_le_bytes()));
-        while self.bin.len() % 4 != 0 {
+        while !self.bin.len().is_multiple_of(4) {
             self.bin.push(0);
         }
         let views = self.json["bufferViews"].as_array_mut().unwrap();
@@ -189,7 +189,7 @@ pub fn two_primitive_gltf(dir: &Path) -> PathBuf {
         "scenes": [{"nodes": [0]}],
         "nodes": [
             {"name": "parent", "translation": [1.0, 2.0, 3.0],
-             "rotation": [0.0, 0.7071068, 0.0, 0.7071068], "scale": [2.0, 2.0, 2.0], "children": [1]},
+             "rotation": [0.0, 0.6, 0.0, 0.8], "scale": [2.0, 2.0, 2.0], "children": [1]},
             {"name": "body", "translation": [0.0, 1.0, 0.0], "mesh": 0}
         ],
         "materials": [

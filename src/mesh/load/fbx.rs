@@ -330,7 +330,7 @@ fn texture(
         return *found;
     }
     let found = if !t.content.is_empty() {
-        doc.texture_from_bytes(&t.content, &t.filename.to_string())
+        doc.texture_from_bytes(&t.content, t.filename.as_ref())
     } else {
         let rel = t.relative_filename.to_string();
         let name = if rel.is_empty() {
