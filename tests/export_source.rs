@@ -387,3 +387,80 @@ fn fbx_skeleton_is_a_skeleton_source() {
     let w = &loaded.source.unwrap().warnings;
     assert!(w.iter().any(|m| m.contains("missing.png")), "{w:?}");
 }
+
+#[test]
+fn keep_animations_reuses_the_artist_joints_and_keeps_the_clips() {
+    let Some(corpus) = common::corpus() else {
+        assert!(
+            std::env::var_os("GEPPETTO_REQUIRE_CORPUS").is_none(),
+            "corpus required"
+        );
+        return;
+    };
+    let fox = corpus.join("gltf/fox.glb");
+    let rigged = geppetto::mesh::load::load_rigged_gltf(&fox).unwrap();
+    let loaded = load_with_source(&fox).unwrap();
+    let src = loaded.source.as_ref().unwrap();
+    let skin = rigged.skin.as_ref().unwrap();
+    let bytes = source_glb_bytes(src, &rigged.joints, Some(skin), true).expect("keep");
+    let dir = tempfile::tempdir().unwrap();
+    let out = dir.path().join("fox_anim.glb");
+    std::fs::write(&out, &bytes).unwrap();
+    if let Some((ok, report)) = skin_common::gltf_validator(&[&out]) {
+        println!("{report}");
+        assert!(ok, "validator reported errors:\n{report}");
+    }
+    let (ji, _) = split_glb(&std::fs::read(&fox).unwrap());
+    let (jo, _) = split_glb(&bytes);
+    assert_eq!(
+        jo["animations"].as_array().map(Vec::len),
+        ji["animations"].as_array().map(Vec::len)
+    );
+    let node_name = |j: &Value, n: &Value| j["nodes"][n.as_u64().unwrap() as usize]["name"].clone();
+    for (a, b) in ji["animations"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .zip(jo["animations"].as_array().unwrap())
+    {
+        for (ca, cb) in a["channels"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .zip(b["channels"].as_array().unwrap())
+        {
+            assert_eq!(
+                node_name(&ji, &ca["target"]["node"]),
+                node_name(&jo, &cb["target"]["node"])
+            );
+        }
+    }
+    // The new skin drives the artist's own joint nodes.
+    let joints_out: Vec<Value> = jo["skins"][0]["joints"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| node_name(&jo, n))
+        .collect();
+    let names: Vec<Value> = rigged.joints.iter().map(|j| json!(j.name)).collect();
+    assert_eq!(joints_out, names);
+    let (a, b) = (load(&fox).unwrap(), load(&out).unwrap());
+    let ext = a.aabb().max_extent();
+    let worst = a
+        .positions
+        .iter()
+        .zip(&b.positions)
+        .map(|(p, q)| (p - q).norm())
+        .fold(0.0, f64::max);
+    assert!(worst <= 1e-5 * ext, "bind pose moved by {worst}");
+    // A skeleton that is not the file's cannot keep its animations.
+    let mut other = rigged.joints.clone();
+    other[0].name = "not_in_the_file".into();
+    let err = source_glb_bytes(src, &other, Some(skin), true)
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.contains("--keep-animations") && err.contains("not_in_the_file"),
+        "{err}"
+    );
+}
