@@ -206,7 +206,10 @@ fn primitive(
     let has_uv = m.vertex_uv.exists;
     let has_normal = m.vertex_normal.exists;
     let has_color = m.vertex_color.exists;
-    type Key = (u32, Option<u32>, Option<u32>, Option<u32>);
+    // Corners are merged by value: FBX files often store normals and UVs per corner ("Direct"),
+    // which would otherwise give every corner its own vertex.
+    type Key = (u32, Option<[u32; 2]>, Option<[u32; 3]>, Option<[u32; 4]>);
+    let bits = |v: &[f64]| -> Vec<u32> { v.iter().map(|&x| (x as f32).to_bits()).collect() };
     let mut index: HashMap<Key, u32> = HashMap::new();
     let mut keys: Vec<(Key, u32)> = Vec::new();
     let mut indices = Vec::with_capacity(tris.len() * 3);
@@ -215,9 +218,21 @@ fn primitive(
             let c = c as usize;
             let key = (
                 m.vertex_indices[c],
-                has_uv.then(|| m.vertex_uv.indices[c]),
-                has_normal.then(|| m.vertex_normal.indices[c]),
-                has_color.then(|| m.vertex_color.indices[c]),
+                has_uv.then(|| {
+                    let t = m.vertex_uv[c];
+                    let b = bits(&[t.x, t.y]);
+                    [b[0], b[1]]
+                }),
+                has_normal.then(|| {
+                    let n = m.vertex_normal[c];
+                    let b = bits(&[n.x, n.y, n.z]);
+                    [b[0], b[1], b[2]]
+                }),
+                has_color.then(|| {
+                    let v = m.vertex_color[c];
+                    let b = bits(&[v.x, v.y, v.z, v.w]);
+                    [b[0], b[1], b[2], b[3]]
+                }),
             );
             let i = *index.entry(key).or_insert_with(|| {
                 keys.push((key, c as u32));
