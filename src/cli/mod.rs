@@ -46,7 +46,7 @@ pub enum Command {
 /// `geppetto rig`.
 #[derive(Debug, Args)]
 pub struct RigArgs {
-    /// Mesh files (.obj, .glb, .gltf, .off, .ply).
+    /// Mesh files (.obj, .glb, .gltf, .fbx, .off, .ply).
     #[arg(required = true)]
     pub meshes: Vec<PathBuf>,
     /// Skeleton template: human, quadruped, horse, centaur, or a YAML file.

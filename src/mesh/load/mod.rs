@@ -179,15 +179,15 @@ pub fn load_bytes_with_source(
                 source: Some(source),
             })
         }
-        MeshFormat::Ply => {
-            let (mesh, colors) = ply::parse_full(bytes)?;
+        MeshFormat::Ply | MeshFormat::Off => {
+            let (mesh, colors) = if format == MeshFormat::Ply {
+                ply::parse_full(bytes)?
+            } else {
+                off::parse_full(bytes)?
+            };
             let source = colors.map(|c| source::colored_source(&mesh, &c));
             Ok(LoadedMesh { mesh, source })
         }
-        _ => Ok(LoadedMesh {
-            mesh: load_bytes(bytes, format, base_dir)?,
-            source: None,
-        }),
     }
 }
 
