@@ -70,9 +70,20 @@ pub struct RigOutcome {
     pub skin: Option<Skin>,
     /// True if the discretization came from the cache (a hint re-run).
     pub reused_discretization: bool,
+    /// The input file's document (materials, textures, structure) the GLB is written into.
+    pub source: Option<Arc<mesh::load::SourceDocument>>,
 }
 
 type Cached = (u64, Arc<PreparedMesh>, Arc<Discretization>);
+
+/// What [`Pipeline::discretized`] returns: the prepared mesh, its discretization, whether both
+/// came from the cache, and the input's document (always read fresh: textures may change alone).
+pub type Discretized = (
+    Arc<PreparedMesh>,
+    Arc<Discretization>,
+    bool,
+    Option<Arc<mesh::load::SourceDocument>>,
+);
 
 /// The engine with its configuration and a cache of discretizations keyed by mesh content.
 /// Shareable across threads.
@@ -117,11 +128,11 @@ impl Pipeline {
         path: &Path,
         progress: &dyn Progress,
         timings: &mut BTreeMap<String, f64>,
-    ) -> Result<(Arc<PreparedMesh>, Arc<Discretization>, bool), RigError> {
+    ) -> Result<Discretized, RigError> {
         let err_path = || path.to_path_buf();
-        let (mesh, key) = self.load(path, progress, timings)?;
+        let (mesh, source, key) = self.load(path, progress, timings)?;
         if let Some((prepared, disc)) = self.cache_get(key) {
-            return Ok((prepared, disc, true));
+            return Ok((prepared, disc, true, source));
         }
         let prepared = prepare(path, mesh, progress, timings)?;
         let disc = discretize::discretize(&prepared, &self.config.discretize, progress).map_err(
@@ -135,24 +146,25 @@ impl Pipeline {
         }
         let (prepared, disc) = (Arc::new(prepared), Arc::new(disc));
         self.cache_put(key, prepared.clone(), disc.clone());
-        Ok((prepared, disc, false))
+        Ok((prepared, disc, false, source))
     }
 
-    /// Load `path` (the load stage) and its cache key (mesh content and discretization options).
+    /// Load `path` (the load stage): the mesh, the file's own document (glTF, textured OBJ, FBX) and the cache key (mesh content and discretization options).
     fn load(
         &self,
         path: &Path,
         progress: &dyn Progress,
         timings: &mut BTreeMap<String, f64>,
-    ) -> Result<(mesh::Mesh, u64), RigError> {
-        let mesh = run_stage(progress, Stage::Load, timings, || {
-            mesh::load(path).map_err(|source| RigError::Load {
+    ) -> Result<(mesh::Mesh, Option<Arc<mesh::load::SourceDocument>>, u64), RigError> {
+        let loaded = run_stage(progress, Stage::Load, timings, || {
+            mesh::load::load_with_source(path).map_err(|source| RigError::Load {
                 path: path.to_path_buf(),
                 source,
             })
         })?;
+        let (mesh, source) = (loaded.mesh, loaded.source.map(Arc::new));
         let key = mesh.content_hash() ^ options_hash(&self.config);
-        Ok((mesh, key))
+        Ok((mesh, source, key))
     }
 
     /// Rig one mesh: the stages in order. Hint re-runs reuse the cached discretization.
@@ -160,7 +172,7 @@ impl Pipeline {
         let t_total = Instant::now();
         let path = &req.mesh_path;
         let mut timings = BTreeMap::new();
-        let (prepared, disc, reused) = self.discretized(path, progress, &mut timings)?;
+        let (prepared, disc, reused, source) = self.discretized(path, progress, &mut timings)?;
 
         let extent = prepared.input.aabb().max_extent();
         let hints = match &req.hints {
@@ -182,6 +194,9 @@ impl Pipeline {
         }
         let conf = confidence::assess(&prepared, &disc, &req.skeleton, &embedding);
         let mut rig = build_rig(req, &prepared, &embedding, conf);
+        if let Some(src) = &source {
+            rig.warnings.extend(src.warnings.iter().cloned());
+        }
         rig.stats = discretization_stats(&disc);
 
         let skin = if req.skin {
@@ -209,6 +224,7 @@ impl Pipeline {
             embedding,
             skin,
             reused_discretization: reused,
+            source,
         })
     }
 }

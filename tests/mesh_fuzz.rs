@@ -1,17 +1,19 @@
 //! Robustness: arbitrary and mutated bytes never panic (any result is fine, errors included), and
 //! valid random meshes round-trip through each text/binary format.
 
+use geppetto::export::glb_source::source_glb_bytes;
 use geppetto::geom::P3;
-use geppetto::mesh::load::{load_bytes, MeshFormat};
+use geppetto::mesh::load::{load_bytes, load_bytes_with_source, MeshFormat};
 use geppetto::mesh::{prepare, write::obj_string, Mesh};
 use proptest::prelude::*;
 
-const FORMATS: [MeshFormat; 5] = [
+const FORMATS: [MeshFormat; 6] = [
     MeshFormat::Obj,
     MeshFormat::Off,
     MeshFormat::Ply,
     MeshFormat::Glb,
     MeshFormat::Gltf,
+    MeshFormat::Fbx,
 ];
 
 fn tet() -> Mesh {
@@ -149,6 +151,20 @@ fn samples() -> Vec<(MeshFormat, Vec<u8>)> {
         (MeshFormat::Ply, ply_binary(&m, false)),
         (MeshFormat::Ply, ply_binary(&m, true)),
         (MeshFormat::Glb, glb(&m)),
+        (
+            MeshFormat::Obj,
+            b"mtllib a.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nvt 1 0\nvt 0 1\nvn 0 0 1\n\
+usemtl skin\nf 1/1/1 3/3/1 2/2/1\nusemtl other\nf 1/1 2/2 4/3\nf 1//1 4//1 3//1\nf -3/-2/-1 -2/-1/-1 -1/-3/-1\n"
+                .to_vec(),
+        ),
+        (
+            MeshFormat::Ply,
+            b"ply\nformat ascii 1.0\nelement vertex 4\nproperty float x\nproperty float y\n\
+property float z\nproperty uchar red\nproperty uchar green\nproperty uchar blue\n\
+element face 2\nproperty list uchar int vertex_indices\nend_header\n0 0 0 255 0 0\n\
+1 0 0 0 255 0\n0 1 0 0 0 255\n0 0 1 9 9 9\n3 0 1 2\n3 0 1 3\n"
+                .to_vec(),
+        ),
     ]
 }
 
@@ -159,6 +175,26 @@ fn survive(bytes: &[u8], format: MeshFormat) {
         let n = m.positions.len();
         assert!(m.triangles.iter().flatten().all(|&i| (i as usize) < n));
         let _ = prepare(m);
+    }
+    // The textured path: same mesh, every source vertex a mesh vertex, and the GLB writer
+    // survives whatever document came out.
+    if let Ok(loaded) = load_bytes_with_source(bytes, format, None) {
+        let n = loaded.mesh.positions.len();
+        if let Some(src) = &loaded.source {
+            assert!(src
+                .primitives
+                .iter()
+                .flat_map(|p| &p.vertices)
+                .all(|&v| (v as usize) < n));
+            let joint = geppetto::rig::RigJoint {
+                name: "root".into(),
+                parent: None,
+                position: [0.0; 3],
+                end: false,
+            };
+            let skin = vec![vec![(0u32, 1.0)]; n];
+            let _ = source_glb_bytes(src, &[joint], Some(&skin), false);
+        }
     }
 }
 
@@ -209,7 +245,7 @@ fn apply(mut b: Vec<u8>, muts: &[Mutation]) -> Vec<u8> {
 /// Digits and punctuation that text formats care about, so random input reaches deep code.
 fn texty() -> impl Strategy<Value = Vec<u8>> {
     prop::collection::vec(
-        prop::sample::select(b"vf 0123456789-./\\\n\r#e+OFplyformatcendhrxz\t".to_vec()),
+        prop::sample::select(b"vf 0123456789-./\\\n\r#e+OFplyformatcendhrxztnusmlib".to_vec()),
         0..600,
     )
 }
@@ -232,7 +268,7 @@ proptest! {
     }
 
     #[test]
-    fn mutated_valid_files_never_panic(which in 0usize..7, muts in prop::collection::vec(mutation(), 1..6)) {
+    fn mutated_valid_files_never_panic(which in 0usize..9, muts in prop::collection::vec(mutation(), 1..6)) {
         let all = samples();
         let (format, bytes) = &all[which % all.len()];
         survive(&apply(bytes.clone(), &muts), *format);
@@ -250,6 +286,19 @@ proptest! {
         };
         let as_obj = load_bytes(obj_string(&m).as_bytes(), MeshFormat::Obj, None).unwrap();
         prop_assert_eq!(&as_obj, &m);
+        // Texture coordinates and normals on every corner change nothing in the mesh.
+        let textured = obj_string(&m).replace("\nf ", "\nvt 0.5 0.5\nvn 0 0 1\nf ");
+        let textured = textured
+            .lines()
+            .map(|l| match l.strip_prefix("f ") {
+                Some(rest) => format!("f {}", rest.split(' ').map(|v| format!("{v}/-1/-1")).collect::<Vec<_>>().join(" ")),
+                None => l.to_string(),
+            })
+            .collect::<Vec<_>>()
+            .join("\n");
+        let loaded = load_bytes_with_source(textured.as_bytes(), MeshFormat::Obj, None).unwrap();
+        prop_assert_eq!(&loaded.mesh, &m);
+        prop_assert!(loaded.source.is_some());
         let as_off = load_bytes(off_string(&m).as_bytes(), MeshFormat::Off, None).unwrap();
         prop_assert_eq!(&as_off, &m);
         let as_ply = load_bytes(ply_ascii(&m).as_bytes(), MeshFormat::Ply, None).unwrap();

@@ -4,7 +4,7 @@ use std::process::ExitCode;
 
 use super::rig::load_config;
 use super::AttachArgs;
-use crate::export::write_rig;
+use crate::export::{write_rig_with, GlbSource};
 use crate::pipeline::{AttachRequest, Pipeline};
 use crate::progress::NoProgress;
 
@@ -25,7 +25,24 @@ pub fn run(args: &AttachArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let written = write_rig(&done.rig, &done.prepared.input, &args.out, &args.format)?;
+    if args.keep_animations && done.source.is_none() {
+        eprintln!(
+            "error: --keep-animations: {} has no animations to keep (only glTF input does)",
+            args.mesh.display()
+        );
+        return Ok(ExitCode::from(2));
+    }
+    let glb = GlbSource {
+        source: done.source.as_deref(),
+        keep_animations: args.keep_animations,
+    };
+    let written = write_rig_with(
+        &done.rig,
+        &done.prepared.input,
+        glb,
+        &args.out,
+        &args.format,
+    )?;
     let s = &done.skin.stats;
     println!(
         "{}: {} joints, {} vertices, skin {:.0} ms ({} unknowns × {} joints)",

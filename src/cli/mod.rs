@@ -46,7 +46,7 @@ pub enum Command {
 /// `geppetto rig`.
 #[derive(Debug, Args)]
 pub struct RigArgs {
-    /// Mesh files (.obj, .glb, .gltf, .off, .ply).
+    /// Mesh files (.obj, .glb, .gltf, .fbx, .off, .ply).
     #[arg(required = true)]
     pub meshes: Vec<PathBuf>,
     /// Skeleton template: human, quadruped, horse, centaur, or a YAML file.
@@ -81,11 +81,15 @@ pub struct RigArgs {
 pub struct AttachArgs {
     /// Mesh file.
     pub mesh: PathBuf,
-    /// Skeleton source: a rig.json, a rigged .glb/.gltf, or a skeleton JSON
+    /// Skeleton source: a rig.json, a rigged .glb/.gltf, an .fbx with a skeleton, or a skeleton JSON
     /// {"joints": [{"name", "parent", "position"}]} in the mesh's frame, where "parent" is a joint
     /// name or a 0-based index into the list (null or absent for a root).
     #[arg(long)]
     pub skeleton_from: PathBuf,
+    /// Keep the mesh file's animations: its own joint nodes are reused (matched by name), so
+    /// this needs the skeleton unchanged (`--skeleton-from` the same file).
+    #[arg(long)]
+    pub keep_animations: bool,
     /// Output folder.
     #[arg(long, default_value = "rigged")]
     pub out: PathBuf,

@@ -83,7 +83,8 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
                     .and_then(|r| pipeline.rig(&r, &NoProgress as &dyn Progress))
                     .and_then(|o| {
                         let base = naming::output_base(mesh, &root, &args.out);
-                        export::write_rig_to(&o.rig, &o.prepared.input, &base, &formats)?;
+                        let glb = export::GlbSource::of(&o);
+                        export::write_rig_to(&o.rig, &o.prepared.input, glb, &base, &formats)?;
                         Ok((o, base))
                     });
                 if let Some(b) = &bar {

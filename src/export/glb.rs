@@ -66,6 +66,32 @@ pub fn top_influences(row: &[(u32, f64)]) -> ([u16; 4], [f32; 4]) {
     (joints, weights)
 }
 
+/// Check that `skin` has one row per vertex and refers only to existing joints.
+pub(crate) fn check_skin(
+    vertices: usize,
+    joints: &[RigJoint],
+    skin: Option<&SkinTable>,
+) -> Result<(), GlbError> {
+    let Some(s) = skin else { return Ok(()) };
+    if s.len() != vertices {
+        return Err(GlbError::Mismatch(format!(
+            "the skin has {} rows but the mesh has {vertices} vertices",
+            s.len()
+        )));
+    }
+    if let Some(bad) = s.iter().flatten().find(|e| e.0 as usize >= joints.len()) {
+        return Err(GlbError::Mismatch(format!(
+            "the skin refers to joint {} but the rig has {} joints",
+            bad.0,
+            joints.len()
+        )));
+    }
+    if joints.len() > usize::from(u16::MAX) {
+        return Err(GlbError::Mismatch("more than 65535 joints".into()));
+    }
+    Ok(())
+}
+
 /// A little-endian binary buffer that records accessors as it grows.
 struct Builder {
     root: json::Root,
@@ -155,25 +181,7 @@ pub fn glb_bytes(
     joints: &[RigJoint],
     skin: Option<&SkinTable>,
 ) -> Result<Vec<u8>, GlbError> {
-    if let Some(s) = skin {
-        if s.len() != mesh.positions.len() {
-            return Err(GlbError::Mismatch(format!(
-                "the skin has {} rows but the mesh has {} vertices",
-                s.len(),
-                mesh.positions.len()
-            )));
-        }
-        if let Some(bad) = s.iter().flatten().find(|e| e.0 as usize >= joints.len()) {
-            return Err(GlbError::Mismatch(format!(
-                "the skin refers to joint {} but the rig has {} joints",
-                bad.0,
-                joints.len()
-            )));
-        }
-        if joints.len() > usize::from(u16::MAX) {
-            return Err(GlbError::Mismatch("more than 65535 joints".into()));
-        }
-    }
+    check_skin(mesh.positions.len(), joints, skin)?;
     let mut b = Builder::new();
     let primitive = add_primitive(&mut b, mesh, skin);
     let gmesh = b.root.push(json::Mesh {
@@ -292,7 +300,7 @@ fn add_primitive(b: &mut Builder, mesh: &Mesh, skin: Option<&SkinTable>) -> json
 }
 
 /// The parent of joint j if it is a usable one (in range, not itself, and not creating a cycle).
-fn valid_parent(joints: &[RigJoint], j: usize, joint: &RigJoint) -> Option<usize> {
+pub(crate) fn valid_parent(joints: &[RigJoint], j: usize, joint: &RigJoint) -> Option<usize> {
     let p = joint.parent.filter(|&p| p < joints.len() && p != j)?;
     // Walk up from p; reaching j means a cycle.
     let mut cur = Some(p);
@@ -389,11 +397,19 @@ fn finish(mut b: Builder) -> Result<Vec<u8>, GlbError> {
     if let Some(buf) = b.root.buffers.first_mut() {
         buf.byte_length = USize64::from(b.bin.len());
     }
-    let mut js = json::serialize::to_vec(&b.root).map_err(|e| GlbError::Json(e.to_string()))?;
+    let js = json::serialize::to_vec(&b.root).map_err(|e| GlbError::Json(e.to_string()))?;
+    container(js, b.bin)
+}
+
+/// The GLB container around serialized JSON and the binary buffer (both padded here).
+pub(crate) fn container(mut js: Vec<u8>, mut bin: Vec<u8>) -> Result<Vec<u8>, GlbError> {
+    while !bin.len().is_multiple_of(4) {
+        bin.push(0);
+    }
     while !js.len().is_multiple_of(4) {
         js.push(b' ');
     }
-    let total = 12 + 8 + js.len() + 8 + b.bin.len();
+    let total = 12 + 8 + js.len() + 8 + bin.len();
     let total32 = u32::try_from(total).map_err(|_| GlbError::TooLarge)?;
     let mut out = Vec::with_capacity(total);
     out.extend_from_slice(b"glTF");
@@ -402,8 +418,8 @@ fn finish(mut b: Builder) -> Result<Vec<u8>, GlbError> {
     out.extend_from_slice(&(js.len() as u32).to_le_bytes());
     out.extend_from_slice(b"JSON");
     out.extend_from_slice(&js);
-    out.extend_from_slice(&(b.bin.len() as u32).to_le_bytes());
+    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
     out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&b.bin);
+    out.extend_from_slice(&bin);
     Ok(out)
 }

@@ -4,6 +4,8 @@
 //! GLB and Pinocchio writers: OWNER skin helper.
 
 pub mod glb;
+mod glb_gc;
+pub mod glb_source;
 pub mod pinocchio;
 
 use std::path::{Path, PathBuf};
@@ -11,6 +13,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use crate::error::RigError;
+use crate::mesh::load::SourceDocument;
 use crate::mesh::Mesh;
 use crate::naming::{output_base, OutputBase};
 use crate::pipeline::RigOutcome;
@@ -38,7 +41,29 @@ pub fn write_outputs(
     out_dir: &Path,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
-    write_rig(&outcome.rig, &outcome.prepared.input, out_dir, formats)
+    let glb = GlbSource::of(outcome);
+    write_rig_with(&outcome.rig, &outcome.prepared.input, glb, out_dir, formats)
+}
+
+/// What the GLB is written into: the input's own document (textured, structured) if there is
+/// one, else a new document from the mesh alone.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct GlbSource<'a> {
+    /// The input file's document ([`crate::mesh::load::load_with_source`]).
+    pub source: Option<&'a SourceDocument>,
+    /// Keep the input's animations and drive them with its own joint nodes (only valid when the
+    /// rig's skeleton is the input's, as with `attach --skeleton-from` the same file).
+    pub keep_animations: bool,
+}
+
+impl<'a> GlbSource<'a> {
+    /// The input document of a pipeline run (its animations are not kept: the skeleton is new).
+    pub fn of(outcome: &'a RigOutcome) -> Self {
+        Self {
+            source: outcome.source.as_deref(),
+            keep_animations: false,
+        }
+    }
 }
 
 /// [`write_rig_to`] into `out_dir`, named by [`output_base`] with the mesh's own folder as
@@ -49,17 +74,37 @@ pub fn write_rig(
     out_dir: &Path,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
+    write_rig_with(rig, mesh, GlbSource::default(), out_dir, formats)
+}
+
+/// [`write_rig_to`] into `out_dir` (flat, as [`write_rig`]), writing the GLB into `glb.source`
+/// when there is one.
+pub fn write_rig_with(
+    rig: &Rig,
+    mesh: &Mesh,
+    glb: GlbSource<'_>,
+    out_dir: &Path,
+    formats: &[Format],
+) -> Result<Vec<PathBuf>, RigError> {
     let mesh_path = Path::new(&rig.mesh);
     let root = mesh_path.parent().unwrap_or(Path::new(""));
-    write_rig_to(rig, mesh, &output_base(mesh_path, root, out_dir), formats)
+    write_rig_to(
+        rig,
+        mesh,
+        glb,
+        &output_base(mesh_path, root, out_dir),
+        formats,
+    )
 }
 
 /// Write `rig` (with `mesh`, the input mesh it was made from, mesh frame) in each of `formats`
-/// as `base.dir/base.name.*`. A rig without skin weights writes a GLB with the mesh and the joint
-/// hierarchy but no skin, and `attachment.out` is skipped.
+/// as `base.dir/base.name.*`; the GLB goes into `glb.source` when there is one (the input's
+/// own document: materials, textures, structure). A rig without skin weights writes a GLB with
+/// the mesh and the joint hierarchy but no skin, and `attachment.out` is skipped.
 pub fn write_rig_to(
     rig: &Rig,
     mesh: &Mesh,
+    glb: GlbSource<'_>,
     base: &OutputBase,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
@@ -77,11 +122,18 @@ pub fn write_rig_to(
         match format {
             Format::Json => put("rig.json", rig.to_json().as_bytes())?,
             Format::Glb => {
-                let bytes = glb::glb_bytes(mesh, &rig.joints, rig.skin.as_ref()).map_err(|e| {
-                    RigError::Export {
-                        path: base.file("glb"),
-                        message: e.to_string(),
-                    }
+                let bytes = match glb.source {
+                    Some(src) => glb_source::source_glb_bytes(
+                        src,
+                        &rig.joints,
+                        rig.skin.as_ref(),
+                        glb.keep_animations,
+                    ),
+                    None => glb::glb_bytes(mesh, &rig.joints, rig.skin.as_ref()),
+                }
+                .map_err(|e| RigError::Export {
+                    path: base.file("glb"),
+                    message: e.to_string(),
                 })?;
                 put("glb", &bytes)?;
             }

@@ -1,7 +1,8 @@
 //! `geppetto attach`: weights for a skeleton the user already has (Blender's "automatic weights";
 //! also how skins are scored against artist rigs).
 //!
-//! Joints come from any file [`crate::rig::read`] accepts, in the mesh frame. Only what the weights
+//! Joints come from any file [`crate::rig::read`] accepts (rig.json, corpus truth JSON, a minimal
+//! skeleton JSON, a rigged glTF or an FBX with a skeleton), in the mesh frame. Only what the weights
 //! need is computed: load, prepare, the distance field (visibility and leaf extension), then
 //! [`crate::skin::skin`]. A discretization of the same mesh already in the pipeline's cache is
 //! reused. Leaf joints that are not end markers own the mesh beyond them through a virtual segment
@@ -54,6 +55,8 @@ pub struct Attached {
     pub prepared: Arc<PreparedMesh>,
     /// Weights and the shell report.
     pub skin: Skin,
+    /// The mesh file's document (materials, textures, structure) the GLB is written into.
+    pub source: Option<Arc<crate::mesh::load::SourceDocument>>,
 }
 
 impl Pipeline {
@@ -67,7 +70,7 @@ impl Pipeline {
         let t_total = Instant::now();
         let path = &req.mesh_path;
         let mut timings = BTreeMap::new();
-        let (mesh, key) = self.load(path, progress, &mut timings)?;
+        let (mesh, source, key) = self.load(path, progress, &mut timings)?;
         let cached = self.cache_get(key);
         let (prepared, field) = match &cached {
             Some((prepared, disc)) => (prepared.clone(), Cow::Borrowed(&disc.field)),
@@ -94,7 +97,12 @@ impl Pipeline {
             skeleton: format!("from {}", req.source.display()),
             orientation: "as given".into(),
             joints: req.joints.clone(),
-            warnings: skin.warnings.clone(),
+            warnings: source
+                .iter()
+                .flat_map(|d| d.warnings.iter())
+                .chain(&skin.warnings)
+                .cloned()
+                .collect(),
             repair: prepared.report.clone(),
             timings_ms: timings,
             bbox: [bbox.min.into(), bbox.max.into()],
@@ -106,6 +114,7 @@ impl Pipeline {
             rig,
             prepared,
             skin,
+            source,
         })
     }
 }

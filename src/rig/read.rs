@@ -37,8 +37,8 @@ pub enum RigReadError {
         /// What is wrong.
         message: String,
     },
-    /// A glTF that is not a readable skinned mesh.
-    #[error("{}: cannot read the rigged glTF: {cause}", path.display())]
+    /// A glTF or FBX that is not a readable skinned mesh.
+    #[error("{}: cannot read the rigged glTF/FBX: {cause}", path.display())]
     Gltf {
         /// The file.
         path: PathBuf,
@@ -103,7 +103,7 @@ fn invalid(path: &Path, message: impl Into<String>) -> RigReadError {
 pub fn read(path: &Path) -> Result<RigFile, RigReadError> {
     let file = if matches!(
         MeshFormat::from_path(path),
-        Some(MeshFormat::Glb | MeshFormat::Gltf)
+        Some(MeshFormat::Glb | MeshFormat::Gltf | MeshFormat::Fbx)
     ) {
         read_gltf(path)?
     } else {
@@ -277,7 +277,7 @@ fn truth_skin(
 }
 
 fn read_gltf(path: &Path) -> Result<RigFile, RigReadError> {
-    let rigged = crate::mesh::load::load_rigged_gltf(path).map_err(|cause| RigReadError::Gltf {
+    let rigged = crate::mesh::load::load_rigged(path).map_err(|cause| RigReadError::Gltf {
         path: path.to_path_buf(),
         cause,
     })?;

@@ -155,7 +155,11 @@ mod tests {
     #[test]
     fn builtin_config_parses() {
         let c = WatchConfig::default();
-        assert_eq!(c.globs.len(), 5);
+        assert_eq!(c.globs.len(), 6);
+        assert!(
+            c.globs.iter().any(|g| g == "**/*.fbx"),
+            "FBX is watched by default"
+        );
         assert_eq!(c.output, PathBuf::from("rigged"));
         assert!(c.worker_count() >= 1);
     }

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
-use crate::export::{write_rig_to, Format};
+use crate::export::{write_rig_to, Format, GlbSource};
 use crate::mesh::Mesh;
 use crate::naming::output_base;
 use crate::pipeline::{Pipeline, RigRequest};
@@ -293,7 +293,8 @@ fn run_job(ctx: &JobContext, path: &Path, progress: &JobProgress<'_>) -> JobResu
     // One format at a time, so a missing exporter does not hide the others.
     for format in &formats {
         let mesh = &outcome.prepared.input;
-        match write_rig_to(&outcome.rig, mesh, &base, std::slice::from_ref(format)) {
+        let glb = GlbSource::of(&outcome);
+        match write_rig_to(&outcome.rig, mesh, glb, &base, std::slice::from_ref(format)) {
             Ok(paths) => outputs.extend(paths),
             Err(e) => output_errors.push(e.to_string()),
         }

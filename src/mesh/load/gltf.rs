@@ -77,7 +77,7 @@ fn u32_at(bytes: &[u8], at: usize) -> Option<u32> {
 
 /// The JSON and optional BIN chunks of a GLB. Written here because gltf 1.4.1's GLB splitter
 /// underflows (panics in checked builds) on a header length below 12.
-fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), LoadError> {
+pub(crate) fn split_glb(bytes: &[u8]) -> Result<(&[u8], Option<&[u8]>), LoadError> {
     let bad = |m: &str| LoadError::Invalid(format!("GLB: {m}"));
     match u32_at(bytes, 4) {
         Some(2) => {}
@@ -180,14 +180,37 @@ pub(crate) fn scene_nodes(o: &Opened) -> Vec<usize> {
 /// primitives, the mesh node itself otherwise).
 pub(crate) type NodeInfluences = Vec<Vec<(usize, f64)>>;
 
+/// Where one triangle primitive's vertices landed in the assembled [`Mesh`].
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct PrimRange {
+    /// The node instancing the mesh.
+    pub node: usize,
+    /// The mesh.
+    pub mesh: usize,
+    /// The primitive's index in the mesh.
+    pub primitive: usize,
+    /// First mesh vertex of the primitive.
+    pub start: usize,
+    /// Vertex count.
+    pub count: usize,
+    /// True if the vertices were placed by linear blend skinning.
+    pub skinned: bool,
+}
+
+/// Every triangle primitive of the scene as one mesh, which nodes move each vertex (if asked),
+/// and where each primitive's vertices are.
+pub(crate) struct Assembled {
+    pub mesh: Mesh,
+    pub influences: NodeInfluences,
+    pub ranges: Vec<PrimRange>,
+}
+
 /// Read every triangle primitive of the scene. With `want_influences`, also report which nodes
 /// move each vertex (for [`super::gltf_skin`]).
-pub(crate) fn assemble(
-    o: &Opened,
-    want_influences: bool,
-) -> Result<(Mesh, NodeInfluences), LoadError> {
+pub(crate) fn assemble(o: &Opened, want_influences: bool) -> Result<Assembled, LoadError> {
     let mut mesh = Mesh::default();
     let mut influences = Vec::new();
+    let mut ranges = Vec::new();
     let mut face_base = 0usize;
     for node_index in scene_nodes(o) {
         let Some(node) = o.doc.nodes().nth(node_index) else {
@@ -196,9 +219,20 @@ pub(crate) fn assemble(
         let Some(gmesh) = node.mesh() else { continue };
         for prim in gmesh.primitives() {
             let before = mesh.triangles.len();
+            let start = mesh.positions.len();
             let infl = want_influences.then_some(&mut influences);
-            add_primitive(o, &node, &prim, &mut mesh, face_base, infl)?;
+            let skinned = add_primitive(o, &node, &prim, &mut mesh, face_base, infl)?;
             face_base += mesh.triangles.len() - before;
+            if mesh.positions.len() > start {
+                ranges.push(PrimRange {
+                    node: node_index,
+                    mesh: gmesh.index(),
+                    primitive: prim.index(),
+                    start,
+                    count: mesh.positions.len() - start,
+                    skinned,
+                });
+            }
         }
     }
     if mesh.positions.is_empty() {
@@ -206,7 +240,11 @@ pub(crate) fn assemble(
             "the glTF scene contains no triangle meshes".into(),
         ));
     }
-    Ok((mesh, influences))
+    Ok(Assembled {
+        mesh,
+        influences,
+        ranges,
+    })
 }
 
 /// Triangles of a primitive's index list for its mode (`None` for points and lines).
@@ -297,7 +335,8 @@ fn prim_skin(
     }))
 }
 
-/// Append one primitive's vertices (world space) and triangles.
+/// Append one primitive's vertices (world space) and triangles; returns true if they were placed
+/// by skinning.
 fn add_primitive(
     o: &Opened,
     node: &gltf::Node,
@@ -305,9 +344,9 @@ fn add_primitive(
     mesh: &mut Mesh,
     face_base: usize,
     mut influences: Option<&mut NodeInfluences>,
-) -> Result<(), LoadError> {
+) -> Result<bool, LoadError> {
     let Some(pos_acc) = prim.get(&gltf::Semantic::Positions) else {
-        return Ok(());
+        return Ok(false);
     };
     if !has_dims(&pos_acc, Dimensions::Vec3) {
         return Err(LoadError::Invalid("POSITION accessor is not VEC3".into()));
@@ -323,7 +362,7 @@ fn add_primitive(
         None => (0..count as u32).collect(),
     };
     let Some(tris) = triangles_of(prim.mode(), &idx) else {
-        return Ok(());
+        return Ok(false);
     };
     let skin = prim_skin(o, node, prim, count)?;
     let node_world = o
@@ -359,7 +398,7 @@ fn add_primitive(
             out.push(infl);
         }
     }
-    Ok(())
+    Ok(skin.is_some())
 }
 
 /// How a primitive's vertices are placed in world space.

@@ -38,13 +38,18 @@ impl Buffers {
         Ok(Self(out))
     }
 
-    fn get(&self, index: usize) -> Option<&[u8]> {
+    /// Number of buffers.
+    pub(crate) fn count(&self) -> usize {
+        self.0.len()
+    }
+
+    pub(crate) fn get(&self, index: usize) -> Option<&[u8]> {
         self.0.get(index).map(Vec::as_slice)
     }
 }
 
 /// Bytes of a buffer URI: `data:…;base64,…` or a relative file path (percent-decoded).
-fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, LoadError> {
+pub(crate) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, LoadError> {
     if let Some(rest) = uri.strip_prefix("data:") {
         let (meta, data) = rest
             .split_once(',')
@@ -92,7 +97,7 @@ pub(crate) fn base64_decode(text: &str) -> Option<Vec<u8>> {
 }
 
 /// `%XX` escapes decoded (URIs of external buffers may escape spaces).
-fn percent_decode(s: &str) -> String {
+pub(crate) fn percent_decode(s: &str) -> String {
     let b = s.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;

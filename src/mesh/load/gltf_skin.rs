@@ -94,7 +94,9 @@ pub(crate) fn parse_rigged(bytes: &[u8], base_dir: Option<&Path>) -> Result<Rigg
         .ok_or_else(|| LoadError::Invalid("the file has no skin (no artist rig)".into()))?;
     let sj = SkinJoints::new(&o, &skin);
     let joints = sj.rig_joints(&o);
-    let (mesh, influences) = assemble(&o, true)?;
+    let super::gltf::Assembled {
+        mesh, influences, ..
+    } = assemble(&o, true)?;
     let has_weights = o.doc.meshes().any(|m| {
         m.primitives()
             .any(|p| p.get(&gltf::Semantic::Joints(0)).is_some())

@@ -3,13 +3,17 @@
 //! Every loader keeps the input's vertex order and count: `Mesh::positions[i]` is the file's i-th
 //! vertex (for glTF: primitives concatenated in document order, in world space, bind pose).
 
+mod fbx;
 mod gltf;
 mod gltf_data;
 mod gltf_skin;
+mod gltf_source;
 mod obj;
+mod obj_source;
 mod off;
 mod ply;
 mod polygon;
+pub mod source;
 mod text;
 
 use std::path::{Path, PathBuf};
@@ -18,6 +22,7 @@ use thiserror::Error;
 
 use super::Mesh;
 use crate::skeleton::rigged::{RigJoint, SkinTable};
+pub use source::{SourceDocument, SourcePrimitive};
 
 /// The file formats Geppetto reads, chosen by extension (case-insensitive).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -32,6 +37,8 @@ pub enum MeshFormat {
     Off,
     /// Stanford PLY, ASCII or binary.
     Ply,
+    /// Autodesk FBX, binary or ASCII (through ufbx).
+    Fbx,
 }
 
 impl MeshFormat {
@@ -44,6 +51,7 @@ impl MeshFormat {
             "gltf" => Self::Gltf,
             "off" => Self::Off,
             "ply" => Self::Ply,
+            "fbx" => Self::Fbx,
             _ => return None,
         })
     }
@@ -56,7 +64,7 @@ pub enum LoadError {
     #[error("cannot read file: {0}")]
     Io(#[from] std::io::Error),
     /// The extension is not one of the supported formats.
-    #[error("unsupported file type (expected .obj, .glb, .gltf, .off or .ply)")]
+    #[error("unsupported file type (expected .obj, .glb, .gltf, .fbx, .off or .ply)")]
     UnsupportedFormat,
     /// A syntax or structure error at a line (text formats).
     #[error("line {line}: {message}")]
@@ -114,10 +122,72 @@ pub fn load_bytes(
         MeshFormat::Obj => obj::parse(bytes),
         MeshFormat::Glb | MeshFormat::Gltf => {
             let opened = gltf::open(bytes, base_dir)?;
-            Ok(gltf::assemble(&opened, false)?.0)
+            Ok(gltf::assemble(&opened, false)?.mesh)
         }
         MeshFormat::Off => off::parse(bytes),
         MeshFormat::Ply => ply::parse(bytes),
+        MeshFormat::Fbx => fbx::parse(bytes),
+    }
+}
+
+/// A mesh and what else its file carries (see [`source`]).
+#[derive(Clone, Debug)]
+pub struct LoadedMesh {
+    /// The mesh (mesh frame, the file's vertex order and count).
+    pub mesh: Mesh,
+    /// Materials, textures, UVs, normals, colours and the document structure, as a glTF document
+    /// to write the rig into; `None` when the file has nothing beyond positions and faces.
+    pub source: Option<SourceDocument>,
+}
+
+/// Read a mesh file with everything it carries besides geometry (materials, textures, UVs,
+/// normals, colours; for glTF the whole document). A missing texture or `.mtl` file is a warning
+/// in [`SourceDocument::warnings`], never an error.
+pub fn load_with_source(path: &Path) -> Result<LoadedMesh, LoadError> {
+    let format = MeshFormat::from_path(path).ok_or(LoadError::UnsupportedFormat)?;
+    let bytes = std::fs::read(path)?;
+    load_bytes_with_source(&bytes, format, path.parent())
+}
+
+/// [`load_with_source`] from memory; `base_dir` resolves external buffers, images and `.mtl`
+/// files.
+pub fn load_bytes_with_source(
+    bytes: &[u8],
+    format: MeshFormat,
+    base_dir: Option<&Path>,
+) -> Result<LoadedMesh, LoadError> {
+    match format {
+        MeshFormat::Glb | MeshFormat::Gltf => {
+            let opened = gltf::open(bytes, base_dir)?;
+            let a = gltf::assemble(&opened, false)?;
+            let source =
+                gltf_source::source_document(bytes, base_dir, &opened, &a.mesh, &a.ranges)?;
+            Ok(LoadedMesh {
+                mesh: a.mesh,
+                source: Some(source),
+            })
+        }
+        MeshFormat::Obj => {
+            let (mesh, extras) = obj::parse_full(bytes)?;
+            let source = obj_source::obj_source(&mesh, &extras, base_dir);
+            Ok(LoadedMesh { mesh, source })
+        }
+        MeshFormat::Fbx => {
+            let (mesh, source) = fbx::parse_with_source(bytes, base_dir)?;
+            Ok(LoadedMesh {
+                mesh,
+                source: Some(source),
+            })
+        }
+        MeshFormat::Ply | MeshFormat::Off => {
+            let (mesh, colors) = if format == MeshFormat::Ply {
+                ply::parse_full(bytes)?
+            } else {
+                off::parse_full(bytes)?
+            };
+            let source = colors.map(|c| source::colored_source(&mesh, &c));
+            Ok(LoadedMesh { mesh, source })
+        }
     }
 }
 
@@ -130,6 +200,16 @@ pub struct RiggedMesh {
     pub joints: Vec<RigJoint>,
     /// Per-vertex weights (one list per vertex of `mesh`), if the file has JOINTS_0/WEIGHTS_0.
     pub skin: Option<SkinTable>,
+}
+
+/// Read an artist rig from a skinned `.glb`/`.gltf` ([`load_rigged_gltf`]) or an `.fbx` with a
+/// skeleton (bones in parent-first order at their default-pose world positions, the pose the mesh
+/// is read in; weights from the first skin deformer of each mesh, if any).
+pub fn load_rigged(path: &Path) -> Result<RiggedMesh, LoadError> {
+    match MeshFormat::from_path(path) {
+        Some(MeshFormat::Fbx) => fbx::parse_rigged(&std::fs::read(path)?),
+        _ => load_rigged_gltf(path),
+    }
 }
 
 /// Read a skinned `.glb`/`.gltf`: mesh, joint hierarchy with bind-pose positions, and weights.

@@ -8,9 +8,10 @@
 //! Handled: `v x y z [w]` and `v x y z r g b` (extra values ignored); `f` corners as `v`, `v/vt`,
 //! `v//vn`, `v/vt/vn`, with negative (relative) indices; polygons ear-clipped in their plane
 //! (see [`super::polygon`]); `\` line continuation; CRLF; `#` comments; non-UTF-8 bytes outside
-//! numbers. Ignored: `vt vn vp o g s usemtl mtllib l p` and any unknown statement.
+//! numbers; `vt`, `vn`, `usemtl` and `mtllib` for the textured output ([`ObjExtras`], a bad
+//! `vt`/`vn` never fails the mesh). Ignored: `vp o g s l p` and any unknown statement.
 
-use super::polygon::triangulate;
+use super::polygon::triangulate_corners;
 use super::text::{logical_lines, parse_f64, parse_i64, show, syntax, tokens};
 use super::LoadError;
 use crate::geom::P3;
@@ -21,14 +22,55 @@ struct Face {
     line: usize,
     start: usize,
     end: usize,
+    material: Option<usize>,
 }
+
+/// What an OBJ carries besides positions and faces, per triangle of the [`Mesh`].
+#[derive(Clone, Debug, Default)]
+pub(crate) struct ObjExtras {
+    /// `vt` lines (u, v), in file order.
+    pub uvs: Vec<[f32; 2]>,
+    /// `vn` lines, in file order.
+    pub normals: Vec<[f32; 3]>,
+    /// Per mesh triangle, per corner: its `vt` and `vn` index, if given and in range.
+    pub corners: Vec<[(Option<u32>, Option<u32>); 3]>,
+    /// Per mesh triangle: its `usemtl` material (index into `material_names`).
+    pub materials: Vec<Option<usize>>,
+    /// Material names in order of first `usemtl`.
+    pub material_names: Vec<String>,
+    /// `mtllib` file names, in file order.
+    pub mtllibs: Vec<String>,
+}
+
+impl ObjExtras {
+    /// True if there is anything to keep beyond positions and faces.
+    pub fn is_empty(&self) -> bool {
+        self.corners
+            .iter()
+            .flatten()
+            .all(|c| c.0.is_none() && c.1.is_none())
+            && self.material_names.is_empty()
+    }
+}
+
+/// Per corner of every face: (`v`, `vt`, `vn`) indices, 0-based and unchecked.
+type Corner = (i64, Option<i64>, Option<i64>);
 
 /// Parse OBJ bytes. Face indices may refer to vertices defined later in the file (some exporters
 /// do this), so faces are resolved against the final vertex count.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
+    parse_full(bytes).map(|(m, _)| m)
+}
+
+/// Parse OBJ bytes with texture coordinates, normals and materials ([`ObjExtras`]). Bad `vt`/`vn`
+/// data never fails the mesh: an unreadable `vt`/`vn` line reads as zeros, an out-of-range
+/// `vt`/`vn` index as absent.
+pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, ObjExtras), LoadError> {
     let mut positions: Vec<P3> = Vec::new();
-    let mut corners: Vec<i64> = Vec::new();
+    let mut corners: Vec<Corner> = Vec::new();
     let mut faces: Vec<Face> = Vec::new();
+    let mut ex = ObjExtras::default();
+    let mut material = None;
     for (line_no, line) in logical_lines(bytes, true) {
         // `#` starts a comment anywhere on a line (some exporters annotate `v`/`f` lines).
         let body = line.split(|&b| b == b'#').next().unwrap_or(&[]);
@@ -47,10 +89,12 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
                 }
                 positions.push(P3::new(xyz[0], xyz[1], xyz[2]));
             }
+            b"vt" => ex.uvs.push(floats::<2>(toks)),
+            b"vn" => ex.normals.push(floats::<3>(toks)),
             b"f" | b"fo" => {
                 let start = corners.len();
                 for t in toks {
-                    corners.push(corner_index(t, line_no, positions.len())?);
+                    corners.push(corner(t, line_no, &positions, &ex)?);
                 }
                 let n = corners.len() - start;
                 if n < 3 {
@@ -63,17 +107,45 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
                     line: line_no,
                     start,
                     end: corners.len(),
+                    material,
                 });
             }
+            b"usemtl" => material = Some(material_index(&mut ex, rest_of(body))),
+            b"mtllib" => ex
+                .mtllibs
+                .extend(toks.map(|t| String::from_utf8_lossy(t).into_owned())),
             _ => {}
         }
     }
+    let triangles = resolve_faces(&positions, &corners, &faces, &mut ex)?;
+    Ok((
+        Mesh {
+            positions,
+            triangles,
+        },
+        ex,
+    ))
+}
+
+/// Triangulate every face (corner numbers kept for the per-corner data) and check indices.
+fn resolve_faces(
+    positions: &[P3],
+    corners: &[Corner],
+    faces: &[Face],
+    ex: &mut ObjExtras,
+) -> Result<Vec<[u32; 3]>, LoadError> {
     let count = positions.len();
     let mut triangles = Vec::with_capacity(corners.len().saturating_sub(faces.len() * 2));
     let mut poly: Vec<u32> = Vec::new();
+    let mut local: Vec<[u32; 3]> = Vec::new();
+    let in_range = |i: Option<i64>, n: usize| {
+        i.and_then(|i| u32::try_from(i).ok())
+            .filter(|&i| (i as usize) < n)
+    };
     for (face_no, face) in faces.iter().enumerate() {
         poly.clear();
-        for &index in corners.get(face.start..face.end).unwrap_or(&[]) {
+        let fc = corners.get(face.start..face.end).unwrap_or(&[]);
+        for &(index, _, _) in fc {
             match u32::try_from(index) {
                 Ok(i) if (i as usize) < count => poly.push(i),
                 _ => {
@@ -86,12 +158,77 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
                 }
             }
         }
-        triangulate(&positions, &poly, &mut triangles);
+        local.clear();
+        triangulate_corners(positions, &poly, &mut local);
+        for t in &local {
+            triangles.push(t.map(|k| poly[k as usize]));
+            ex.corners.push(t.map(|k| {
+                let (_, vt, vn) = fc[k as usize];
+                (in_range(vt, ex.uvs.len()), in_range(vn, ex.normals.len()))
+            }));
+            ex.materials.push(face.material);
+        }
     }
-    Ok(Mesh {
-        positions,
-        triangles,
-    })
+    Ok(triangles)
+}
+
+/// The first `N` numbers of a `vt`/`vn` line; missing or unreadable values are 0.
+fn floats<'a, const N: usize>(toks: impl Iterator<Item = &'a [u8]>) -> [f32; N] {
+    let mut out = [0f32; N];
+    for (o, t) in out.iter_mut().zip(toks) {
+        *o = std::str::from_utf8(t)
+            .ok()
+            .and_then(|s| s.parse::<f32>().ok())
+            .filter(|v| v.is_finite())
+            .unwrap_or(0.0);
+    }
+    out
+}
+
+/// Everything after the keyword (material names may contain spaces).
+fn rest_of(body: &[u8]) -> String {
+    let text = String::from_utf8_lossy(body);
+    let t = text.trim();
+    t.split_once(char::is_whitespace)
+        .map_or("", |(_, rest)| rest.trim())
+        .to_string()
+}
+
+/// The index of material `name`, added on first use.
+fn material_index(ex: &mut ObjExtras, name: String) -> usize {
+    match ex.material_names.iter().position(|m| *m == name) {
+        Some(i) => i,
+        None => {
+            ex.material_names.push(name);
+            ex.material_names.len() - 1
+        }
+    }
+}
+
+/// One face corner `v[/vt[/vn]]`, each index 0-based (relative indices resolved against what was
+/// defined so far). Only `v` is checked here; `vt`/`vn` are checked after the file is read.
+fn corner(
+    token: &[u8],
+    line: usize,
+    positions: &[P3],
+    ex: &ObjExtras,
+) -> Result<Corner, LoadError> {
+    let v = corner_index(token, line, positions.len())?;
+    let mut parts = token.split(|&b| b == b'/').skip(1);
+    let mut attr = |defined: usize| {
+        parts
+            .next()
+            .filter(|p| !p.is_empty())
+            .and_then(|p| std::str::from_utf8(p).ok()?.parse::<i64>().ok())
+            .and_then(|i| match i {
+                0 => None,
+                i if i > 0 => Some(i - 1),
+                i => Some(defined as i64 + i),
+            })
+    };
+    let vt = attr(ex.uvs.len());
+    let vn = attr(ex.normals.len());
+    Ok((v, vt, vn))
 }
 
 /// The 0-based vertex index of one face corner `v[/vt[/vn]]`. Negative indices count back from

@@ -14,6 +14,36 @@ use crate::mesh::Mesh;
 
 /// Parse OFF bytes.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
+    parse_full(bytes).map(|(m, _)| m)
+}
+
+/// Where a vertex line's colour is: `COFF`-family keywords put RGB(A) after the position (and
+/// after the normal for `CNOFF`), as 0–255 integers or 0–1 floats.
+#[derive(Clone, Copy, Debug, Default)]
+struct Layout {
+    color_at: Option<usize>,
+}
+
+/// A vertex line's colour, RGBA in [0, 1] (opaque if absent or unreadable).
+fn vertex_color(toks: &[&[u8]], at: usize) -> [f32; 4] {
+    let vals: Vec<&str> = toks
+        .iter()
+        .skip(at)
+        .take(4)
+        .filter_map(|t| std::str::from_utf8(t).ok())
+        .collect();
+    let ints = vals.iter().all(|v| !v.contains(['.', 'e', 'E']));
+    let mut rgba = [1f32; 4];
+    for (c, v) in rgba.iter_mut().zip(&vals) {
+        if let Ok(x) = v.parse::<f32>() {
+            *c = (if ints { x / 255.0 } else { x }).clamp(0.0, 1.0);
+        }
+    }
+    rgba
+}
+
+/// Parse OFF bytes with the vertex colours of `COFF`/`CNOFF` files.
+pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, super::ply::VertexColors), LoadError> {
     let lines = logical_lines(bytes, false);
     // Content lines: comments stripped, blank lines dropped.
     let mut content = lines.iter().filter_map(|(n, l)| {
@@ -21,7 +51,8 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
         let toks: Vec<&[u8]> = tokens(body).collect();
         (!toks.is_empty()).then_some((*n, toks))
     });
-    let (nv, nf, count_line) = header(&mut content)?;
+    let (nv, nf, count_line, layout) = header(&mut content)?;
+    let mut colors = layout.color_at.map(|_| Vec::with_capacity(nv));
     // Every vertex and face needs at least a few bytes: bound claimed counts by the file size so
     // a forged header cannot allocate absurdly.
     if nv.saturating_add(nf) > bytes.len() / 2 + 1 {
@@ -43,6 +74,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
         }
         let c = |i: usize| parse_f64(toks[i], n, "vertex coordinate");
         positions.push(P3::new(c(0)?, c(1)?, c(2)?));
+        if let (Some(list), Some(at)) = (colors.as_mut(), layout.color_at) {
+            list.push(vertex_color(&toks, at));
+        }
     }
     let mut triangles = Vec::with_capacity(nf);
     let mut poly = Vec::new();
@@ -75,23 +109,31 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
         }
         triangulate(&positions, &poly, &mut triangles);
     }
-    Ok(Mesh {
-        positions,
-        triangles,
-    })
+    Ok((
+        Mesh {
+            positions,
+            triangles,
+        },
+        colors,
+    ))
 }
 
 /// The vertex and face counts (and the line they are on) from the `OFF` header, which may carry
 /// them itself or be followed by them. `content` yields comment-free, non-blank lines.
 fn header<'a>(
     content: &mut impl Iterator<Item = (usize, Vec<&'a [u8]>)>,
-) -> Result<(usize, usize, usize), LoadError> {
+) -> Result<(usize, usize, usize, Layout), LoadError> {
     let (first_line, first) = content
         .next()
         .ok_or_else(|| LoadError::Invalid("empty OFF file".into()))?;
     let mut header: Vec<&[u8]> = first;
     let keyword = header.first().copied().unwrap_or(b"");
+    let mut layout = Layout::default();
     if keyword.ends_with(b"OFF") {
+        let prefix = &keyword[..keyword.len() - 3];
+        if prefix.contains(&b'C') {
+            layout.color_at = Some(if prefix.contains(&b'N') { 6 } else { 3 });
+        }
         if keyword.contains(&b'4') || keyword.starts_with(b"n") {
             return Err(syntax(
                 first_line,
@@ -120,7 +162,7 @@ fn header<'a>(
         usize::try_from(parse_i64(t, count_line, what)?)
             .map_err(|_| syntax(count_line, format!("negative {what} count")))
     };
-    Ok((count(0, "vertex")?, count(1, "face")?, count_line))
+    Ok((count(0, "vertex")?, count(1, "face")?, count_line, layout))
 }
 
 #[cfg(test)]
@@ -150,6 +192,24 @@ mod tests {
         let m = parse(src.as_bytes()).unwrap();
         assert_eq!(m.triangles.len(), 2);
         assert_eq!(m.positions[2], P3::new(1.0, 1.0, 0.0));
+    }
+
+    #[test]
+    fn coff_and_cnoff_vertex_colours() {
+        let src = "COFF\n3 1 0\n0 0 0 255 0 0 255\n1 0 0 0 255 0\n0 1 0 0 0 255 128\n3 0 1 2\n";
+        let (m, c) = parse_full(src.as_bytes()).unwrap();
+        assert_eq!(m.positions.len(), 3);
+        let c = c.expect("colours");
+        assert_eq!(c[0], [1.0, 0.0, 0.0, 1.0]);
+        assert_eq!(c[1], [0.0, 1.0, 0.0, 1.0]);
+        assert!((c[2][3] - 128.0 / 255.0).abs() < 1e-6);
+        let src = "CNOFF 3 1 0\n0 0 0 0 0 1 0.5 0.25 1 1\n1 0 0 0 0 1 1 1 1 1\n0 1 0 0 0 1 1 1 1 1\n3 0 1 2\n";
+        let (_, c) = parse_full(src.as_bytes()).unwrap();
+        assert_eq!(c.unwrap()[0], [0.5, 0.25, 1.0, 1.0]);
+        assert!(parse_full(b"OFF 3 1 0\n0 0 0\n1 0 0\n0 1 0\n3 0 1 2\n")
+            .unwrap()
+            .1
+            .is_none());
     }
 
     #[test]

@@ -68,6 +68,16 @@ struct Header {
 
 /// Parse PLY bytes.
 pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
+    parse_full(bytes).map(|(m, _)| m)
+}
+
+/// Per-vertex colours of the `vertex` element (`red`, `green`, `blue`, optional `alpha`, or the
+/// `diffuse_` spellings), RGBA in [0, 1]: integer types are scaled by their maximum, floats
+/// taken as they are.
+pub(crate) type VertexColors = Option<Vec<[f32; 4]>>;
+
+/// Parse PLY bytes with the vertex colours.
+pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, VertexColors), LoadError> {
     let header = parse_header(bytes)?;
     let body = bytes.get(header.body..).unwrap_or(&[]);
     let mut reader: Box<dyn ValueReader + '_> = match header.format {
@@ -76,6 +86,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
         Format::BinaryBe => Box::new(BinReader::new(body, true)),
     };
     let mut positions: Vec<P3> = Vec::new();
+    let mut colors = None;
     let mut faces: Vec<u32> = Vec::new();
     let mut face_starts: Vec<(usize, Option<usize>)> = Vec::new();
     let mut saw_vertex = false;
@@ -84,7 +95,7 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
         match el.name.as_str() {
             "vertex" if !saw_vertex => {
                 saw_vertex = true;
-                read_vertices(el, reader.as_mut(), &mut positions)?;
+                colors = read_vertices(el, reader.as_mut(), &mut positions)?;
             }
             "face" => read_faces(el, reader.as_mut(), &mut faces, &mut face_starts)?,
             _ => skip_element(el, reader.as_mut())?,
@@ -111,18 +122,51 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
         }
         triangulate(&positions, &poly, &mut triangles);
     }
-    Ok(Mesh {
-        positions,
-        triangles,
-    })
+    Ok((
+        Mesh {
+            positions,
+            triangles,
+        },
+        colors,
+    ))
 }
 
-/// Read the `vertex` element, keeping `x`, `y`, `z`.
+/// The property slots of a vertex colour (RGB required, alpha optional), if present.
+fn color_slots(el: &Element) -> Option<[Option<(usize, Scalar)>; 4]> {
+    let find = |names: [&str; 2]| {
+        el.props.iter().enumerate().find_map(|(k, p)| match p.kind {
+            Kind::Scalar(t) if names.contains(&p.name.as_str()) => Some((k, t)),
+            _ => None,
+        })
+    };
+    let slots = [
+        find(["red", "diffuse_red"]),
+        find(["green", "diffuse_green"]),
+        find(["blue", "diffuse_blue"]),
+        find(["alpha", "diffuse_alpha"]),
+    ];
+    slots[..3].iter().all(Option::is_some).then_some(slots)
+}
+
+/// A colour component in [0, 1].
+fn unit_color(v: f64, t: Scalar) -> f32 {
+    let max = match t {
+        Scalar::U8 | Scalar::I8 => 255.0,
+        Scalar::U16 | Scalar::I16 => 65535.0,
+        Scalar::U32 | Scalar::I32 => 4_294_967_295.0,
+        Scalar::F32 | Scalar::F64 => 1.0,
+    };
+    ((v / max) as f32).clamp(0.0, 1.0)
+}
+
+/// Read the `vertex` element, keeping `x`, `y`, `z` and the colour if there is one.
 fn read_vertices(
     el: &Element,
     r: &mut dyn ValueReader,
     out: &mut Vec<P3>,
-) -> Result<(), LoadError> {
+) -> Result<VertexColors, LoadError> {
+    let color = color_slots(el);
+    let mut colors = Vec::new();
     let slot = |axis: &str| {
         el.props
             .iter()
@@ -137,10 +181,16 @@ fn read_vertices(
     out.reserve(el.count);
     for _ in 0..el.count {
         let mut p = [0.0; 3];
+        let mut rgba = [1f32; 4];
         for (k, prop) in el.props.iter().enumerate() {
             match prop.kind {
                 Kind::Scalar(t) => {
                     let v = r.scalar(t)?;
+                    if let Some(slots) = &color {
+                        if let Some(c) = slots.iter().position(|s| s.is_some_and(|s| s.0 == k)) {
+                            rgba[c] = unit_color(v, t);
+                        }
+                    }
                     if k == ix {
                         p[0] = v;
                     } else if k == iy {
@@ -153,8 +203,11 @@ fn read_vertices(
             }
         }
         out.push(P3::new(p[0], p[1], p[2]));
+        if color.is_some() {
+            colors.push(rgba);
+        }
     }
-    Ok(())
+    Ok(color.map(|_| colors))
 }
 
 /// Read the `face` element's index lists (flattened, with each face's start and line).

@@ -15,26 +15,34 @@ const MAX_EAR_CLIP: usize = 64;
 /// Append the triangles of polygon `poly` (indices into `positions`, already range-checked by the
 /// caller) to `out`. Polygons with fewer than 3 corners add nothing.
 pub(crate) fn triangulate(positions: &[P3], poly: &[u32], out: &mut Vec<[u32; 3]>) {
-    match poly {
-        [] | [_] | [_, _] => {}
-        [a, b, c] => out.push([*a, *b, *c]),
-        _ if poly.len() > MAX_EAR_CLIP => fan(poly, out),
-        _ => {
+    let start = out.len();
+    triangulate_corners(positions, poly, out);
+    for t in &mut out[start..] {
+        *t = t.map(|k| poly[k as usize]);
+    }
+}
+
+/// [`triangulate`], but the triangles index the polygon's corners (0..poly.len()), so that
+/// per-corner data (OBJ texture coordinates and normals) can follow them.
+pub(crate) fn triangulate_corners(positions: &[P3], poly: &[u32], out: &mut Vec<[u32; 3]>) {
+    match poly.len() {
+        0..=2 => {}
+        3 => out.push([0, 1, 2]),
+        n if n > MAX_EAR_CLIP => fan(n, out),
+        n => {
             let before = out.len();
             if !ear_clip(positions, poly, out) {
                 out.truncate(before);
-                fan(poly, out);
+                fan(n, out);
             }
         }
     }
 }
 
-/// Fan triangulation around the first corner.
-fn fan(poly: &[u32], out: &mut Vec<[u32; 3]>) {
-    if let Some((&first, rest)) = poly.split_first() {
-        for w in rest.windows(2) {
-            out.push([first, w[0], w[1]]);
-        }
+/// Fan triangulation around the first of `n` corners.
+fn fan(n: usize, out: &mut Vec<[u32; 3]>) {
+    for k in 1..n.saturating_sub(1) {
+        out.push([0, k as u32, k as u32 + 1]);
     }
 }
 
@@ -60,7 +68,7 @@ fn in_triangle(p: [f64; 2], a: [f64; 2], b: [f64; 2], c: [f64; 2]) -> bool {
     cross2(a, b, p) >= 0.0 && cross2(b, c, p) >= 0.0 && cross2(c, a, p) >= 0.0
 }
 
-/// Ear clipping in the polygon's best-fit plane. Returns false (leaving partial output for the
+/// Ear clipping in the polygon's best-fit plane, triangles as corner numbers. Returns false (leaving partial output for the
 /// caller to discard) when the polygon is degenerate or no ear exists.
 fn ear_clip(positions: &[P3], poly: &[u32], out: &mut Vec<[u32; 3]>) -> bool {
     let Some(pts) = poly
@@ -92,11 +100,11 @@ fn ear_clip(positions: &[P3], poly: &[u32], out: &mut Vec<[u32; 3]>) -> bool {
         };
         let m = ring.len();
         let (a, b, c) = (ring[(k + m - 1) % m], ring[k], ring[(k + 1) % m]);
-        out.push([poly[a], poly[b], poly[c]]);
+        out.push([a, b, c].map(|i| i as u32));
         ring.remove(k);
     }
     if let [a, b, c] = ring[..] {
-        out.push([poly[a], poly[b], poly[c]]);
+        out.push([a, b, c].map(|i| i as u32));
     }
     true
 }

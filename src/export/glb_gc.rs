@@ -1,0 +1,224 @@
+//! Dropping what a rewritten glTF document no longer refers to: accessors (the old skin's
+//! inverse bind matrices and weights, removed animations) and the buffer views and bytes behind
+//! them. Only the core properties are followed, so with an extension in use that might refer to
+//! accessors or views itself, nothing is dropped.
+
+use std::collections::BTreeSet;
+
+use serde_json::{json, Value};
+
+use super::glb_source::set_or_remove;
+use crate::mesh::load::source::SourceDocument;
+
+/// Extensions known not to refer to accessors or buffer views other than through the core
+/// properties; with any other extension in use, unused data is kept rather than risk breaking it.
+const GC_SAFE_EXTENSION_PREFIXES: &[&str] = &[
+    "KHR_materials_",
+    "KHR_texture_transform",
+    "KHR_lights_punctual",
+    "KHR_mesh_quantization",
+    "KHR_texture_basisu",
+    "EXT_texture_webp",
+];
+
+/// Accessor indices referred to by the core properties.
+fn used_accessors(json: &Value) -> BTreeSet<usize> {
+    let mut used = BTreeSet::new();
+    let mut add = |v: &Value| {
+        if let Some(i) = v.as_u64() {
+            used.insert(i as usize);
+        }
+    };
+    for m in json["meshes"].as_array().into_iter().flatten() {
+        for p in m["primitives"].as_array().into_iter().flatten() {
+            p["attributes"]
+                .as_object()
+                .into_iter()
+                .flatten()
+                .for_each(|(_, v)| add(v));
+            add(&p["indices"]);
+            for t in p["targets"].as_array().into_iter().flatten() {
+                t.as_object()
+                    .into_iter()
+                    .flatten()
+                    .for_each(|(_, v)| add(v));
+            }
+        }
+    }
+    for s in json["skins"].as_array().into_iter().flatten() {
+        add(&s["inverseBindMatrices"]);
+    }
+    for a in json["animations"].as_array().into_iter().flatten() {
+        for s in a["samplers"].as_array().into_iter().flatten() {
+            add(&s["input"]);
+            add(&s["output"]);
+        }
+    }
+    used
+}
+
+/// Drop accessors and buffer views nothing refers to, compacting the binary.
+pub(super) fn collect_garbage(doc: &mut SourceDocument) {
+    let safe = doc.json["extensionsUsed"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .all(|e| GC_SAFE_EXTENSION_PREFIXES.iter().any(|p| e.starts_with(p)));
+    if !safe {
+        return;
+    }
+    let used = used_accessors(&doc.json);
+    let accessors: Vec<Value> = doc.json["accessors"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let acc_map: Vec<Option<usize>> = remap_of(accessors.len(), |i| used.contains(&i));
+    let mut kept_acc: Vec<Value> = accessors
+        .into_iter()
+        .enumerate()
+        .filter(|(i, _)| used.contains(i))
+        .map(|(_, a)| a)
+        .collect();
+    let mut used_views = BTreeSet::new();
+    for a in &kept_acc {
+        for v in [
+            &a["bufferView"],
+            &a["sparse"]["indices"]["bufferView"],
+            &a["sparse"]["values"]["bufferView"],
+        ] {
+            if let Some(i) = v.as_u64() {
+                used_views.insert(i as usize);
+            }
+        }
+    }
+    for img in doc.json["images"].as_array().into_iter().flatten() {
+        if let Some(i) = img["bufferView"].as_u64() {
+            used_views.insert(i as usize);
+        }
+    }
+    let views: Vec<Value> = doc.json["bufferViews"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let view_map = remap_of(views.len(), |i| used_views.contains(&i));
+    let mut bin = Vec::with_capacity(doc.bin.len());
+    let mut kept_views = Vec::new();
+    for (i, mut v) in views.into_iter().enumerate() {
+        if !used_views.contains(&i) {
+            continue;
+        }
+        let off = v["byteOffset"].as_u64().unwrap_or(0) as usize;
+        let len = v["byteLength"].as_u64().unwrap_or(0) as usize;
+        while !bin.len().is_multiple_of(4) {
+            bin.push(0);
+        }
+        v["byteOffset"] = json!(bin.len());
+        bin.extend_from_slice(doc.bin.get(off..off + len).unwrap_or(&[]));
+        kept_views.push(v);
+    }
+    let remap_field = |v: &mut Value, map: &[Option<usize>]| {
+        if let Some(i) = v.as_u64() {
+            *v = json!(map.get(i as usize).copied().flatten().unwrap_or(0));
+        }
+    };
+    for a in &mut kept_acc {
+        if a.get("bufferView").is_some() {
+            remap_field(&mut a["bufferView"], &view_map);
+        }
+        if a.get("sparse").is_some() {
+            remap_field(&mut a["sparse"]["indices"]["bufferView"], &view_map);
+            remap_field(&mut a["sparse"]["values"]["bufferView"], &view_map);
+        }
+    }
+    if let Some(images) = doc.json.get_mut("images").and_then(Value::as_array_mut) {
+        for img in images.iter_mut().filter(|i| i.get("bufferView").is_some()) {
+            remap_field(&mut img["bufferView"], &view_map);
+        }
+    }
+    remap_accessor_refs(&mut doc.json, &acc_map);
+    set_or_remove(&mut doc.json, "accessors", kept_acc);
+    set_or_remove(&mut doc.json, "bufferViews", kept_views);
+    doc.bin = bin;
+}
+
+/// Old index → new index when keeping the indices for which `keep` is true, in order.
+fn remap_of(n: usize, keep: impl Fn(usize) -> bool) -> Vec<Option<usize>> {
+    let mut next = 0;
+    (0..n)
+        .map(|i| {
+            keep(i).then(|| {
+                next += 1;
+                next - 1
+            })
+        })
+        .collect()
+}
+
+/// Rewrite every core accessor reference through `map`.
+fn remap_accessor_refs(json: &mut Value, map: &[Option<usize>]) {
+    let fix = |v: &mut Value| {
+        if let Some(i) = v.as_u64() {
+            *v = json!(map.get(i as usize).copied().flatten().unwrap_or(0));
+        }
+    };
+    for m in json
+        .get_mut("meshes")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        for p in m
+            .get_mut("primitives")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            p.get_mut("attributes")
+                .and_then(Value::as_object_mut)
+                .into_iter()
+                .flatten()
+                .for_each(|(_, v)| fix(v));
+            if p.get("indices").is_some() {
+                fix(&mut p["indices"]);
+            }
+            for t in p
+                .get_mut("targets")
+                .and_then(Value::as_array_mut)
+                .into_iter()
+                .flatten()
+            {
+                t.as_object_mut()
+                    .into_iter()
+                    .flatten()
+                    .for_each(|(_, v)| fix(v));
+            }
+        }
+    }
+    for s in json
+        .get_mut("skins")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        if s.get("inverseBindMatrices").is_some() {
+            fix(&mut s["inverseBindMatrices"]);
+        }
+    }
+    for a in json
+        .get_mut("animations")
+        .and_then(Value::as_array_mut)
+        .into_iter()
+        .flatten()
+    {
+        for s in a
+            .get_mut("samplers")
+            .and_then(Value::as_array_mut)
+            .into_iter()
+            .flatten()
+        {
+            fix(&mut s["input"]);
+            fix(&mut s["output"]);
+        }
+    }
+}

@@ -1,0 +1,520 @@
+//! GLB export that keeps the artist's file: the input's [`SourceDocument`] with our skin added.
+//!
+//! Everything in the document survives (materials, textures, images, samplers, every vertex
+//! attribute, morph targets, meshes and primitives, node names and hierarchy, extensions and
+//! extras); vertices keep their order and count per primitive. What changes:
+//! * an existing skin, its `JOINTS_n`/`WEIGHTS_n`, and (unless `keep_animations`) the animations
+//!   and the old joint nodes that hold nothing else are removed;
+//! * our joints are added as a new node hierarchy under the default scene (several roots are
+//!   grouped under [`super::glb::GROUP_NODE`], as in [`super::glb`]), or with `keep_animations`
+//!   the input's own joint nodes are reused, matched by name, so its animations still drive them;
+//! * every node instancing a rigged primitive gets a skin over those joints whose inverse bind
+//!   matrices are `inverse(W_joint) · W_node`: glTF ignores a skinned mesh node's own transform
+//!   (spec §3.7.3.3), so this product is what places the vertices, and at the bind pose it is
+//!   exactly the node's world transform — the mesh renders where it did;
+//! * a mesh instanced by several nodes is copied per node (each instance has its own weights);
+//! * accessors and buffer views nothing refers to any more are dropped (unless an extension this
+//!   writer does not know might refer to them).
+
+use std::collections::{BTreeMap, BTreeSet};
+
+use nalgebra::{Matrix4, Quaternion, UnitQuaternion, Vector3};
+use serde_json::{json, Value};
+
+use super::glb::{check_skin, container, top_influences, valid_parent, GlbError, GROUP_NODE};
+use super::glb_gc::collect_garbage;
+use crate::mesh::load::source::{SourceDocument, ARRAY_BUFFER, FLOAT, UNSIGNED_SHORT};
+use crate::rig::{RigJoint, SkinTable};
+
+/// The joints' nodes in the output document and their bind-pose world transforms.
+struct JointNodes {
+    nodes: Vec<usize>,
+    world: Vec<Matrix4<f64>>,
+    skeleton: Option<usize>,
+}
+
+/// The GLB of `src` rigged with `joints` (mesh frame) and per-mesh-vertex `skin`. Without a skin
+/// the joints are added as a hierarchy and nothing is bound.
+pub fn source_glb_bytes(
+    src: &SourceDocument,
+    joints: &[RigJoint],
+    skin: Option<&SkinTable>,
+    keep_animations: bool,
+) -> Result<Vec<u8>, GlbError> {
+    let vertices = src
+        .primitives
+        .iter()
+        .flat_map(|p| p.vertices.iter())
+        .map(|&v| v as usize + 1)
+        .max()
+        .unwrap_or(0);
+    if let Some(s) = skin {
+        if s.len() < vertices {
+            return Err(GlbError::Mismatch(format!(
+                "the skin has {} rows but the mesh has {vertices} vertices",
+                s.len()
+            )));
+        }
+        check_skin(s.len(), joints, skin)?;
+    }
+    let mut doc = src.clone();
+    let mut worlds = node_worlds(&doc.json);
+    let old_joints = remove_skins(&mut doc.json);
+    let mut prims = src.primitives.clone();
+    let joint_nodes = if keep_animations {
+        existing_joints(&doc.json, &old_joints, joints, &worlds)?
+    } else {
+        doc.root_object().remove("animations");
+        let all_old: BTreeSet<usize> = old_joints.iter().flatten().copied().collect();
+        let remap = prune_nodes(&mut doc.json, &all_old);
+        worlds = (0..remap.iter().flatten().count())
+            .map(|new| {
+                let old = remap.iter().position(|r| *r == Some(new)).unwrap_or(0);
+                worlds.get(old).copied().unwrap_or_else(Matrix4::identity)
+            })
+            .collect();
+        for p in &mut prims {
+            p.node = remap.get(p.node).copied().flatten().unwrap_or(p.node);
+        }
+        add_joint_nodes(&mut doc, joints)
+    };
+    if let Some(skin) = skin {
+        bind_meshes(&mut doc, &prims, &worlds, &joint_nodes, skin);
+    }
+    collect_garbage(&mut doc);
+    let len = doc.bin.len();
+    doc.root_object()
+        .insert("buffers".into(), json!([{ "byteLength": len }]));
+    let js = serde_json::to_vec(&doc.json).map_err(|e| GlbError::Json(e.to_string()))?;
+    container(js, doc.bin)
+}
+
+/// A node's local transform: `matrix`, or translation · rotation · scale (glTF spec §3.5.3).
+fn local_matrix(node: &Value) -> Matrix4<f64> {
+    let nums = |key: &str| -> Option<Vec<f64>> {
+        node.get(key)?
+            .as_array()?
+            .iter()
+            .map(Value::as_f64)
+            .collect()
+    };
+    if let Some(m) = nums("matrix").filter(|m| m.len() == 16) {
+        return Matrix4::from_column_slice(&m);
+    }
+    let t = nums("translation").filter(|v| v.len() == 3);
+    let r = nums("rotation").filter(|v| v.len() == 4);
+    let s = nums("scale").filter(|v| v.len() == 3);
+    let mut m = Matrix4::identity();
+    if let Some(t) = t {
+        m = m.append_translation(&Vector3::new(t[0], t[1], t[2]));
+    }
+    if let Some(q) = r {
+        let rot = UnitQuaternion::from_quaternion(Quaternion::new(q[3], q[0], q[1], q[2]));
+        m *= rot.to_homogeneous();
+    }
+    if let Some(s) = s {
+        m *= Matrix4::new_nonuniform_scaling(&Vector3::new(s[0], s[1], s[2]));
+    }
+    m
+}
+
+/// Per node: its parent (first node listing it as a child).
+fn node_parents(json: &Value) -> Vec<Option<usize>> {
+    let nodes = json["nodes"].as_array().map_or(&[][..], Vec::as_slice);
+    let mut parent = vec![None; nodes.len()];
+    for (i, n) in nodes.iter().enumerate() {
+        for c in children(n) {
+            if let Some(slot) = parent.get_mut(c) {
+                slot.get_or_insert(i);
+            }
+        }
+    }
+    parent
+}
+
+/// A node's children indices.
+fn children(node: &Value) -> Vec<usize> {
+    node["children"]
+        .as_array()
+        .map(|a| {
+            a.iter()
+                .filter_map(|c| c.as_u64())
+                .map(|c| c as usize)
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// Every node's world transform at the document's default pose.
+fn node_worlds(json: &Value) -> Vec<Matrix4<f64>> {
+    let nodes = json["nodes"].as_array().map_or(&[][..], Vec::as_slice);
+    let parent = node_parents(json);
+    let local: Vec<Matrix4<f64>> = nodes.iter().map(local_matrix).collect();
+    (0..nodes.len())
+        .map(|i| {
+            let mut m = local[i];
+            let mut cur = i;
+            // A chain longer than the node count is a cycle: cut it.
+            for _ in 0..nodes.len() {
+                let Some(p) = parent[cur] else { break };
+                m = local[p] * m;
+                cur = p;
+            }
+            m
+        })
+        .collect()
+}
+
+/// Remove every skin, the nodes' references to them and every `JOINTS_n`/`WEIGHTS_n`
+/// attribute. Returns each old skin's joint nodes.
+fn remove_skins(json: &mut Value) -> Vec<Vec<usize>> {
+    let old: Vec<Vec<usize>> = json["skins"]
+        .as_array()
+        .map(|skins| {
+            skins
+                .iter()
+                .map(|s| {
+                    s["joints"]
+                        .as_array()
+                        .map(|a| {
+                            a.iter()
+                                .filter_map(Value::as_u64)
+                                .map(|j| j as usize)
+                                .collect()
+                        })
+                        .unwrap_or_default()
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if let Some(root) = json.as_object_mut() {
+        root.remove("skins");
+    }
+    if let Some(nodes) = json.get_mut("nodes").and_then(Value::as_array_mut) {
+        for n in nodes.iter_mut().filter_map(Value::as_object_mut) {
+            n.remove("skin");
+        }
+    }
+    if let Some(meshes) = json.get_mut("meshes").and_then(Value::as_array_mut) {
+        for m in meshes {
+            let Some(prims) = m.get_mut("primitives").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            for p in prims {
+                if let Some(attrs) = p.get_mut("attributes").and_then(Value::as_object_mut) {
+                    attrs.retain(|k, _| !k.starts_with("JOINTS_") && !k.starts_with("WEIGHTS_"));
+                }
+            }
+        }
+    }
+    old
+}
+
+/// The default scene's index, creating a scene of every parentless node if there is none.
+fn default_scene(json: &mut Value) -> usize {
+    let n_scenes = json["scenes"].as_array().map_or(0, Vec::len);
+    if n_scenes > 0 {
+        return json["scene"]
+            .as_u64()
+            .map_or(0, |s| s as usize)
+            .min(n_scenes - 1);
+    }
+    let roots: Vec<usize> = node_parents(json)
+        .iter()
+        .enumerate()
+        .filter(|(_, p)| p.is_none())
+        .map(|(i, _)| i)
+        .collect();
+    if let Some(root) = json.as_object_mut() {
+        root.insert("scenes".into(), json!([{ "nodes": roots }]));
+        root.insert("scene".into(), json!(0));
+    }
+    0
+}
+
+/// Remove old joint nodes whose whole subtree is old joints without anything attached (mesh,
+/// camera, extensions): what is left of a replaced skeleton. Returns old index → new index.
+fn prune_nodes(json: &mut Value, old_joints: &BTreeSet<usize>) -> Vec<Option<usize>> {
+    let nodes: Vec<Value> = json["nodes"].as_array().cloned().unwrap_or_default();
+    let n = nodes.len();
+    let bare = |i: usize| {
+        old_joints.contains(&i)
+            && ["mesh", "camera", "extensions"]
+                .iter()
+                .all(|k| nodes[i].get(*k).is_none())
+    };
+    // A node is removable if it is bare and all its children are removable (children first:
+    // iterate to a fixed point, bounded by the node count).
+    let mut removable: Vec<bool> = (0..n).map(bare).collect();
+    for _ in 0..n {
+        let mut changed = false;
+        for i in 0..n {
+            if removable[i]
+                && children(&nodes[i])
+                    .iter()
+                    .any(|&c| !removable.get(c).copied().unwrap_or(true))
+            {
+                removable[i] = false;
+                changed = true;
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    let mut remap = vec![None; n];
+    let mut next = 0;
+    for i in 0..n {
+        if !removable[i] {
+            remap[i] = Some(next);
+            next += 1;
+        }
+    }
+    let map_list = |v: &Value| -> Value {
+        let list: Vec<usize> = v
+            .as_array()
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_u64)
+                    .filter_map(|c| remap.get(c as usize).copied().flatten())
+                    .collect()
+            })
+            .unwrap_or_default();
+        json!(list)
+    };
+    let kept: Vec<Value> = nodes
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| !removable[*i])
+        .map(|(_, nd)| {
+            let mut nd = nd.clone();
+            if nd.get("children").is_some() {
+                let c = map_list(&nd["children"]);
+                if c.as_array().is_some_and(Vec::is_empty) {
+                    nd.as_object_mut().map(|o| o.remove("children"));
+                } else {
+                    nd["children"] = c;
+                }
+            }
+            nd
+        })
+        .collect();
+    set_or_remove(json, "nodes", kept);
+    if let Some(scenes) = json.get_mut("scenes").and_then(Value::as_array_mut) {
+        for s in scenes {
+            if s.get("nodes").is_some() {
+                s["nodes"] = map_list(&s["nodes"]);
+            }
+        }
+    }
+    remap
+}
+
+/// Add `joints` as translation-only nodes (as [`super::glb`] does) under the default scene.
+fn add_joint_nodes(doc: &mut SourceDocument, joints: &[RigJoint]) -> JointNodes {
+    let first = doc.array("nodes").len();
+    let mut kids: Vec<Vec<usize>> = vec![Vec::new(); joints.len()];
+    let mut roots = Vec::new();
+    for (j, joint) in joints.iter().enumerate() {
+        match valid_parent(joints, j, joint) {
+            Some(p) => kids[p].push(first + j),
+            None => roots.push(first + j),
+        }
+    }
+    let local: Vec<[f32; 3]> = joints
+        .iter()
+        .enumerate()
+        .map(|(j, joint)| {
+            let origin = valid_parent(joints, j, joint).map_or([0.0; 3], |p| joints[p].position);
+            [0, 1, 2].map(|k| (joint.position[k] - origin[k]) as f32)
+        })
+        .collect();
+    for (j, joint) in joints.iter().enumerate() {
+        let mut node = json!({"name": joint.name, "translation": local[j]});
+        if !kids[j].is_empty() {
+            node["children"] = json!(kids[j]);
+        }
+        doc.push("nodes", node);
+    }
+    // World = the f32 translations summed up the chain, as an importer will compute it.
+    let world = (0..joints.len())
+        .map(|j| {
+            let mut t = Vector3::zeros();
+            let mut cur = Some(j);
+            for _ in 0..joints.len() {
+                let Some(c) = cur else { break };
+                t += Vector3::from(local[c].map(f64::from));
+                cur = valid_parent(joints, c, &joints[c]);
+            }
+            Matrix4::new_translation(&t)
+        })
+        .collect();
+    let skeleton = if roots.len() > 1 {
+        Some(doc.push("nodes", json!({"name": GROUP_NODE, "children": roots})))
+    } else {
+        roots.first().copied()
+    };
+    let scene = default_scene(&mut doc.json);
+    if let Some(top) = skeleton {
+        if let Some(list) = doc.json["scenes"][scene]
+            .get_mut("nodes")
+            .and_then(Value::as_array_mut)
+        {
+            list.push(json!(top));
+        } else {
+            doc.json["scenes"][scene]["nodes"] = json!([top]);
+        }
+    }
+    JointNodes {
+        nodes: (first..first + joints.len()).collect(),
+        world,
+        skeleton,
+    }
+}
+
+/// With `--keep-animations`: each joint is the input skin's joint node of the same name (the
+/// name [`crate::mesh::load::load_rigged_gltf`] gives it), so the animations keep driving it.
+fn existing_joints(
+    json: &Value,
+    old_skins: &[Vec<usize>],
+    joints: &[RigJoint],
+    worlds: &[Matrix4<f64>],
+) -> Result<JointNodes, GlbError> {
+    let slots = old_skins.first().ok_or_else(|| {
+        GlbError::Mismatch("--keep-animations: the input has no skeleton to keep".into())
+    })?;
+    let name_of = |k: usize, node: usize| {
+        json["nodes"][node]["name"]
+            .as_str()
+            .map_or_else(|| format!("joint_{k}"), str::to_owned)
+    };
+    let mut nodes = Vec::with_capacity(joints.len());
+    for j in joints {
+        let found = slots
+            .iter()
+            .enumerate()
+            .find(|&(k, &n)| name_of(k, n) == j.name)
+            .map(|(_, &n)| n);
+        nodes.push(found.ok_or_else(|| {
+            GlbError::Mismatch(format!(
+                "--keep-animations: joint '{}' is not a joint of the input's skeleton; the \
+                 animations can only be kept with the skeleton unchanged",
+                j.name
+            ))
+        })?);
+    }
+    let world = nodes
+        .iter()
+        .map(|&n| worlds.get(n).copied().unwrap_or_else(Matrix4::identity))
+        .collect();
+    let skeleton = json["skins"][0]["skeleton"].as_u64().map(|s| s as usize);
+    Ok(JointNodes {
+        nodes,
+        world,
+        skeleton,
+    })
+}
+
+/// Give every node instancing a rigged primitive its weights and a skin.
+fn bind_meshes(
+    doc: &mut SourceDocument,
+    prims: &[crate::mesh::load::source::SourcePrimitive],
+    worlds: &[Matrix4<f64>],
+    joints: &JointNodes,
+    skin: &SkinTable,
+) {
+    let mut by_node: BTreeMap<usize, Vec<usize>> = BTreeMap::new();
+    for (k, p) in prims.iter().enumerate() {
+        by_node.entry(p.node).or_default().push(k);
+    }
+    let mut claimed: BTreeSet<usize> = BTreeSet::new();
+    for (node, list) in by_node {
+        let Some(mut mesh) = prims.get(list[0]).map(|p| p.mesh) else {
+            continue;
+        };
+        if !claimed.insert(mesh) {
+            let copy = doc.json["meshes"][mesh].clone();
+            mesh = doc.push("meshes", copy);
+            doc.json["nodes"][node]["mesh"] = json!(mesh);
+        }
+        let n_prims = doc.json["meshes"][mesh]["primitives"]
+            .as_array()
+            .map_or(0, Vec::len);
+        for pi in 0..n_prims {
+            let rows: Vec<&[(u32, f64)]> = match list.iter().find(|&&k| prims[k].primitive == pi) {
+                Some(&k) => prims[k]
+                    .vertices
+                    .iter()
+                    .map(|&v| skin.get(v as usize).map_or(&[][..], Vec::as_slice))
+                    .collect(),
+                // Points and lines the engine did not read follow the first joint.
+                None => vec![&[][..]; primitive_vertex_count(&doc.json, mesh, pi)],
+            };
+            add_weights(doc, mesh, pi, &rows);
+        }
+        let a = worlds.get(node).copied().unwrap_or_else(Matrix4::identity);
+        let ibm: Vec<f32> = joints
+            .world
+            .iter()
+            .flat_map(|w| {
+                let m = w.try_inverse().unwrap_or_else(Matrix4::identity) * a;
+                m.as_slice().iter().map(|&x| x as f32).collect::<Vec<_>>()
+            })
+            .collect();
+        let bytes: Vec<u8> = ibm.iter().flat_map(|v| v.to_le_bytes()).collect();
+        let view = doc.view(&bytes, None);
+        let acc = doc.push(
+            "accessors",
+            json!({"bufferView": view, "componentType": FLOAT, "count": joints.nodes.len(), "type": "MAT4"}),
+        );
+        let mut s = json!({"joints": joints.nodes, "inverseBindMatrices": acc, "name": "geppetto"});
+        if let Some(root) = joints.skeleton {
+            s["skeleton"] = json!(root);
+        }
+        let k = doc.push("skins", s);
+        doc.json["nodes"][node]["skin"] = json!(k);
+    }
+}
+
+/// A primitive's vertex count (its POSITION accessor's count).
+fn primitive_vertex_count(json: &Value, mesh: usize, prim: usize) -> usize {
+    json["meshes"][mesh]["primitives"][prim]["attributes"]["POSITION"]
+        .as_u64()
+        .and_then(|a| json["accessors"][a as usize]["count"].as_u64())
+        .unwrap_or(0) as usize
+}
+
+/// Add `JOINTS_0` (u16) and `WEIGHTS_0` (f32) from per-vertex weight rows.
+fn add_weights(doc: &mut SourceDocument, mesh: usize, prim: usize, rows: &[&[(u32, f64)]]) {
+    let (mut jb, mut wb) = (Vec::with_capacity(rows.len() * 8), Vec::new());
+    for row in rows {
+        let (j, w) = top_influences(row);
+        jb.extend(j.iter().flat_map(|x| x.to_le_bytes()));
+        wb.extend(w.iter().flat_map(|x| x.to_le_bytes()));
+    }
+    let n = rows.len();
+    let jv = doc.view(&jb, Some(ARRAY_BUFFER));
+    let ja = doc.push(
+        "accessors",
+        json!({"bufferView": jv, "componentType": UNSIGNED_SHORT, "count": n, "type": "VEC4"}),
+    );
+    let wv = doc.view(&wb, Some(ARRAY_BUFFER));
+    let wa = doc.push(
+        "accessors",
+        json!({"bufferView": wv, "componentType": FLOAT, "count": n, "type": "VEC4"}),
+    );
+    let attrs = &mut doc.json["meshes"][mesh]["primitives"][prim]["attributes"];
+    attrs["JOINTS_0"] = json!(ja);
+    attrs["WEIGHTS_0"] = json!(wa);
+}
+
+/// Set the root array `key`, or remove it when empty (glTF arrays must not be empty).
+pub(super) fn set_or_remove(json: &mut Value, key: &str, list: Vec<Value>) {
+    if let Some(root) = json.as_object_mut() {
+        if list.is_empty() {
+            root.remove(key);
+        } else {
+            root.insert(key.into(), Value::Array(list));
+        }
+    }
+}

@@ -1,0 +1,193 @@
+//! A glTF input as its own [`SourceDocument`]: the JSON as written, every buffer merged into
+//! one binary, every image embedded (external files and `data:` URIs alike), and each triangle
+//! primitive tied to its range of mesh vertices.
+
+use std::path::Path;
+
+use gltf::accessor::Dimensions;
+use nalgebra::{Matrix4, Vector4};
+use serde_json::{json, Value};
+
+use super::gltf::{split_glb, Opened, PrimRange};
+use super::gltf_data::{base64_decode, has_dims, percent_decode, read};
+use super::source::{image_mime, placeholder_png, sniff_mime, SourceDocument, SourcePrimitive};
+use super::LoadError;
+use crate::mesh::Mesh;
+
+/// A skinned primitive whose default pose differs from `node world · stored position` by more
+/// than this fraction of the model's size gets its positions baked (see [`bake_positions`]).
+const POSE_TOLERANCE: f64 = 1e-5;
+
+/// Build the source document of a glTF input (`bytes` as read, `o` opened from them).
+pub(crate) fn source_document(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    o: &Opened,
+    mesh: &Mesh,
+    ranges: &[PrimRange],
+) -> Result<SourceDocument, LoadError> {
+    let json_bytes = if bytes.starts_with(b"glTF") {
+        split_glb(bytes)?.0
+    } else {
+        bytes
+    };
+    let json: Value = serde_json::from_slice(json_bytes)
+        .map_err(|e| LoadError::Invalid(format!("glTF JSON: {e}")))?;
+    let mut doc = SourceDocument {
+        json,
+        ..SourceDocument::default()
+    };
+    merge_buffers(&mut doc, o);
+    embed_images(&mut doc, base_dir);
+    let extent = mesh.aabb().max_extent();
+    for r in ranges {
+        if r.skinned {
+            bake_positions(&mut doc, o, mesh, r, extent)?;
+        }
+        doc.primitives.push(SourcePrimitive {
+            node: r.node,
+            mesh: r.mesh,
+            primitive: r.primitive,
+            vertices: (r.start as u32..(r.start + r.count) as u32).collect(),
+        });
+    }
+    Ok(doc)
+}
+
+/// Concatenate every buffer into `doc.bin` (each starting 16-byte aligned, which keeps every
+/// accessor's alignment) and point the buffer views at it.
+fn merge_buffers(doc: &mut SourceDocument, o: &Opened) {
+    let mut starts = Vec::with_capacity(o.buffers.count());
+    for b in 0..o.buffers.count() {
+        while !doc.bin.len().is_multiple_of(16) {
+            doc.bin.push(0);
+        }
+        starts.push(doc.bin.len());
+        doc.bin.extend_from_slice(o.buffers.get(b).unwrap_or(&[]));
+    }
+    for view in doc.array("bufferViews").iter_mut() {
+        let b = view["buffer"].as_u64().unwrap_or(0) as usize;
+        let off = view["byteOffset"].as_u64().unwrap_or(0) as usize;
+        view["buffer"] = json!(0);
+        view["byteOffset"] = json!(off + starts.get(b).copied().unwrap_or(0));
+    }
+    let len = doc.bin.len();
+    doc.root_object()
+        .insert("buffers".into(), json!([{ "byteLength": len }]));
+}
+
+/// Replace every image URI by an embedded buffer view. A missing or unreadable file becomes a
+/// warning naming it and a 1×1 white placeholder, so materials and the document stay valid.
+fn embed_images(doc: &mut SourceDocument, base_dir: Option<&Path>) {
+    let images: Vec<Value> = doc.array("images").clone();
+    for (i, image) in images.iter().enumerate() {
+        let Some(uri) = image.get("uri").and_then(Value::as_str) else {
+            continue;
+        };
+        let (bytes, mime) = match image_bytes(uri, base_dir) {
+            Ok(found) => found,
+            Err(problem) => {
+                doc.warnings.push(problem);
+                (placeholder_png(), "image/png")
+            }
+        };
+        let view = doc.view(&bytes, None);
+        if let Some(img) = doc
+            .array("images")
+            .get_mut(i)
+            .and_then(Value::as_object_mut)
+        {
+            img.remove("uri");
+            img.insert("bufferView".into(), json!(view));
+            img.insert("mimeType".into(), json!(mime));
+        }
+    }
+}
+
+/// The bytes and MIME type of an image URI, or a message naming what is missing.
+fn image_bytes(uri: &str, base_dir: Option<&Path>) -> Result<(Vec<u8>, &'static str), String> {
+    if let Some(rest) = uri.strip_prefix("data:") {
+        let (_, data) = rest
+            .split_once(',')
+            .ok_or("an image data: URI is malformed (no comma)")?;
+        let bytes = base64_decode(data).ok_or("an image data: URI is not valid base64")?;
+        let mime = sniff_mime(&bytes).unwrap_or("image/png");
+        return Ok((bytes, mime));
+    }
+    let path = base_dir
+        .unwrap_or_else(|| Path::new(""))
+        .join(percent_decode(uri));
+    let bytes = std::fs::read(&path).map_err(|e| {
+        format!(
+            "texture {} cannot be read ({e}); kept as a blank image",
+            path.display()
+        )
+    })?;
+    let mime = sniff_mime(&bytes)
+        .or_else(|| image_mime(&path))
+        .unwrap_or("image/png");
+    Ok((bytes, mime))
+}
+
+/// For a skinned primitive: if its stored positions, moved by its node's world transform, are
+/// not where skinning at the default pose put them (a file whose default pose is not its bind
+/// pose), write the default-pose positions in the node's space as a new POSITION accessor, so the
+/// new skin's bind pose is exactly what was rigged. Normals are kept.
+fn bake_positions(
+    doc: &mut SourceDocument,
+    o: &Opened,
+    mesh: &Mesh,
+    r: &PrimRange,
+    extent: f64,
+) -> Result<(), LoadError> {
+    let Some(prim) = o
+        .doc
+        .meshes()
+        .nth(r.mesh)
+        .and_then(|m| m.primitives().nth(r.primitive))
+    else {
+        return Ok(());
+    };
+    let Some(acc) = prim
+        .get(&gltf::Semantic::Positions)
+        .filter(|a| has_dims(a, Dimensions::Vec3))
+    else {
+        return Ok(());
+    };
+    let stored = read(&acc, &o.buffers)?;
+    let a = o
+        .world
+        .get(r.node)
+        .copied()
+        .unwrap_or_else(Matrix4::identity);
+    let world = mesh
+        .positions
+        .get(r.start..r.start + r.count)
+        .unwrap_or(&[]);
+    let off = (0..r.count).any(|i| {
+        let v = stored.get(i);
+        let q = a * Vector4::new(v[0], v[1], v[2], 1.0);
+        let p = world[i];
+        (q.xyz() - p.coords).norm() > POSE_TOLERANCE * extent
+    });
+    if !off {
+        return Ok(());
+    }
+    let inv = a.try_inverse().unwrap_or_else(Matrix4::identity);
+    let baked: Vec<f32> = world
+        .iter()
+        .flat_map(|p| {
+            let q = inv * Vector4::new(p.x, p.y, p.z, 1.0);
+            [q.x as f32, q.y as f32, q.z as f32]
+        })
+        .collect();
+    let new_acc = doc.f32_attribute(&baked, 3, "VEC3", true);
+    doc.json["meshes"][r.mesh]["primitives"][r.primitive]["attributes"]["POSITION"] =
+        json!(new_acc);
+    doc.warnings.push(format!(
+        "mesh {} primitive {}: the default pose differs from the bind pose; positions were baked \
+         at the default pose (normals kept)",
+        r.mesh, r.primitive
+    ));
+    Ok(())
+}
