@@ -2,6 +2,7 @@
 //! (`skeleton.out` / `attachment.out`). Every file is written atomically.
 //! GLB and Pinocchio writers: OWNER skin helper.
 
+pub mod anim;
 pub mod glb;
 pub mod pinocchio;
 
