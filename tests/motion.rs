@@ -246,3 +246,51 @@ fn bad_clip_fails_with_file_and_line() {
         "{err}"
     );
 }
+
+/// The mesh's axes do not matter: the walk on a rig turned to +Z up (orientation recorded) is the
+/// walk on the upright rig, turned the same way.
+#[test]
+fn retargeting_is_independent_of_the_mesh_axes() {
+    let Some(clip) = walk_clip() else { return };
+    let template = geppetto::skeleton::load_template("human").expect("template");
+    let joints: Vec<geppetto::rig::RigJoint> = template
+        .joints
+        .iter()
+        .map(|j| geppetto::rig::RigJoint {
+            name: j.name.clone(),
+            parent: j.parent.map(|p| p.0),
+            position: [j.rest.x, j.rest.y, j.rest.z],
+            end: j.end,
+        })
+        .collect();
+    // Template (x, y, z) -> mesh (x, -z, y): template up (+Y) is mesh +Z, forward (+Z) is mesh -Y.
+    let turn = |p: [f64; 3]| [p[0], -p[2], p[1]];
+    let upright = Rig {
+        orientation: "+Y up, +Z forward".into(),
+        joints: joints.clone(),
+        ..Rig::default()
+    };
+    let turned = Rig {
+        orientation: "+Z up, -Y forward".into(),
+        joints: joints
+            .iter()
+            .map(|j| geppetto::rig::RigJoint {
+                position: turn(j.position),
+                ..j.clone()
+            })
+            .collect(),
+        ..Rig::default()
+    };
+    let a = motion_for(&upright, &MotionSource::Bvh(clip.clone())).expect("upright");
+    let b = motion_for(&turned, &MotionSource::Bvh(clip)).expect("turned");
+    let scale = template.rest_extent();
+    for (fa, fb) in a.frames.iter().zip(&b.frames) {
+        let pa = fa.joint_positions(&upright.joints);
+        let pb = fb.joint_positions(&turned.joints);
+        for (x, y) in pa.iter().zip(&pb) {
+            let tx = turn([x.x, x.y, x.z]);
+            let d = ((tx[0] - y.x).powi(2) + (tx[1] - y.y).powi(2) + (tx[2] - y.z).powi(2)).sqrt();
+            assert!(d < 1e-9 * scale.max(1.0), "frames differ by {d}");
+        }
+    }
+}

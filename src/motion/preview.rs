@@ -37,7 +37,7 @@ pub struct PreviewOptions {
 /// Indices of the motion's frames to show, at most [`MAX_PREVIEW_FPS`].
 pub fn preview_frames(motion: &Motion) -> (Vec<usize>, f64) {
     // Round up, but not past a whole ratio that floating point misses by a hair (120 → 30 fps).
-    let step = (1.0 / (motion.frame_time_s * MAX_PREVIEW_FPS) - 1e-6)
+    let step = (1.0 / (motion.frame_time_s * MAX_PREVIEW_FPS) - 1e-3)
         .ceil()
         .max(1.0) as usize;
     let picked = (0..motion.frames.len()).step_by(step).collect();
