@@ -223,6 +223,11 @@ fn builtin_cycles_on_demo_characters() {
     let (qrig, qmesh) = rig_demo(dir.path(), &quad);
     let trot = motion_for(&qrig, &MotionSource::Clip(Clip::Walk)).expect("walk on a quadruped");
     assert_eq!(trot.name, "trot");
+    if let Some(clip) = walk_clip() {
+        let err =
+            motion_for(&qrig, &MotionSource::Bvh(clip)).expect_err("human clip on a quadruped");
+        assert!(err.to_string().contains("trot"), "{err}");
+    }
     check_motion("trot", &qrig, &qmesh, &trot);
     if let Some((ok, report)) = skin_common::gltf_validator(&glbs) {
         assert!(ok, "glTF validator: {report}");
@@ -293,4 +298,57 @@ fn retargeting_is_independent_of_the_mesh_axes() {
             assert!(d < 1e-9 * scale.max(1.0), "frames differ by {d}");
         }
     }
+}
+
+/// The CLI end to end: `geppetto animate` writes the GLB and a GIF with one frame per preview
+/// frame, and refuses to overwrite the rig's mesh.
+#[test]
+fn animate_cli_writes_glb_and_gif() {
+    use image::AnimationDecoder;
+    let dir = tempfile::tempdir().expect("tempdir");
+    let demo = geppetto::demo::humanoid(3);
+    let (mut rig, _) = rig_demo(dir.path(), &demo);
+    let mesh_path = dir.path().join(format!("{}.obj", demo.name));
+    rig.mesh = mesh_path.display().to_string();
+    let rig_path = dir.path().join("demo.rig.json");
+    std::fs::write(&rig_path, rig.to_json()).expect("write rig");
+    let exe = env!("CARGO_BIN_EXE_geppetto");
+    let (glb, gif) = (dir.path().join("squat.glb"), dir.path().join("squat.gif"));
+    let out = std::process::Command::new(exe)
+        .args([
+            "animate",
+            rig_path.to_str().unwrap(),
+            "--clip",
+            "squat",
+            "--out",
+        ])
+        .arg(&glb)
+        .arg("--gif")
+        .arg(&gif)
+        .output()
+        .expect("run geppetto");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let (doc, _, _) = gltf::import(&glb).expect("GLB reads back");
+    assert_eq!(doc.animations().count(), 1);
+    let file = std::io::BufReader::new(std::fs::File::open(&gif).expect("gif"));
+    let frames = image::codecs::gif::GifDecoder::new(file)
+        .expect("gif decodes")
+        .into_frames()
+        .collect_frames()
+        .expect("frames");
+    assert_eq!(frames.len(), 60, "2 s squat at 30 fps");
+    // Frames differ: the squat moves.
+    assert_ne!(frames[0].buffer(), frames[30].buffer());
+    let before = std::fs::read(&mesh_path).expect("mesh");
+    let refused = std::process::Command::new(exe)
+        .args(["animate", rig_path.to_str().unwrap(), "--out"])
+        .arg(&mesh_path)
+        .output()
+        .expect("run geppetto");
+    assert!(!refused.status.success(), "overwrote the mesh");
+    assert_eq!(std::fs::read(&mesh_path).expect("mesh"), before);
 }

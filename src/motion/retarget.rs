@@ -55,6 +55,19 @@ pub fn retarget(
 
     let matched = match_joints(clip, joints, &rest_clip, &rest_rig);
     let count = matched.iter().flatten().count();
+    // A clip drives the body through its legs; without matched legs (a quadruped rig under a
+    // human clip) only the spine would move, which is not the clip.
+    let rig_names: Vec<String> = joints.iter().map(|j| j.name.clone()).collect();
+    let legs = match_roles(&rig_names)
+        .iter()
+        .filter(|(role, j)| role.ends_with("Leg") && matched[*j].is_some())
+        .count();
+    if legs < 2 {
+        return Err(MotionError::NoMatch(format!(
+            "clip `{name}` has no legs matching the rig's (quadruped rigs play the built-in \
+             `--clip trot`)"
+        )));
+    }
     if count < MIN_MATCHED {
         return Err(MotionError::NoMatch(format!(
             "clip `{name}` and the rig share only {count} joints by name (need {MIN_MATCHED}); \
