@@ -25,6 +25,7 @@ pub mod geom;
 pub mod glob;
 pub mod measure;
 pub mod mesh;
+pub mod motion;
 pub mod naming;
 pub mod pipeline;
 pub mod progress;

@@ -11,6 +11,7 @@ fn main() -> ExitCode {
         Command::Rig(a) => cli::rig::run(a),
         Command::Attach(a) => cli::attach::run(a),
         Command::Pose(a) => cli::pose::run(a),
+        Command::Animate(a) => cli::animate::run(a),
         Command::Score(a) => cli::score::run(a),
         Command::Bench(a) => cli::bench::run(a),
         Command::Watch(a) => cli::watch::run(a),

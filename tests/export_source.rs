@@ -2,9 +2,9 @@
 //! every vertex attribute, morph targets, primitives and node structure, and its bind pose
 //! renders exactly where the input did. Synthetic OBJ/glTF/PLY/FBX inputs and the corpus fox.
 
-mod common;
 #[path = "skin_common/mod.rs"]
 mod skin_common;
+use skin_common::common;
 mod source_support;
 
 use std::path::Path;

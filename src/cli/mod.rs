@@ -1,6 +1,7 @@
 //! Command-line interface: argument definitions and one module per subcommand. Each `run` returns
 //! the process exit code: 0 success, 1 when any input failed, 2 for usage errors.
 
+pub mod animate;
 pub mod attach;
 pub mod bench;
 pub mod demo;
@@ -33,6 +34,8 @@ pub enum Command {
     Attach(AttachArgs),
     /// Pose a rig (linear blend skinning) and write the deformed mesh as OBJ.
     Pose(PoseArgs),
+    /// Play a motion on a rig: animated GLB (glTF animation) and/or an animated GIF preview.
+    Animate(AnimateArgs),
     /// Score a rig against an artist rig (corpus scoring conventions).
     Score(ScoreArgs),
     /// Benchmark the corpus: per-stage times, wall time, peak memory, quality.
@@ -118,6 +121,37 @@ pub struct PoseArgs {
     /// Output OBJ.
     #[arg(long)]
     pub out: PathBuf,
+}
+
+/// `geppetto animate`.
+#[derive(Debug, Args)]
+pub struct AnimateArgs {
+    /// A rig.json (with skin weights for the GIF and a skinned GLB).
+    pub rig: PathBuf,
+    /// A BVH motion clip, retargeted onto the rig by joint names.
+    #[arg(long, conflicts_with = "clip")]
+    pub bvh: Option<PathBuf>,
+    /// A built-in cycle (default: walk; on a quadruped rig walk plays the trot).
+    #[arg(long, value_enum)]
+    pub clip: Option<crate::motion::procedural::Clip>,
+    /// Output GLB (default: NAME.CLIP.glb beside the rig.json, unless only --gif is given).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Also render the clip (front and side, the rig's own weights) to this animated GIF.
+    #[arg(long)]
+    pub gif: Option<PathBuf>,
+    /// Draw the skeleton over the mesh in the GIF.
+    #[arg(long)]
+    pub skeleton: bool,
+    /// GIF size in pixels, WIDTHxHEIGHT (both views side by side).
+    #[arg(long, default_value = "320x200")]
+    pub size: String,
+    /// Joint names in the GLB: geppetto, mixamo, vrm, unity, godot (rig.json keeps ours).
+    #[arg(long, value_enum, default_value = "geppetto")]
+    pub names: crate::motion::names::NameProfile,
+    /// The mesh (default: the `mesh` path recorded in the rig).
+    #[arg(long)]
+    pub mesh: Option<PathBuf>,
 }
 
 /// `geppetto score`.

@@ -50,7 +50,7 @@ pub fn run(args: &PoseArgs) -> anyhow::Result<ExitCode> {
 
 /// The rig's `mesh` path, relative paths taken from the current folder if the file exists there,
 /// else from the rig's folder.
-fn resolve(rig_path: &Path, mesh: &str) -> PathBuf {
+pub(crate) fn resolve(rig_path: &Path, mesh: &str) -> PathBuf {
     let p = PathBuf::from(mesh);
     if p.is_absolute() || p.exists() {
         return p;

@@ -3,6 +3,7 @@
 //! atomically; [`crate::naming`] decides where (one rule for every command).
 //! GLB and Pinocchio writers: OWNER skin helper.
 
+pub mod anim;
 pub mod glb;
 mod glb_gc;
 pub mod glb_source;

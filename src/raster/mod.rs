@@ -147,8 +147,15 @@ impl ViewMap {
 /// Render `scene` as two views side by side; returns the image and its mapping.
 pub fn render(scene: &Scene<'_>, view: &ThumbnailView) -> (RgbaImage, ViewMap) {
     let (w, h) = (view.width.max(2), view.height.max(1));
-    let bbox = bbox_of(scene);
-    let map = ViewMap::fit(bbox, w, h);
+    let map = ViewMap::fit(bbox_of(scene), w, h);
+    (render_framed(scene, view, &map), map)
+}
+
+/// Render `scene` with a given framing (animation frames share one, so the character does not
+/// jump as its bounding box changes); `map`'s size is the image size.
+pub fn render_framed(scene: &Scene<'_>, view: &ThumbnailView, map: &ViewMap) -> RgbaImage {
+    let (w, h) = (map.width.max(2), map.height.max(1));
+    let map = *map;
     let mut canvas = Canvas::new(w, h, BACKGROUND);
     let half = w / 2;
     for (kind, clip) in [(ViewKind::Front, (0, half)), (ViewKind::Side, (half, w))] {
@@ -164,7 +171,7 @@ pub fn render(scene: &Scene<'_>, view: &ThumbnailView) -> (RgbaImage, ViewMap) {
         1.0,
         [60, 64, 76, 255],
     );
-    (canvas.img, map)
+    canvas.img
 }
 
 fn bbox_of(scene: &Scene<'_>) -> [[f64; 3]; 2] {

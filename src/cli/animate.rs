@@ -1,0 +1,124 @@
+//! `geppetto animate RIG.json [--bvh CLIP.bvh | --clip walk] [--out NAME.glb] [--gif NAME.gif]`:
+//! a motion on a finished rig, written as a glTF animation and/or an animated GIF preview. The
+//! library does the work (`motion::motion_for`, `export::anim::animated_glb`,
+//! `motion::preview`); this only resolves paths and reports.
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Instant;
+
+use anyhow::Context;
+
+use super::AnimateArgs;
+use crate::motion::preview::{gif_bytes, preview_frames, render_motion, PreviewOptions};
+use crate::motion::procedural::Clip;
+use crate::motion::{motion_for, CharacterFrame, MotionSource};
+use crate::raster::ThumbnailView;
+use crate::rig::Rig;
+use crate::util::write_atomic;
+
+/// Run `geppetto animate`.
+pub fn run(args: &AnimateArgs) -> anyhow::Result<ExitCode> {
+    let rig = Rig::load(&args.rig)?;
+    let source = match &args.bvh {
+        Some(p) => MotionSource::Bvh(p.clone()),
+        None => MotionSource::Clip(args.clip.unwrap_or(Clip::Walk)),
+    };
+    let Some((width, height)) = parse_size(&args.size) else {
+        eprintln!("error: --size must look like 320x200, got `{}`", args.size);
+        return Ok(ExitCode::from(2));
+    };
+    let motion = motion_for(&rig, &source).with_context(|| args.rig.display().to_string())?;
+    let mesh_path = args
+        .mesh
+        .clone()
+        .unwrap_or_else(|| super::pose::resolve(&args.rig, &rig.mesh));
+    let mesh = crate::mesh::load(&mesh_path)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", mesh_path.display()))?;
+    let protected = [args.rig.as_path(), mesh_path.as_path()];
+    let glb_out = match (&args.out, &args.gif) {
+        (Some(p), _) => Some(p.clone()),
+        (None, None) => Some(default_glb(&args.rig, &motion.name)),
+        (None, Some(_)) => None,
+    };
+    if let Some(out) = &glb_out {
+        refuse_source(out, &protected)?;
+        let bytes = crate::export::anim::animated_glb(&mesh, &rig, &motion, args.names)
+            .with_context(|| format!("{}: cannot build the animated GLB", out.display()))?;
+        write_atomic(out, &bytes).with_context(|| format!("{}: cannot write", out.display()))?;
+        println!(
+            "wrote {} ({} frames, {:.2} s)",
+            out.display(),
+            motion.frames.len(),
+            motion.frames.len() as f64 * motion.frame_time_s
+        );
+    }
+    if let Some(gif) = &args.gif {
+        refuse_source(gif, &protected)?;
+        let Some(skin) = &rig.skin else {
+            eprintln!(
+                "error: {}: the rig has no skin weights to preview",
+                args.rig.display()
+            );
+            return Ok(ExitCode::from(2));
+        };
+        anyhow::ensure!(
+            skin.len() == mesh.positions.len(),
+            "{} has {} vertices but the rig's skin has {} rows",
+            mesh_path.display(),
+            mesh.positions.len(),
+            skin.len()
+        );
+        let frame = CharacterFrame::from_label(&rig.orientation)?;
+        let opts = PreviewOptions {
+            view: ThumbnailView {
+                width,
+                height,
+                ..ThumbnailView::default()
+            },
+            skeleton: args.skeleton,
+        };
+        let start = Instant::now();
+        let frames = render_motion(&mesh, &rig.joints, skin, &motion, &frame, &opts);
+        let render_ms = start.elapsed().as_secs_f64() * 1e3;
+        let count = frames.len();
+        let (_, dt) = preview_frames(&motion);
+        let bytes = gif_bytes(frames, dt)?;
+        let total_ms = start.elapsed().as_secs_f64() * 1e3;
+        write_atomic(gif, &bytes).with_context(|| format!("{}: cannot write", gif.display()))?;
+        println!(
+            "wrote {} ({count} frames; {:.1} ms/frame rendering, {:.1} ms/frame with GIF encoding)",
+            gif.display(),
+            render_ms / count.max(1) as f64,
+            total_ms / count.max(1) as f64
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn parse_size(s: &str) -> Option<(u32, u32)> {
+    let (w, h) = s.split_once(['x', 'X'])?;
+    let (w, h) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
+    ((16..=4096).contains(&w) && (16..=4096).contains(&h)).then_some((w, h))
+}
+
+/// `NAME.CLIP.glb` beside the rig.json (NAME = the rig file's name without `.rig.json`).
+fn default_glb(rig: &Path, clip: &str) -> PathBuf {
+    let file = rig
+        .file_name()
+        .map_or_else(String::new, |f| f.to_string_lossy().into_owned());
+    let stem = file
+        .strip_suffix(".rig.json")
+        .or_else(|| file.strip_suffix(".json"))
+        .unwrap_or(&file);
+    rig.with_file_name(format!("{stem}.{clip}.glb"))
+}
+
+/// Never overwrite the rig or its mesh.
+fn refuse_source(out: &Path, sources: &[&Path]) -> anyhow::Result<()> {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
+    if sources.iter().any(|s| canon(s) == canon(out)) {
+        anyhow::bail!("{}: refusing to overwrite an input file", out.display());
+    }
+    Ok(())
+}
