@@ -73,7 +73,7 @@ fn corpus_bipeds_and_quadrupeds_rig() {
             let rig = |orientation| {
                 let req = RigRequest {
                     mesh_path: path.clone(),
-                    skeleton: skel.clone(),
+                    skeleton: skel.clone().into(),
                     hints: None,
                     orientation,
                     skin: false,

@@ -2,19 +2,19 @@
 
 use std::io::IsTerminal;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context;
 use rayon::prelude::*;
 
 use super::RigArgs;
+use crate::choose::Template;
 use crate::embed::hints::Hints;
 use crate::embed::OrientationMode;
 use crate::export::{self, Format};
 use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
 use crate::progress::{NoProgress, Progress};
 use crate::rig::Status;
-use crate::{config::RigConfig, skeleton, RigError};
+use crate::{config::RigConfig, RigError};
 
 /// Load the engine configuration: `--config FILE` or the built-in default.
 pub fn load_config(path: Option<&std::path::Path>) -> anyhow::Result<RigConfig> {
@@ -33,8 +33,8 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     };
-    let skeleton = match skeleton::load_template(&args.skeleton) {
-        Ok(s) => Arc::new(s),
+    let skeleton = match Template::parse(&args.skeleton) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("error: --skeleton: {e}");
             return Ok(ExitCode::from(2));
