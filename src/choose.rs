@@ -144,9 +144,22 @@ impl Fit {
     }
 }
 
+/// Number of chains of `skel`'s reduced skeleton (at least 1).
+pub fn chains(skel: &Skeleton) -> usize {
+    Reduced::new(skel).len().saturating_sub(1).max(1)
+}
+
 /// `total` divided by the number of chains of `skel`'s reduced skeleton.
 pub fn per_chain(total: f64, skel: &Skeleton) -> f64 {
-    total / Reduced::new(skel).len().saturating_sub(1).max(1) as f64
+    total / chains(skel) as f64
+}
+
+/// The lowest per-chain penalty among the `ok` fits, if any.
+pub fn best_ok_per_chain(fits: &[Fit]) -> Option<f64> {
+    fits.iter()
+        .filter(|f| f.confidence.status == Status::Ok && !f.embedding.forced)
+        .map(Fit::per_chain)
+        .min_by(f64::total_cmp)
 }
 
 /// Index of the best fit (see [`Fit::key`]); ties keep the first.

@@ -232,6 +232,12 @@ impl Pipeline {
                 }
                 Err(e) => return Err(e),
             };
+            // Branch and bound across templates: once one is `ok`, another can only win by being
+            // `ok` with a lower per-chain penalty, so its search may stop at that penalty.
+            let mut opts = opts.clone();
+            if let Some(pc) = choose::best_ok_per_chain(&fits) {
+                opts.cutoff = (pc * choose::chains(&skel) as f64).min(1.0);
+            }
             let embed_fn = |s: &Skeleton| embed::embed(disc, s, &hints, &opts, progress);
             let assess_fn = |s: &Skeleton, e: &Embedding| confidence::assess(prepared, disc, s, e);
             match choose::fit(skel, &embed_fn, &assess_fn) {

@@ -225,6 +225,9 @@ pub struct EmbedOptions {
     pub safety_millis: u64,
     /// Orientation choice.
     pub orientation: OrientationMode,
+    /// Under `Auto` orientation: only look for a match whose penalty is below this (the original's
+    /// 1 by default; lower when another template already fits that well, see `crate::choose`).
+    pub cutoff: f64,
 }
 
 impl EmbedOptions {
@@ -247,6 +250,7 @@ impl Default for EmbedOptions {
             work_per_joint_vertex: 2_000,
             safety_millis: 60_000,
             orientation: OrientationMode::Default,
+            cutoff: 1.0,
         }
     }
 }

@@ -56,6 +56,16 @@ impl Inputs<'_> {
         (self.opts.max_nodes, work)
     }
 
+    /// The main search's cutoff and mode: with [`EmbedOptions::cutoff`] below the original's 1, only
+    /// a match that beats it is wanted (another template already fits that well).
+    fn main_mode(&self) -> (f64, Mode) {
+        if self.opts.cutoff < 1.0 {
+            (self.opts.cutoff, Mode::Beat)
+        } else {
+            (1.0, Mode::Full)
+        }
+    }
+
     /// Run the search for every orientation the options ask for.
     pub fn run(&self) -> Vec<Tried> {
         let (nodes, work) = self.budget();
@@ -114,11 +124,12 @@ impl Inputs<'_> {
         // orientations) and they are searched after it, never concurrently with it.
         let main_work = (work as f64 * MAIN_SHARE) as u64;
         let rest_work = (work as f64 * (1.0 - MAIN_SHARE)) as u64 / n as u64;
-        let first = self.search_one(&tried[0].orientation, nodes / 2, main_work, 1.0, Mode::Full);
+        let (cut, mode) = self.main_mode();
+        let first = self.search_one(&tried[0].orientation, nodes / 2, main_work, cut, mode);
         let cutoff = first
             .as_ref()
             .filter(|f| !f.forced)
-            .map_or(1.0, |f| f.total);
+            .map_or(cut, |f| f.total.min(cut));
         let rest: Vec<Option<Found>> = tried[1..n]
             .par_iter()
             .map(|t| self.search_one(&t.orientation, nodes / 2 / n, rest_work, cutoff, Mode::Beat))
@@ -184,18 +195,7 @@ impl Inputs<'_> {
             mode,
             cutoff,
         };
-        let t0 = std::time::Instant::now();
-        let found = search(&ctx, &limits);
-        if std::env::var_os("GEPPETTO_DEBUG_SEARCH").is_some() {
-            if let Some(f) = &found {
-                eprintln!(
-                    "search {} k={} n={} mode={mode:?} work={} max_work={max_work} nodes={} ms={:.1} total={:.4} budget={} forced={}",
-                    o.label(), self.red.len(), graph.len(), f.work, f.nodes,
-                    t0.elapsed().as_secs_f64() * 1e3, f.total, f.budget_hit, f.forced
-                );
-            }
-        }
-        found
+        search(&ctx, &limits)
     }
 }
 
