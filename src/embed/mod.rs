@@ -247,7 +247,7 @@ impl Default for EmbedOptions {
                 0.027, 0.023, 0.007, 0.046, 0.014, 0.012, 0.072, 0.005, 0.033,
             ],
             max_nodes: 200_000,
-            work_per_joint_vertex: 2_000,
+            work_per_joint_vertex: 3_000,
             safety_millis: 60_000,
             orientation: OrientationMode::Default,
             cutoff: 1.0,
