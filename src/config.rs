@@ -60,8 +60,10 @@ impl PenaltyWeights {
 pub struct SearchBudget {
     /// Expanded nodes.
     pub max_nodes: usize,
-    /// Milliseconds per orientation.
-    pub max_millis: u64,
+    /// Penalty evaluations per reduced joint per graph vertex: the deterministic budget.
+    pub work_per_joint_vertex: u64,
+    /// Last-resort wall-clock cap per search, milliseconds.
+    pub safety_millis: u64,
 }
 
 /// The whole engine configuration file.
@@ -101,7 +103,8 @@ impl RigConfig {
         EmbedOptions {
             weights: self.penalties.as_array(),
             max_nodes: self.search.max_nodes,
-            max_millis: self.search.max_millis,
+            work_per_joint_vertex: self.search.work_per_joint_vertex,
+            safety_millis: self.search.safety_millis,
             ..EmbedOptions::default()
         }
     }

@@ -6,10 +6,12 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
+use crate::choose::{self, Fit, Template, TemplateTrial};
 use crate::confidence;
 use crate::config::RigConfig;
 use crate::discretize::{self, Discretization};
 use crate::embed::hints::Hints;
+use crate::embed::hints::ResolvedHint;
 use crate::embed::{self, Embedding, OrientationMode, PENALTY_TERMS};
 use crate::error::RigError;
 use crate::mesh::{self, PreparedMesh};
@@ -30,8 +32,8 @@ const CACHE_CAPACITY: usize = 16;
 pub struct RigRequest {
     /// The mesh file.
     pub mesh_path: PathBuf,
-    /// The template to embed.
-    pub skeleton: Arc<Skeleton>,
+    /// The template to embed, or `auto` (see [`crate::choose`]).
+    pub skeleton: Template,
     /// Hints and the file they came from (for error messages), if any.
     pub hints: Option<(Hints, PathBuf)>,
     /// Orientation choice.
@@ -42,12 +44,12 @@ pub struct RigRequest {
 
 impl RigRequest {
     /// A request with the sidecar hints (`NAME.hints.yaml`) if present, default orientation, skin on.
-    pub fn with_sidecar(mesh_path: &Path, skeleton: Arc<Skeleton>) -> Result<Self, RigError> {
+    pub fn with_sidecar(mesh_path: &Path, skeleton: impl Into<Template>) -> Result<Self, RigError> {
         let hints = Hints::load_sidecar(mesh_path)?
             .map(|h| (h, crate::embed::hints::sidecar_path(mesh_path)));
         Ok(Self {
             mesh_path: mesh_path.to_path_buf(),
-            skeleton,
+            skeleton: skeleton.into(),
             hints,
             orientation: OrientationMode::Default,
             skin: true,
@@ -64,6 +66,8 @@ pub struct RigOutcome {
     pub prepared: Arc<PreparedMesh>,
     /// The discretization (cached across hint re-runs).
     pub discretization: Arc<Discretization>,
+    /// The template of the rig (the chosen one under `auto`).
+    pub skeleton: Arc<Skeleton>,
     /// The embedding, normalized frame.
     pub embedding: Embedding,
     /// Skin weights and shell report, if requested.
@@ -174,30 +178,19 @@ impl Pipeline {
         let mut timings = BTreeMap::new();
         let (prepared, disc, reused, source) = self.discretized(path, progress, &mut timings)?;
 
-        let extent = prepared.input.aabb().max_extent();
-        let hints = match &req.hints {
-            Some((h, hp)) => h.resolve(&req.skeleton, &prepared.normalization, extent, hp)?,
-            None => Vec::new(),
-        };
         check(progress, Stage::Embed)?;
-        let mut opts = self.config.embed_options();
-        opts.orientation = req.orientation;
-        let embedding =
-            embed::embed(&disc, &req.skeleton, &hints, &opts, progress).map_err(|source| {
-                RigError::Embed {
-                    path: path.clone(),
-                    source,
-                }
-            })?;
-        for (name, ms) in &embedding.timings_ms {
+        let chosen = self.choose(req, &prepared, &disc, progress)?;
+        for (name, ms) in &chosen.fit.embedding.timings_ms {
             timings.insert((*name).to_string(), *ms);
         }
-        let conf = confidence::assess(&prepared, &disc, &req.skeleton, &embedding);
-        let mut rig = build_rig(req, &prepared, &embedding, conf);
+        let Chosen { fit, trials } = chosen;
+        let mut rig = build_rig(req, &prepared, &fit);
+        rig.templates = trials;
         if let Some(src) = &source {
             rig.warnings.extend(src.warnings.iter().cloned());
         }
         rig.stats = discretization_stats(&disc);
+        let embedding = fit.embedding;
 
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
@@ -221,6 +214,7 @@ impl Pipeline {
             rig,
             prepared,
             discretization: disc,
+            skeleton: fit.skeleton,
             embedding,
             skin,
             reused_discretization: reused,
@@ -258,6 +252,138 @@ fn run_stage<T>(
     Ok(out)
 }
 
+/// The chosen fit and the record of every template tried.
+struct Chosen {
+    fit: Fit,
+    trials: Vec<TemplateTrial>,
+}
+
+impl Pipeline {
+    /// Embed and assess each candidate template (one, or every shipped one under `auto`) on the
+    /// shared discretization, keep the best (see [`choose::best`]); apply the "another template fits
+    /// far better" check. Templates are tried one after another in a fixed order, so the choice does
+    /// not depend on threads.
+    fn choose(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        progress: &dyn Progress,
+    ) -> Result<Chosen, RigError> {
+        let path = &req.mesh_path;
+        let opts = choose::options(&self.config.embed_options(), &req.skeleton, req.orientation);
+        let mut fits = Vec::new();
+        let mut first_err: Option<RigError> = None;
+        for skel in req.skeleton.candidates()? {
+            let hints = match self.hints_for(req, prepared, &skel) {
+                Ok(h) => h,
+                // Under `auto`, hints name one template's joints; the others are skipped.
+                Err(e) if matches!(req.skeleton, Template::Auto) => {
+                    first_err.get_or_insert(e);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            // Branch and bound across templates: once one is `ok`, another can only win by being
+            // `ok` with a lower per-chain penalty, so its search may stop at that penalty.
+            let mut opts = opts.clone();
+            if let Some(pc) = choose::best_ok_per_chain(&fits) {
+                opts.cutoff = (pc * choose::chains(&skel) as f64).min(1.0);
+            }
+            let embed_fn = |s: &Skeleton| embed::embed(disc, s, &hints, &opts, progress);
+            let assess_fn = |s: &Skeleton, e: &Embedding| confidence::assess(prepared, disc, s, e);
+            match choose::fit(skel, &embed_fn, &assess_fn) {
+                Ok(f) => fits.push(f),
+                Err(source) => {
+                    let e = RigError::Embed {
+                        path: path.clone(),
+                        source,
+                    };
+                    if e.is_cancelled() {
+                        return Err(e);
+                    }
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        let Some(best) = choose::best(&fits) else {
+            return Err(first_err.unwrap_or(RigError::Cancelled));
+        };
+        let mut others: Vec<(String, f64, bool)> = fits
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != best)
+            .map(|(_, f)| (f.skeleton.name.clone(), f.per_chain(), f.embedding.forced))
+            .collect();
+        let mut trials: Vec<TemplateTrial> = fits
+            .iter()
+            .enumerate()
+            .map(|(i, f)| f.trial(i == best))
+            .collect();
+        let mut fit = fits.swap_remove(best);
+        if let Template::Fixed(_) = req.skeleton {
+            let screened = self.screen_others(&fit, disc, &opts, progress);
+            others.extend(
+                screened
+                    .iter()
+                    .map(|t| (t.template.clone(), t.penalty_per_chain, false)),
+            );
+            if let Some(reason) = choose::beaten_by_far(&fit, &others) {
+                fit.embedding.warnings.push(reason);
+            }
+            trials.extend(screened);
+        } else if let Some(reason) = choose::beaten_by_far(&fit, &others) {
+            fit.confidence.status = crate::rig::Status::LowConfidence;
+            fit.confidence.reasons.push(reason);
+        }
+        Ok(Chosen { fit, trials })
+    }
+
+    /// Hints resolved against `skel` (none without a hints file).
+    fn hints_for(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        skel: &Skeleton,
+    ) -> Result<Vec<ResolvedHint>, RigError> {
+        let extent = prepared.input.aabb().max_extent();
+        Ok(match &req.hints {
+            Some((h, hp)) => h.resolve(skel, &prepared.normalization, extent, hp)?,
+            None => Vec::new(),
+        })
+    }
+
+    /// With a template the user forced: screen the other shipped templates (greedy dives only, in
+    /// the same orientation mode; cheap) so that a far better fit can be reported. Only unforced
+    /// screened fits count: their penalty is a real, complete embedding's.
+    fn screen_others(
+        &self,
+        fit: &Fit,
+        disc: &Discretization,
+        opts: &embed::EmbedOptions,
+        progress: &dyn Progress,
+    ) -> Vec<TemplateTrial> {
+        let cancelled = || progress.cancelled();
+        choose::AUTO_TEMPLATES
+            .iter()
+            .filter(|n| !n.eq_ignore_ascii_case(&fit.skeleton.name))
+            .filter_map(|n| crate::skeleton::load_template(n).ok())
+            .filter_map(|s| {
+                let (o, total, forced) = embed::screen_with(&disc.graph, &s, opts, &cancelled)?;
+                (!forced).then(|| TemplateTrial {
+                    template: s.name.clone(),
+                    orientation: o.label(),
+                    penalty: total,
+                    penalty_per_chain: choose::per_chain(total, &s),
+                    status: None,
+                    chosen: false,
+                    note: "screened".into(),
+                })
+            })
+            .collect()
+    }
+}
+
 /// Report entering `stage`, or stop if cancelled.
 fn check(progress: &dyn Progress, stage: Stage) -> Result<(), RigError> {
     if progress.cancelled() {
@@ -292,14 +418,10 @@ fn discretization_stats(disc: &Discretization) -> BTreeMap<String, f64> {
 }
 
 /// Assemble the rig record (mesh frame) from the stage outputs.
-fn build_rig(
-    req: &RigRequest,
-    prepared: &PreparedMesh,
-    emb: &Embedding,
-    conf: confidence::Confidence,
-) -> Rig {
+fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
+    let (emb, conf) = (&fit.embedding, &fit.confidence);
     let norm = &prepared.normalization;
-    let joints = req
+    let joints = fit
         .skeleton
         .joints
         .iter()
@@ -324,9 +446,9 @@ fn build_rig(
     warnings.extend(conf.reasons.iter().map(|r| format!("low confidence: {r}")));
     Rig {
         mesh: req.mesh_path.display().to_string(),
-        skeleton: req.skeleton.name.clone(),
+        skeleton: fit.skeleton.name.clone(),
         status: conf.status,
-        confidence_reasons: conf.reasons,
+        confidence_reasons: conf.reasons.clone(),
         orientation: emb.orientation.label(),
         joints,
         penalty: RigPenalty {
@@ -348,6 +470,7 @@ fn build_rig(
         vertex_count: prepared.input.positions.len(),
         skin: None,
         stats: BTreeMap::new(),
+        templates: Vec::new(),
     }
 }
 

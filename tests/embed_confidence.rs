@@ -227,7 +227,6 @@ fn synthetic_sphere_and_box_interiors_are_low_confidence() {
         for mode in [OrientationMode::Default, OrientationMode::Auto] {
             let opts = EmbedOptions {
                 orientation: mode,
-                max_millis: 1_000,
                 ..EmbedOptions::default()
             };
             let e = embed_with(&g, field, &medial, &skel, &[], &opts, &never)

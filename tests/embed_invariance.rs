@@ -28,7 +28,7 @@ fn rig(pipeline: &Pipeline, path: &Path, orientation: OrientationMode) -> Rig {
     let skel = Arc::new(load_template("human").expect("built-in"));
     let req = RigRequest {
         mesh_path: path.to_path_buf(),
-        skeleton: skel,
+        skeleton: skel.into(),
         hints: None,
         orientation,
         skin: false,

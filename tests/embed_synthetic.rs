@@ -126,7 +126,7 @@ fn centaur_on_a_human_stops_within_budget() {
     let s = load_template("centaur").unwrap();
     let opts = EmbedOptions {
         max_nodes: 2_000,
-        max_millis: 300,
+        work_per_joint_vertex: 200,
         ..EmbedOptions::default()
     };
     let t = std::time::Instant::now();

@@ -52,8 +52,9 @@ pub struct RigArgs {
     /// Mesh files (.obj, .glb, .gltf, .fbx, .off, .ply).
     #[arg(required = true)]
     pub meshes: Vec<PathBuf>,
-    /// Skeleton template: human, quadruped, horse, centaur, or a YAML file.
-    #[arg(long, default_value = "human")]
+    /// Skeleton template: `auto` (try the shipped templates, keep the best fit), human, quadruped,
+    /// horse, centaur, or a YAML file.
+    #[arg(long, default_value = "auto")]
     pub skeleton: String,
     /// Hints file (default: NAME.hints.yaml next to each mesh, if present).
     #[arg(long)]
@@ -62,7 +63,7 @@ pub struct RigArgs {
     #[arg(long, default_value = "rigged")]
     pub out: PathBuf,
     /// `default` (+Y up, facing +Z), `auto` (try all 24 axis-aligned orientations), or e.g. `+z,-y`
-    /// (the mesh axes that point up and forward).
+    /// (the mesh axes that point up and forward). With `--skeleton auto`, `default` means `auto`.
     #[arg(long, default_value = "default")]
     pub orientation: String,
     /// Engine configuration file (default: the built-in config/rig.yaml).
@@ -215,7 +216,7 @@ pub struct WatchArgs {
     /// Force the image protocol: auto, kitty, sixel, iterm2, halfblocks.
     #[arg(long)]
     pub protocol: Option<String>,
-    /// Skeleton template.
+    /// Skeleton template (`auto`, the default, tries the shipped templates).
     #[arg(long)]
     pub skeleton: Option<String>,
     /// Worker threads (default: cores - 1, at least 1).

@@ -3,12 +3,12 @@
 use std::io::IsTerminal;
 use std::path::PathBuf;
 use std::process::ExitCode;
-use std::sync::Arc;
 
 use anyhow::Context;
 use rayon::prelude::*;
 
 use super::RigArgs;
+use crate::choose::Template;
 use crate::embed::hints::Hints;
 use crate::embed::OrientationMode;
 use crate::export::{self, Format};
@@ -16,7 +16,7 @@ use crate::naming::{self, OutputBase};
 use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
 use crate::progress::{NoProgress, Progress};
 use crate::rig::Status;
-use crate::{config::RigConfig, skeleton, RigError};
+use crate::{config::RigConfig, RigError};
 
 /// Load the engine configuration: `--config FILE` or the built-in default.
 pub fn load_config(path: Option<&std::path::Path>) -> anyhow::Result<RigConfig> {
@@ -35,8 +35,8 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
         );
         return Ok(ExitCode::from(2));
     };
-    let skeleton = match skeleton::load_template(&args.skeleton) {
-        Ok(s) => Arc::new(s),
+    let skeleton = match Template::parse(&args.skeleton) {
+        Ok(s) => s,
         Err(e) => {
             eprintln!("error: --skeleton: {e}");
             return Ok(ExitCode::from(2));
@@ -168,7 +168,7 @@ fn sidecar_template(req: &mut RigRequest, cli_choice: &str) -> Result<(), RigErr
     if name.eq_ignore_ascii_case(cli_choice) {
         return Ok(());
     }
-    req.skeleton = Arc::new(skeleton::load_template(&name)?);
+    req.skeleton = crate::choose::Template::parse(&name)?;
     eprintln!(
         "note: {}: skeleton '{name}' from its hints file (instead of '{cli_choice}')",
         req.mesh_path.display()

@@ -307,3 +307,13 @@ fn distal_point(r: &crate::embed::reduced::RJoint, q: &[P3]) -> P3 {
     }
     pts.last().copied().unwrap_or_else(P3::origin)
 }
+
+/// The reason for a rig whose template is beaten by far by another (issue: wrong rigs reported as
+/// ok): `other` fits with `other_per_chain` penalty per chain, the rig's template with `mine`. Two
+/// templates disagreeing that much means the chosen fit cannot be trusted (e.g. a many-legged
+/// vehicle that half-fits a human lying along its body).
+pub fn template_fits_far_better(other: &str, other_per_chain: f64, mine: f64) -> String {
+    format!(
+        "the {other} template fits this shape far better (penalty {other_per_chain:.3} vs {mine:.3} per chain), so this skeleton may be the wrong kind"
+    )
+}

@@ -18,6 +18,7 @@ pub mod refine;
 mod run;
 
 pub use run::embed_with as run_with;
+pub use run::screen_with;
 pub mod hints;
 pub mod search;
 pub mod split;
@@ -215,12 +216,30 @@ pub struct PenaltyBreakdown {
 pub struct EmbedOptions {
     /// Γ, in [`PENALTY_TERMS`] order.
     pub weights: [f64; 9],
-    /// Maximum search nodes expanded before giving up with the best complete embedding found.
+    /// Maximum search nodes expanded before settling for the best complete embedding found (bounds
+    /// memory; in total: `Auto` splits it across orientations).
     pub max_nodes: usize,
-    /// Maximum search time in milliseconds (in total: `Auto` splits it across orientations).
-    pub max_millis: u64,
+    /// The deterministic search budget, in penalty evaluations per reduced joint per graph vertex (so
+    /// it grows with the template and the graph; in total: `Auto` splits it across orientations).
+    pub work_per_joint_vertex: u64,
+    /// Last-resort wall-clock cap per search in milliseconds, far above what the work budget takes;
+    /// results are only timing-dependent if it fires (a warning says so).
+    pub safety_millis: u64,
     /// Orientation choice.
     pub orientation: OrientationMode,
+    /// Under `Auto` orientation: only look for a match whose penalty is below this (the original's
+    /// 1 by default; lower when another template already fits that well, see `crate::choose`).
+    pub cutoff: f64,
+}
+
+impl EmbedOptions {
+    /// The search budget in penalty evaluations for a template of `joints` reduced joints on a graph
+    /// of `vertices` spheres.
+    pub fn max_work(&self, joints: usize, vertices: usize) -> u64 {
+        self.work_per_joint_vertex
+            .saturating_mul(joints.max(1) as u64)
+            .saturating_mul(vertices.max(1) as u64)
+    }
 }
 
 impl Default for EmbedOptions {
@@ -230,8 +249,10 @@ impl Default for EmbedOptions {
                 0.027, 0.023, 0.007, 0.046, 0.014, 0.012, 0.072, 0.005, 0.033,
             ],
             max_nodes: 200_000,
-            max_millis: 2_000,
+            work_per_joint_vertex: 3_000,
+            safety_millis: 60_000,
             orientation: OrientationMode::Default,
+            cutoff: 1.0,
         }
     }
 }

@@ -1,5 +1,5 @@
 //! The per-orientation search. `Default`/`Fixed` search one orientation with the whole budget.
-//! `Auto` is bounded by the **same one budget** (`EmbedOptions::max_millis`, `max_nodes`) in total:
+//! `Auto` is bounded by the **same one budget** (`EmbedOptions::max_work`, `max_nodes`) in total:
 //! a cheap screening pass runs all 24 axis-aligned orientations in parallel with a small share each
 //! (the greedy dive already finds a complete embedding, whose penalty separates upright from lying
 //! orientations by a wide margin), then only the few best get the full best-first search with the rest.
@@ -11,12 +11,13 @@ use rayon::prelude::*;
 use super::paths::Paths;
 use super::penalty::Ctx;
 use super::reduced::Reduced;
-use super::search::{search, Found, Limits};
+use super::search::{search, Found, Limits, Mode};
 use super::{EmbedOptions, Orientation, OrientationMode};
 use crate::discretize::SphereGraph;
 
-/// Share of the budget spent screening all 24 orientations under `Auto`.
-const SCREEN_SHARE: f64 = 0.35;
+/// Share of the budget for the full search of the best-screened orientation; the other finalists
+/// share the rest (screening is bounded by expansions, see [`super::search::screen_expansions`]).
+const MAIN_SHARE: f64 = 0.7;
 /// Orientations that get the full search after screening.
 const FINALISTS: usize = 3;
 
@@ -50,11 +51,28 @@ pub struct Inputs<'a> {
 }
 
 impl Inputs<'_> {
+    /// The whole search budget `(nodes, penalty evaluations)` for this template and graph.
+    fn budget(&self) -> (usize, u64) {
+        let work = self.opts.max_work(self.red.len(), self.graph.len());
+        (self.opts.max_nodes, work)
+    }
+
+    /// The main search's cutoff and mode: with [`EmbedOptions::cutoff`] below the original's 1, only
+    /// a match that beats it is wanted (another template already fits that well).
+    fn main_mode(&self) -> (f64, Mode) {
+        if self.opts.cutoff < 1.0 {
+            (self.opts.cutoff, Mode::Beat)
+        } else {
+            (1.0, Mode::Full)
+        }
+    }
+
     /// Run the search for every orientation the options ask for.
     pub fn run(&self) -> Vec<Tried> {
+        let (nodes, work) = self.budget();
         let full = |o: Orientation| Tried {
             orientation: o,
-            found: self.search_one(&o, self.opts.max_nodes, self.opts.max_millis as f64, false),
+            found: self.search_one(&o, nodes, work, 1.0, Mode::Full),
             final_pass: true,
         };
         match self.opts.orientation {
@@ -64,32 +82,65 @@ impl Inputs<'_> {
         }
     }
 
-    /// Screening over all 24, then the full search on the best [`FINALISTS`]; the wall time stays
-    /// within about one `max_millis` (each parallel round gets its share of the budget).
+    /// Screening only (greedy dives, see [`Mode::Screen`]) of the orientations the options ask for:
+    /// a cheap upper bound on each orientation's best penalty.
+    pub fn screen(&self) -> Vec<Tried> {
+        let (nodes, work) = self.budget();
+        let list = match self.opts.orientation {
+            OrientationMode::Default => vec![Orientation::IDENTITY],
+            OrientationMode::Fixed(o) => vec![o],
+            OrientationMode::Auto => Orientation::all(),
+        };
+        list.par_iter()
+            .map(|o| Tried {
+                orientation: *o,
+                found: self.search_one(o, nodes, work, 1.0, Mode::Screen),
+                final_pass: false,
+            })
+            .collect()
+    }
+
+    /// Screening over all 24, then the full search on the best [`FINALISTS`], all within one budget.
+    /// Every orientation's share is fixed in advance (not first come, first served), and results are
+    /// collected in orientation order, so the outcome does not depend on the thread count.
     fn auto(&self) -> Vec<Tried> {
         let all = Orientation::all();
-        let threads = rayon::current_num_threads().max(1);
-        let rounds = |n: usize| n.div_ceil(threads).max(1) as f64;
-        let ms = self.opts.max_millis as f64;
-        let screen_ms = ms * SCREEN_SHARE / rounds(all.len());
-        let screen_nodes = (self.opts.max_nodes / all.len()).max(64);
+        let (nodes, work) = self.budget();
         let mut tried: Vec<Tried> = all
             .par_iter()
             .map(|o| Tried {
                 orientation: *o,
-                found: self.search_one(o, screen_nodes, screen_ms, true),
+                found: self.search_one(o, nodes, work, 1.0, Mode::Screen),
                 final_pass: false,
             })
             .collect();
+        // Stable sort: ties keep the fixed order of `Orientation::all`.
         tried.sort_by(|a, b| rank(a).total_cmp(&rank(b)));
         let n = FINALISTS.min(tried.len());
-        let final_ms = ms * (1.0 - SCREEN_SHARE) / rounds(n);
-        let final_nodes = self.opts.max_nodes / n.max(1);
-        let finals: Vec<Tried> = tried[..n]
+        if n == 0 {
+            return tried;
+        }
+        // The best-screened orientation gets the main search; the runners-up only need to show
+        // whether they beat it, so its penalty is their cutoff (branch and bound across
+        // orientations) and they are searched after it, never concurrently with it.
+        let main_work = (work as f64 * MAIN_SHARE) as u64;
+        let rest_work = (work as f64 * (1.0 - MAIN_SHARE)) as u64 / n as u64;
+        let (cut, mode) = self.main_mode();
+        let first = self.search_one(&tried[0].orientation, nodes / 2, main_work, cut, mode);
+        let cutoff = first
+            .as_ref()
+            .filter(|f| !f.forced)
+            .map_or(cut, |f| f.total.min(cut));
+        let rest: Vec<Option<Found>> = tried[1..n]
             .par_iter()
-            .map(|t| Tried {
+            .map(|t| self.search_one(&t.orientation, nodes / 2 / n, rest_work, cutoff, Mode::Beat))
+            .collect();
+        let finals: Vec<Tried> = std::iter::once(first)
+            .chain(rest)
+            .zip(&tried)
+            .map(|(found, t)| Tried {
                 orientation: t.orientation,
-                found: self.search_one(&t.orientation, final_nodes, final_ms, false),
+                found,
                 final_pass: true,
             })
             .collect();
@@ -107,8 +158,9 @@ impl Inputs<'_> {
         &self,
         o: &Orientation,
         max_nodes: usize,
-        max_ms: f64,
-        screening: bool,
+        max_work: u64,
+        cutoff: f64,
+        mode: Mode,
     ) -> Option<Found> {
         let ctx = Ctx::from_graph(
             self.red,
@@ -121,9 +173,11 @@ impl Inputs<'_> {
         .with_pins(self.pins, o);
         let limits = Limits {
             max_nodes: max_nodes.max(1),
-            max_time: Duration::from_secs_f64(max_ms.max(1.0) / 1e3),
+            max_work: max_work.max(1),
+            safety_time: Duration::from_millis(self.opts.safety_millis),
             cancelled: self.cancelled,
-            screening,
+            mode,
+            cutoff,
         };
         search(&ctx, &limits)
     }

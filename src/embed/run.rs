@@ -91,6 +91,37 @@ pub fn embed_with(
     Ok(emb)
 }
 
+/// Screening only, on explicit inputs: the best greedy-dive fit over the orientations of `opts`, as
+/// `(orientation, penalty, forced)`. An upper bound on what the full search would find there.
+pub fn screen_with(
+    graph: &SphereGraph,
+    skel: &Skeleton,
+    opts: &EmbedOptions,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Option<(Orientation, f64, bool)> {
+    if graph.is_empty() {
+        return None;
+    }
+    let red = Reduced::new(skel);
+    let (cand, _) = candidates(graph, skel, &red, &[]);
+    let tried = Inputs {
+        graph,
+        red: &red,
+        paths: graph.paths(),
+        cand: &cand,
+        pins: &[],
+        opts,
+        cancelled,
+    }
+    .screen();
+    let best = tried
+        .into_iter()
+        .filter(|t| t.found.is_some())
+        .min_by(|a, b| rank(a).total_cmp(&rank(b)))?;
+    let f = best.found?;
+    Some((best.orientation, f.total, f.forced))
+}
+
 /// The chosen orientation and its discrete match.
 struct Pick {
     orientation: Orientation,
@@ -133,6 +164,7 @@ impl Pick {
     fn best(tried: Vec<Tried>) -> Option<Self> {
         let found = || tried.iter().filter_map(|t| t.found.as_ref());
         let nodes = found().map(|f| f.nodes).sum();
+        let time_cap_any = found().any(|f| f.time_cap_hit);
         let budget_any = tried
             .iter()
             .any(|t| t.final_pass && t.found.as_ref().is_some_and(|f| f.budget_hit));
@@ -143,6 +175,8 @@ impl Pick {
         let mut found = best.found?;
         // A screening-only result was cut short on purpose: its optimality is not proven.
         found.budget_hit |= !best.final_pass;
+        // The safety cap on any orientation may have changed which one won.
+        found.time_cap_hit |= time_cap_any;
         Some(Self {
             orientation: best.orientation,
             budget_other: budget_any && !found.budget_hit,
@@ -154,10 +188,16 @@ impl Pick {
 
 fn search_warnings(pick: &Pick, opts: &EmbedOptions, warnings: &mut Vec<String>) {
     let found = &pick.found;
+    if found.time_cap_hit {
+        warnings.push(format!(
+            "the search stopped at its {:.0} s safety time limit (the machine may be very busy): this rig may differ from run to run",
+            opts.safety_millis as f64 / 1e3
+        ));
+    }
     if found.budget_hit {
         warnings.push(format!(
-            "search budget hit ({} nodes, {} ms limit): the best complete embedding found is used, optimality not proven",
-            found.nodes, opts.max_millis
+            "search budget hit ({} nodes, {} penalty evaluations): the best complete embedding found is used, optimality not proven",
+            found.nodes, found.work
         ));
     } else if pick.budget_other && opts.orientation == OrientationMode::Auto {
         warnings.push("the search budget was hit for some orientations tried".into());

@@ -6,9 +6,13 @@
 //! optimal (every bound is a lower bound). Differences from the original:
 //! * a **greedy depth-first dive** runs first, so a complete embedding exists early; the best-first
 //!   search stops as soon as the queue's best bound reaches the best complete penalty;
-//! * a **budget** (expanded nodes, wall time, cancellation): on budget, the best complete embedding found
-//!   is returned with `budget_hit`; if there is none, dives from the best queued partial matches get the
-//!   rest of the budget;
+//! * a **budget** counted in deterministic work — penalty evaluations (the unit of cost: one expansion
+//!   evaluates every candidate of the next joint and, for the lower bound, every candidate of the joints
+//!   it unlocks) and expanded nodes (memory) — so the same input gives the same result on a busy or a
+//!   quiet machine and with any thread count. On budget, the best complete embedding found is returned
+//!   with `budget_hit`; if there is none, dives from the best queued partial matches get the rest of the
+//!   budget. Wall-clock time is only a last-resort safety cap, far above a normal search
+//!   (`time_cap_hit`, reported to the user because it makes the result timing-dependent);
 //! * if no embedding passes the cutoff at all, a **relaxed** dive (vetoes cost 1 instead of rejecting)
 //!   returns the least bad forced fit, flagged `forced`, instead of nothing.
 
@@ -20,15 +24,45 @@ use super::penalty::{Ctx, VETO};
 
 /// When to stop.
 pub struct Limits<'a> {
-    /// Maximum expanded nodes.
+    /// Maximum expanded nodes (bounds memory: every node stores its taken-vertex bitset).
     pub max_nodes: usize,
-    /// Wall-clock budget.
-    pub max_time: Duration,
+    /// Maximum penalty evaluations: the deterministic budget.
+    pub max_work: u64,
+    /// Last-resort wall-clock cap, far above the time `max_work` normally takes.
+    pub safety_time: Duration,
     /// Polled every expansion.
     pub cancelled: &'a (dyn Fn() -> bool + Sync),
-    /// Screening: give up (return `None`) rather than spend more than the budget on a forced fit.
-    pub screening: bool,
+    /// What kind of search this is.
+    pub mode: Mode,
+    /// Prune partial matches whose lower bound reaches this (the original's 1; lower when the
+    /// caller only wants a match that beats one it already has).
+    pub cutoff: f64,
 }
+
+/// Kinds of search.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Mode {
+    /// The full search: dive, best-first with the lower bound, rescue, forced fit.
+    Full,
+    /// Only show whether some match beats `Limits::cutoff`: the full search without the forced fit
+    /// (`None` if nothing beats it).
+    Beat,
+    /// A cheap estimate for ranking orientations and templates: greedy backtracking dives with no
+    /// lookahead bound (one penalty evaluation per candidate), strict and then relaxed, at most
+    /// [`screen_expansions`] expansions each.
+    Screen,
+}
+
+/// Expansions a screening dive may make: one per joint plus a few backtracks. A well-fitting
+/// orientation completes without backtracking; a lying one fails fast instead of exploring.
+pub fn screen_expansions(joints: usize) -> usize {
+    joints + 4
+}
+
+/// A screening dive may spend the search budget (`Limits::max_work`) divided by this: screening all
+/// 24 orientations then costs at most two full searches. A greedy dive on a fitting orientation
+/// needs far less (about 1/70 of the budget on sveta, 1/40 on the camel, measured).
+pub const SCREEN_SHARE_DIVISOR: u64 = 12;
 
 /// A complete discrete embedding.
 #[derive(Clone, Debug)]
@@ -45,6 +79,10 @@ pub struct Found {
     pub forced: bool,
     /// Expanded nodes.
     pub nodes: usize,
+    /// Penalty evaluations spent.
+    pub work: u64,
+    /// The wall-clock safety cap stopped the search (the result may then depend on machine load).
+    pub time_cap_hit: bool,
     /// Cancelled by the caller.
     pub cancelled: bool,
 }
@@ -130,8 +168,17 @@ fn mark_path(ctx: &Ctx, taken: &mut [u64], a: u32, b: u32) {
     }
 }
 
-/// Children of `id` as `(vertex, accumulated penalty, bound, taken)`, bound ascending.
-fn expand(ctx: &Ctx, tree: &Tree, id: u32, relaxed: bool) -> Vec<(u32, f64, f64, Vec<u64>)> {
+/// Children of `id` as `(vertex, accumulated penalty, bound, taken)`, bound ascending; adds the
+/// penalty evaluations made to `work`.
+fn expand(
+    ctx: &Ctx,
+    tree: &Tree,
+    id: u32,
+    relaxed: bool,
+    cutoff: f64,
+    lookahead: bool,
+    work: &mut u64,
+) -> Vec<(u32, f64, f64, Vec<u64>)> {
     let m = tree.matched(id);
     let idx = m.len();
     let k = ctx.red.len();
@@ -144,11 +191,12 @@ fn expand(ctx: &Ctx, tree: &Tree, id: u32, relaxed: bool) -> Vec<(u32, f64, f64,
     let mut m2 = m.clone();
     m2.push(0);
     for &v in cands {
+        *work += 1;
         let Some(t) = ctx.terms(&m, tree.taken(id), idx, v, relaxed) else {
             continue;
         };
         let pen = base + t.iter().sum::<f64>();
-        if !relaxed && pen >= 1.0 {
+        if !relaxed && pen >= cutoff {
             continue;
         }
         let mut tk = tree.taken(id).to_vec();
@@ -157,12 +205,14 @@ fn expand(ctx: &Ctx, tree: &Tree, id: u32, relaxed: bool) -> Vec<(u32, f64, f64,
         }
         m2[idx] = v;
         let mut bound = pen;
-        for j in (idx + 1)..k {
+        let unlocked = if lookahead { (idx + 1)..k } else { k..k };
+        for j in unlocked {
             if ctx.red.joints[j].parent.is_none_or(|p| p > idx) {
                 continue;
             }
             let mut best = f64::INFINITY;
             for &w in &ctx.cand[j] {
+                *work += 1;
                 let p = if relaxed {
                     ctx.terms(&m2, &tk, j, w, true)
                         .map_or(f64::INFINITY, |t| t.iter().sum())
@@ -175,11 +225,11 @@ fn expand(ctx: &Ctx, tree: &Tree, id: u32, relaxed: bool) -> Vec<(u32, f64, f64,
                 }
             }
             bound += best;
-            if !relaxed && bound >= 1.0 {
+            if !relaxed && bound >= cutoff {
                 break;
             }
         }
-        if relaxed || bound < 1.0 {
+        if relaxed || bound < cutoff {
             out.push((v, pen, bound, tk));
         }
     }
@@ -187,15 +237,47 @@ fn expand(ctx: &Ctx, tree: &Tree, id: u32, relaxed: bool) -> Vec<(u32, f64, f64,
     out
 }
 
-/// Depth-first: always the best-bounded child first, backtracking, at most `cap` expansions.
+/// Work spent so far and the limits it is checked against.
+struct Meter<'a> {
+    limits: &'a Limits<'a>,
+    t0: Instant,
+    nodes: usize,
+    work: u64,
+    time_cap_hit: bool,
+}
+
+impl Meter<'_> {
+    /// True once `nodes`/`work` reach the given shares of the budget, the safety time cap fires
+    /// (recorded) or the caller cancels.
+    fn over(&mut self, max_nodes: usize, max_work: u64) -> bool {
+        if (max_nodes, max_work) == UNBOUNDED {
+            return (self.limits.cancelled)();
+        }
+        if self.nodes >= max_nodes || self.work >= max_work {
+            return true;
+        }
+        if self.t0.elapsed() >= self.limits.safety_time {
+            self.time_cap_hit = true;
+            return true;
+        }
+        (self.limits.cancelled)()
+    }
+}
+
+/// A meter limit that only cancellation stops: the last greedy descent of a forced fit, which
+/// completes in `k` expansions by construction.
+const UNBOUNDED: (usize, u64) = (usize::MAX, u64::MAX);
+
+/// Depth-first: always the best-bounded child first, backtracking, at most `cap` expansions and
+/// until the meter reaches `(max_nodes, max_work)`.
 fn dive(
     ctx: &Ctx,
     tree: &mut Tree,
     start: u32,
     cap: usize,
-    relaxed: bool,
-    used: &mut usize,
-    stop: &dyn Fn() -> bool,
+    (relaxed, lookahead_depth): (bool, usize),
+    meter: &mut Meter,
+    max: (usize, u64),
 ) -> Option<u32> {
     let k = ctx.red.len();
     let mut stack: Vec<Vec<u32>> = vec![vec![start]];
@@ -208,15 +290,23 @@ fn dive(
         if tree.nodes[id as usize].depth as usize == k {
             return Some(id);
         }
-        if budget == 0 || stop() {
+        if budget == 0 || meter.over(max.0, max.1) {
             return None;
         }
         budget -= 1;
-        *used += 1;
-        let mut ids: Vec<u32> = expand(ctx, tree, id, relaxed)
-            .into_iter()
-            .map(|(v, pen, _, tk)| tree.add(id, v, pen, &tk))
-            .collect();
+        meter.nodes += 1;
+        let mut ids: Vec<u32> = expand(
+            ctx,
+            tree,
+            id,
+            relaxed,
+            meter.limits.cutoff,
+            (tree.nodes[id as usize].depth as usize) < lookahead_depth,
+            &mut meter.work,
+        )
+        .into_iter()
+        .map(|(v, pen, _, tk)| tree.add(id, v, pen, &tk))
+        .collect();
         if relaxed {
             ids.truncate(3); // a forced fit only needs one complete match, not the optimum
         }
@@ -236,15 +326,26 @@ pub fn search(ctx: &Ctx, limits: &Limits) -> Option<Found> {
     let mut run = Run {
         ctx,
         limits,
-        t0: Instant::now(),
         tree: Tree::new(ctx.pos.len()),
-        used: 0,
+        meter: Meter {
+            limits,
+            t0: Instant::now(),
+            nodes: 0,
+            work: 0,
+            time_cap_hit: false,
+        },
     };
+    if limits.mode == Mode::Screen {
+        return run.screen();
+    }
     let (mut best, heap, budget_hit, proven) = run.best_first();
     if best.is_none() && budget_hit {
         best = run.rescue(heap);
     }
     let mut forced = false;
+    if best.is_none() && limits.mode == Mode::Beat {
+        return None;
+    }
     if best.is_none() {
         forced = true;
         best = run.forced_fit();
@@ -257,7 +358,9 @@ pub fn search(ctx: &Ctx, limits: &Limits) -> Option<Found> {
         total,
         budget_hit: budget_hit && !proven,
         forced,
-        nodes: run.used,
+        nodes: run.meter.nodes,
+        work: run.meter.work,
+        time_cap_hit: run.meter.time_cap_hit,
         cancelled: (limits.cancelled)(),
     })
 }
@@ -266,30 +369,33 @@ pub fn search(ctx: &Ctx, limits: &Limits) -> Option<Found> {
 struct Run<'a> {
     ctx: &'a Ctx<'a>,
     limits: &'a Limits<'a>,
-    t0: Instant,
     tree: Tree,
-    used: usize,
+    meter: Meter<'a>,
 }
 
+/// Share of the budget for the dive and the best-first search; the rest is for [`Run::rescue`].
+const MAIN_SHARE: f64 = 0.8;
+
 impl Run<'_> {
-    /// Greedy dive, then best-first with the lower bound on 80% of the budget. Returns the best
-    /// complete node, the remaining queue, whether the budget stopped it, and whether the result is
-    /// proven optimal.
+    /// Greedy dive, then best-first with the lower bound on [`MAIN_SHARE`] of the budget. Returns the
+    /// best complete node, the remaining queue, whether the budget stopped it, and whether the result
+    /// is proven optimal.
     fn best_first(&mut self) -> (Option<u32>, BinaryHeap<QItem>, bool, bool) {
-        let (ctx, limits, t0) = (self.ctx, self.limits, self.t0);
+        let (ctx, limits) = (self.ctx, self.limits);
         let k = ctx.red.len();
-        let main_time = limits.max_time.mul_f64(0.8);
-        let main_nodes = limits.max_nodes.saturating_mul(4) / 5;
-        let stop_main = || t0.elapsed() >= main_time || (limits.cancelled)();
-        let cap = (main_nodes / 20).max(50);
+        let main = (
+            (limits.max_nodes as f64 * MAIN_SHARE) as usize,
+            (limits.max_work as f64 * MAIN_SHARE) as u64,
+        );
+        let cap = (main.0 / 20).max(50);
         let mut best = dive(
             ctx,
             &mut self.tree,
             0,
             cap,
-            false,
-            &mut self.used,
-            &stop_main,
+            (false, usize::MAX),
+            &mut self.meter,
+            main,
         );
         let mut heap = BinaryHeap::new();
         heap.push(QItem(0.0, 0u32));
@@ -304,14 +410,21 @@ impl Run<'_> {
                 proven = true;
                 break;
             }
-            // Checked every expansion: one expansion can cost milliseconds on a big candidate set.
-            if self.used >= main_nodes || stop_main() {
+            if self.meter.over(main.0, main.1) {
                 budget_hit = true;
                 heap.push(QItem(bound, id));
                 break;
             }
-            self.used += 1;
-            for (v, pen, b, tk) in expand(ctx, &self.tree, id, false) {
+            self.meter.nodes += 1;
+            for (v, pen, b, tk) in expand(
+                ctx,
+                &self.tree,
+                id,
+                false,
+                limits.cutoff,
+                true,
+                &mut self.meter.work,
+            ) {
                 let c = self.tree.add(id, v, pen, &tk);
                 heap.push(QItem(b, c));
             }
@@ -324,39 +437,79 @@ impl Run<'_> {
     /// The least bad relaxed fit: backtracking dives within a second budget, then (unless screening)
     /// a single greedy descent, which always completes in `k` expansions (relaxed terms never veto).
     fn forced_fit(&mut self) -> Option<u32> {
-        let (ctx, limits, t0) = (self.ctx, self.limits, self.t0);
+        let (ctx, limits) = (self.ctx, self.limits);
         let k = ctx.red.len();
-        let stop = || t0.elapsed() >= limits.max_time * 2 || (limits.cancelled)();
-        let mut u = 0;
-        let best = dive(ctx, &mut self.tree, 0, 4 * k + 16, true, &mut u, &stop);
-        self.used += u;
-        if best.is_some() || limits.screening {
+        let second = (usize::MAX, self.meter.work.saturating_add(limits.max_work));
+        let best = dive(
+            ctx,
+            &mut self.tree,
+            0,
+            4 * k + 16,
+            (true, usize::MAX),
+            &mut self.meter,
+            second,
+        );
+        if best.is_some() || limits.mode != Mode::Full {
             return best;
         }
-        let never = || (limits.cancelled)();
-        let mut u = 0;
-        let best = dive(ctx, &mut self.tree, 0, k, true, &mut u, &never);
-        self.used += u;
-        best
+        dive(
+            ctx,
+            &mut self.tree,
+            0,
+            k,
+            (true, usize::MAX),
+            &mut self.meter,
+            UNBOUNDED,
+        )
+    }
+
+    /// [`Mode::Screen`]: a strict greedy dive, else a relaxed one (flagged `forced`).
+    fn screen(mut self) -> Option<Found> {
+        let (ctx, cap) = (self.ctx, screen_expansions(self.ctx.red.len()));
+        let max = (
+            self.limits.max_nodes,
+            self.limits.max_work / SCREEN_SHARE_DIVISOR,
+        );
+        let mut forced = false;
+        let strict = (false, usize::MAX);
+        let mut best = dive(ctx, &mut self.tree, 0, cap, strict, &mut self.meter, max);
+        if best.is_none() {
+            // Only ranks orientations that fit nothing: no lower bound, so it costs little.
+            forced = true;
+            let max = (usize::MAX, u64::MAX - 1);
+            best = dive(ctx, &mut self.tree, 0, cap, (true, 0), &mut self.meter, max);
+        }
+        let matched = self.tree.matched(best?);
+        let (terms, total) = replay(ctx, &matched, forced);
+        Some(Found {
+            matched,
+            terms,
+            total,
+            budget_hit: true,
+            forced,
+            nodes: self.meter.nodes,
+            work: self.meter.work,
+            time_cap_hit: self.meter.time_cap_hit,
+            cancelled: (self.limits.cancelled)(),
+        })
     }
 
     /// No complete match yet: dives from the best queued partial matches, with the rest of the budget.
     fn rescue(&mut self, mut heap: BinaryHeap<QItem>) -> Option<u32> {
-        let (limits, t0) = (self.limits, self.t0);
-        let over = |used: usize| {
-            used >= limits.max_nodes.max(1)
-                || t0.elapsed() >= limits.max_time
-                || (limits.cancelled)()
-        };
+        let max = (self.limits.max_nodes.max(1), self.limits.max_work.max(1));
         while let Some(QItem(_, id)) = heap.pop() {
-            if over(self.used) {
+            if self.meter.over(max.0, max.1) {
                 break;
             }
-            let used = self.used;
-            let stop = || over(used);
-            let mut u = 0;
-            let best = dive(self.ctx, &mut self.tree, id, 64, false, &mut u, &stop);
-            self.used += u;
+            let best = dive(
+                self.ctx,
+                &mut self.tree,
+                id,
+                64,
+                (false, usize::MAX),
+                &mut self.meter,
+                max,
+            );
             if best.is_some() {
                 return best;
             }

@@ -66,6 +66,10 @@ pub struct Rig {
     /// Skin weights per input vertex, when computed.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skin: Option<SkinTable>,
+    /// Templates tried and how each fitted (`--skeleton auto`: the choice and the runners-up; a
+    /// forced template: the others, screened).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub templates: Vec<crate::choose::TemplateTrial>,
     /// Engine statistics for benchmarks (`graph_vertices`, `graph_edges`, `medial_samples`, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stats: BTreeMap<String, f64>,

@@ -105,13 +105,8 @@ pub const BUILTIN: [(&str, &str); 4] = [
 /// Load a built-in template by name (`human`, `quadruped`, `horse`, `centaur`) or a YAML file by path.
 /// Built-in names win over files of the same name in the working directory.
 pub fn load_template(name_or_path: &str) -> Result<Skeleton, SkeletonError> {
-    let mut key = name_or_path.trim();
-    // STAND-IN for `--skeleton auto` (issue 15 §3) until the engine's automatic template choice
-    // lands: `auto` is accepted everywhere a template name is, and means today's default, human.
-    // This is the only place that maps it.
-    if key.eq_ignore_ascii_case(AUTO_TEMPLATE) {
-        key = "human";
-    }
+    // `auto` is not a template but a choice among them: `choose::Template::parse` handles it.
+    let key = name_or_path.trim();
     if let Some((name, text)) = BUILTIN.iter().find(|(n, _)| n.eq_ignore_ascii_case(key)) {
         let path = PathBuf::from(format!("skeletons/{name}.yaml (built in)"));
         return load::parse_template(text, &path, name);

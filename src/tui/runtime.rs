@@ -15,9 +15,9 @@ use ratatui_image::protocol::Protocol;
 use ratatui_image::Resize;
 
 use super::app::{Effect, Msg, ThumbReady, ThumbRequest};
+use crate::choose::Template;
 use crate::config::RigConfig;
 use crate::pipeline::Pipeline;
-use crate::skeleton::{load_template, Skeleton};
 use crate::watch::jobs::SkeletonFn;
 use crate::watch::jobs::WORKER_THREAD_PREFIX;
 use crate::watch::notifier::{self, WatchHandle};
@@ -112,16 +112,12 @@ pub fn template_for(settings: &WatchSettings, mesh: &std::path::Path) -> String 
 /// Load each template once; a template that fails to load fails every job that needs it, with the
 /// loader's message.
 fn skeleton_loader(settings: WatchSettings) -> SkeletonFn {
-    let cache: Mutex<HashMap<String, Result<Arc<Skeleton>, String>>> = Mutex::new(HashMap::new());
+    let cache: Mutex<HashMap<String, Result<Template, String>>> = Mutex::new(HashMap::new());
     Box::new(move |mesh| {
         let name = template_for(&settings, mesh);
         let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
         c.entry(name.clone())
-            .or_insert_with(|| {
-                load_template(&name)
-                    .map(Arc::new)
-                    .map_err(|e| e.to_string())
-            })
+            .or_insert_with(|| Template::parse(&name).map_err(|e| e.to_string()))
             .clone()
     })
 }

@@ -201,6 +201,26 @@ pub fn detail_lines(app: &App) -> Vec<Line<'static>> {
     out
 }
 
+/// The templates tried (`--skeleton auto`) or screened (a forced template), best first as chosen.
+fn template_lines(rig: &crate::rig::Rig, out: &mut Vec<Line<'static>>) {
+    if rig.templates.is_empty() {
+        return;
+    }
+    out.push(heading("templates tried (penalty per chain)"));
+    for t in &rig.templates {
+        let status = match (t.status, t.note.as_str()) {
+            (Some(crate::rig::Status::Ok), _) => "ok".to_string(),
+            (Some(crate::rig::Status::LowConfidence), _) => "low confidence".to_string(),
+            (None, note) => note.to_string(),
+        };
+        let mark = if t.chosen { "▶" } else { " " };
+        out.push(Line::from(format!(
+            "  {mark} {:<10} {:<24} {:.4}  {status}",
+            t.template, t.orientation, t.penalty_per_chain
+        )));
+    }
+}
+
 fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'static>>) {
     let rig = &r.rig;
     out.push(Line::from(format!(
@@ -249,6 +269,7 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
         }
         out.push(Line::from(Span::styled(line, Style::new().fg(Color::Cyan))));
     }
+    template_lines(rig, out);
     out.push(heading(&format!(
         "penalty {:.4} (weighted terms)",
         rig.penalty.total

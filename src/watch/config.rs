@@ -173,7 +173,16 @@ mod tests {
     #[test]
     fn skeleton_rules_pick_per_file_templates() {
         let dir = tempfile::tempdir().unwrap();
-        let s = WatchSettings::resolve(&WatchConfig::default(), dir.path()).unwrap();
+        let mut c = WatchConfig::default();
+        // The default is `auto`, whatever the file is called.
+        let s = WatchSettings::resolve(&c, dir.path()).unwrap();
+        assert_eq!(s.skeleton_for(&s.root.join("a/dog.obj")), "auto");
+        c.skeleton_rules = vec![SkeletonRule {
+            glob: "**/*quadruped*".into(),
+            skeleton: "quadruped".into(),
+        }];
+        c.skeleton = "human".into();
+        let s = WatchSettings::resolve(&c, dir.path()).unwrap();
         assert_eq!(s.skeleton_for(&s.root.join("a/quadruped.obj")), "quadruped");
         assert_eq!(s.skeleton_for(&s.root.join("humanoid.obj")), "human");
         assert_eq!(s.out_dir, s.root.join("rigged"));

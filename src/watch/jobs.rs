@@ -14,13 +14,13 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
+use crate::choose::Template;
 use crate::export::{write_rig_to, Format, GlbSource};
 use crate::mesh::Mesh;
 use crate::naming::output_base;
 use crate::pipeline::{Pipeline, RigRequest};
 use crate::progress::{Progress, Stage};
 use crate::rig::Rig;
-use crate::skeleton::Skeleton;
 
 /// Prefix of worker thread names; the TUI's panic hook leaves the terminal alone for these.
 pub const WORKER_THREAD_PREFIX: &str = "geppetto-worker";
@@ -93,7 +93,7 @@ pub struct JobDone {
 }
 
 /// Picks (and loads) the skeleton template for a mesh, or says why it cannot.
-pub type SkeletonFn = Box<dyn Fn(&Path) -> Result<Arc<Skeleton>, String> + Send + Sync>;
+pub type SkeletonFn = Box<dyn Fn(&Path) -> Result<Template, String> + Send + Sync>;
 
 /// What a worker needs besides the mesh path.
 pub struct JobContext {
@@ -359,7 +359,7 @@ mod tests {
     /// A pool whose skeleton step runs `f` (the engine is never reached when `f` fails or panics).
     fn pool(
         workers: usize,
-        f: impl Fn(&Path) -> Result<Arc<Skeleton>, String> + Send + Sync + 'static,
+        f: impl Fn(&Path) -> Result<Template, String> + Send + Sync + 'static,
     ) -> (JobPool, Events) {
         let (tx, rx) = mpsc::channel();
         let tx = Mutex::new(tx);

@@ -99,6 +99,27 @@ pub struct BenchReport {
     pub meshes: Vec<MeshResult>,
     /// Summary lines' figures.
     pub summary: Summary,
+    /// The cost of `--skeleton auto` on [`AUTO_COST_MESH`] (when benchmarked).
+    pub auto_cost: Option<AutoCost>,
+}
+
+/// The mesh on which `--skeleton auto` is timed against one template with default orientation
+/// (issue 15: auto must stay within 2x there).
+pub const AUTO_COST_MESH: &str = "sveta";
+
+/// Median whole-process wall times of `auto` and of the category's template (default orientation).
+#[derive(Clone, Debug, Serialize)]
+pub struct AutoCost {
+    /// Mesh name.
+    pub mesh: String,
+    /// Template of the single-template run.
+    pub single: String,
+    /// Median wall time of the single-template runs (ms).
+    pub single_ms: f64,
+    /// Median wall time of the `auto` runs (ms).
+    pub auto_ms: f64,
+    /// Template `auto` chose.
+    pub auto_chose: String,
 }
 
 /// Run the bench. Errors only when the corpus manifest cannot be read; individual failures are
@@ -134,12 +155,28 @@ pub fn run(opts: &BenchOptions) -> Result<BenchReport, MeasureError> {
         meshes.push(r);
     }
     let summary = summarize(&meshes);
+    let auto_cost = meshes
+        .iter()
+        .zip(&selected)
+        .find(|(m, _)| m.name == AUTO_COST_MESH)
+        .and_then(|(m, e)| {
+            let mesh = manifest::mesh_path(&opts.corpus, &e.name);
+            let auto = rig_runs(opts, &mesh, "auto", &tmp.path().join("auto-cost"));
+            Some(AutoCost {
+                mesh: m.name.clone(),
+                single: m.skeleton.clone(),
+                single_ms: m.wall_ms?,
+                auto_ms: auto.wall_ms?,
+                auto_chose: auto.first.map(|(r, _)| r.skeleton).unwrap_or_default(),
+            })
+        });
     Ok(BenchReport {
         corpus: opts.corpus.display().to_string(),
         runs: opts.runs,
         filter: opts.filter.clone(),
         meshes,
         summary,
+        auto_cost,
     })
 }
 

@@ -198,5 +198,17 @@ pub fn format(report: &BenchReport) -> String {
     }
     s.push('\n');
     s.push_str(&summary_lines(&report.summary));
+    if let Some(a) = &report.auto_cost {
+        let _ = writeln!(
+            s,
+            "--skeleton auto on {}: {:.2} s vs {} (default orientation) {:.2} s = {:.2}x (chose {})",
+            a.mesh,
+            a.auto_ms / 1e3,
+            a.single,
+            a.single_ms / 1e3,
+            a.auto_ms / a.single_ms,
+            a.auto_chose
+        );
+    }
     s
 }
