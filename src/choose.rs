@@ -10,8 +10,6 @@
 
 use std::sync::Arc;
 
-use serde::{Deserialize, Serialize};
-
 use crate::confidence::{self, Confidence};
 use crate::embed::reduced::Reduced;
 use crate::embed::{EmbedError, EmbedOptions, Embedding, OrientationMode};
@@ -85,25 +83,7 @@ impl From<Arc<Skeleton>> for Template {
     }
 }
 
-/// One template tried, as rig.json records it.
-#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
-pub struct TemplateTrial {
-    /// Template name.
-    pub template: String,
-    /// Orientation of its best fit (empty if it did not embed).
-    pub orientation: String,
-    /// Its discrete penalty (total).
-    pub penalty: f64,
-    /// Penalty per reduced-skeleton chain (what templates are compared by).
-    pub penalty_per_chain: f64,
-    /// Its confidence, or `None` when only screened or when it did not embed.
-    pub status: Option<Status>,
-    /// This is the template of the rig.
-    pub chosen: bool,
-    /// Why it did not embed, or `screened` when only screened.
-    #[serde(default, skip_serializing_if = "String::is_empty")]
-    pub note: String,
-}
+pub use crate::rig::TemplateTrial;
 
 /// A fully embedded and assessed template.
 pub struct Fit {

@@ -69,7 +69,7 @@ pub struct Rig {
     /// Templates tried and how each fitted (`--skeleton auto`: the choice and the runners-up; a
     /// forced template: the others, screened).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub templates: Vec<crate::choose::TemplateTrial>,
+    pub templates: Vec<TemplateTrial>,
     /// Engine statistics for benchmarks (`graph_vertices`, `graph_edges`, `medial_samples`, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stats: BTreeMap<String, f64>,
@@ -99,4 +99,24 @@ impl Rig {
             .map(|i| self.bbox[1][i] - self.bbox[0][i])
             .fold(0.0, f64::max)
     }
+}
+
+/// One template tried, as rig.json records it.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct TemplateTrial {
+    /// Template name.
+    pub template: String,
+    /// Orientation of its best fit (empty if it did not embed).
+    pub orientation: String,
+    /// Its discrete penalty (total).
+    pub penalty: f64,
+    /// Penalty per reduced-skeleton chain (what templates are compared by).
+    pub penalty_per_chain: f64,
+    /// Its confidence, or `None` when only screened or when it did not embed.
+    pub status: Option<Status>,
+    /// This is the template of the rig.
+    pub chosen: bool,
+    /// Why it did not embed, or `screened` when only screened.
+    #[serde(default, skip_serializing_if = "String::is_empty")]
+    pub note: String,
 }
