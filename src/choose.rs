@@ -180,6 +180,32 @@ pub fn beaten_by_far(chosen: &Fit, others: &[(String, f64, bool)]) -> Option<Str
         .map(|(name, p, _)| confidence::template_fits_far_better(name, *p, mine))
 }
 
+/// Mesh up axes that files are authored with: +Y (glTF, Maya, Unity, most exporters) and +Z
+/// (Blender, 3ds Max). `(axis 0..3, sign)`, as [`crate::embed::Orientation::rows`].
+pub const AUTHORED_UP: [(u8, i8); 2] = [(1, 1), (2, 1)];
+
+/// The orientation check of `--orientation auto`: a best fit that needs the model upside down
+/// or on its side (mesh up neither +Y nor +Z) is not evidence of the template's creature. A
+/// character standing on its head is almost never what an artist saved; a radially symmetric
+/// shape (an octopus, a hand) fits a template in many orientations and the search settles on
+/// one of them. Returns the reason, if any. Not applied when the user fixes the orientation.
+pub fn implausible_up(chosen: &Fit, mode: OrientationMode) -> Option<String> {
+    if !matches!(mode, OrientationMode::Auto) {
+        return None;
+    }
+    let o = chosen.embedding.orientation;
+    let up = o.rows[1];
+    (!AUTHORED_UP.contains(&up)).then(|| {
+        format!(
+            "the {} template fits only with the model turned ({}); files are authored +Y or +Z \
+             up, so the shape is probably not this template's creature (pin a joint, or pick \
+             the template and --orientation yourself)",
+            chosen.skeleton.name,
+            o.label()
+        )
+    })
+}
+
 /// `a` (per chain) is far better than `b`.
 pub fn far_better(a: f64, b: f64) -> bool {
     a * FAR_BETTER_FACTOR < b && b - a >= FAR_BETTER_MIN_GAP

@@ -336,6 +336,10 @@ impl Pipeline {
             fit.confidence.status = crate::rig::Status::LowConfidence;
             fit.confidence.reasons.push(reason);
         }
+        if let Some(reason) = choose::implausible_up(&fit, opts.orientation) {
+            fit.confidence.status = crate::rig::Status::LowConfidence;
+            fit.confidence.reasons.push(reason);
+        }
         Ok(Chosen { fit, trials })
     }
 
