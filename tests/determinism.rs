@@ -87,3 +87,53 @@ fn hard_meshes_rig_identically_across_threads_and_load() {
         );
     }
 }
+
+/// rig.json under `dir` for `name`, without the timings and the mesh path (the watcher records
+/// the path it found, the CLI the one it was given).
+fn rig_json_at(dir: &Path, name: &str) -> serde_json::Value {
+    let text = std::fs::read_to_string(dir.join(format!("{name}.rig.json"))).expect("rig.json");
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("rig.json parses");
+    let o = v.as_object_mut().expect("object");
+    o.remove("timings_ms");
+    o.remove("mesh");
+    v
+}
+
+/// The watcher and the CLI are one pipeline: `watch --headless --once` writes the same rig as
+/// `rig` (defaults: `--skeleton auto`), and `rig -j 1` the same as `rig -j 2`.
+#[test]
+fn watch_and_cli_and_job_counts_agree() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let assets = tmp.path().join("assets");
+    std::fs::create_dir_all(&assets).unwrap();
+    let names = ["sydney", "fox"];
+    for n in names {
+        let from = corpus.join("meshes").join(format!("{n}.obj"));
+        std::fs::copy(&from, assets.join(format!("{n}.obj"))).expect("copy mesh");
+    }
+    let bin = env!("CARGO_BIN_EXE_geppetto");
+    let watch = Command::new(bin)
+        .args(["watch", "--headless", "--once"])
+        .arg(&assets)
+        .status()
+        .expect("run geppetto watch");
+    assert!(watch.success(), "geppetto watch --once failed");
+    for jobs in ["1", "2"] {
+        let out = tmp.path().join(format!("cli{jobs}"));
+        let mut cmd = Command::new(bin);
+        cmd.args(["rig", "-j", jobs, "--format", "json", "--out"])
+            .arg(&out);
+        for n in names {
+            cmd.arg(assets.join(format!("{n}.obj")));
+        }
+        assert!(cmd.status().expect("run geppetto rig").success());
+        for n in names {
+            let cli = rig_json_at(&out, n);
+            let watched = rig_json_at(&assets.join("rigged"), n);
+            assert!(cli == watched, "{n}: watch and rig -j {jobs} differ");
+        }
+    }
+}
