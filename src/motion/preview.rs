@@ -60,7 +60,12 @@ pub fn render_motion(
         .map(|&f| pose_frame(mesh, joints, skin, motion, f, frame, opts.skeleton))
         .collect();
     let map = ViewMap::fit(
-        bbox(posed.iter().flat_map(|p| &p.positions)),
+        crate::raster::finite_bbox(
+            posed
+                .iter()
+                .flat_map(|p| &p.positions)
+                .map(|p| [p.x, p.y, p.z]),
+        ),
         opts.view.width.max(2),
         opts.view.height.max(1),
     );
@@ -111,21 +116,6 @@ fn pose_frame(
         Vec::new()
     };
     Posed { positions, joints }
-}
-
-fn bbox<'a>(points: impl Iterator<Item = &'a P3>) -> [[f64; 3]; 2] {
-    let mut lo = [f64::INFINITY; 3];
-    let mut hi = [f64::NEG_INFINITY; 3];
-    for p in points.filter(|p| p.iter().all(|c| c.is_finite())) {
-        for i in 0..3 {
-            lo[i] = lo[i].min(p[i]);
-            hi[i] = hi[i].max(p[i]);
-        }
-    }
-    if lo[0] > hi[0] {
-        return [[-1.0; 3], [1.0; 3]];
-    }
-    [lo, hi]
 }
 
 /// Encode frames as a looping GIF, `frame_time_s` per frame.

@@ -175,14 +175,21 @@ pub fn render_framed(scene: &Scene<'_>, view: &ThumbnailView, map: &ViewMap) -> 
 }
 
 fn bbox_of(scene: &Scene<'_>) -> [[f64; 3]; 2] {
+    finite_bbox(
+        scene
+            .positions
+            .iter()
+            .map(|p| [p.x, p.y, p.z])
+            .chain(scene.joints.iter().map(|j| j.position)),
+    )
+}
+
+/// Bounding box `[min, max]` of the finite points (non-finite ones are skipped); the box
+/// [-1, 1]³ when there is none, so a camera can always be placed.
+pub fn finite_bbox(points: impl Iterator<Item = [f64; 3]>) -> [[f64; 3]; 2] {
     let mut lo = [f64::INFINITY; 3];
     let mut hi = [f64::NEG_INFINITY; 3];
-    let pts = scene
-        .positions
-        .iter()
-        .map(|p| [p.x, p.y, p.z])
-        .chain(scene.joints.iter().map(|j| j.position));
-    for p in pts.filter(|p| p.iter().all(|c| c.is_finite())) {
+    for p in points.filter(|p| p.iter().all(|c| c.is_finite())) {
         for i in 0..3 {
             lo[i] = lo[i].min(p[i]);
             hi[i] = hi[i].max(p[i]);
