@@ -16,7 +16,7 @@ use gltf_json as json;
 use json::validation::Checked::Valid;
 use json::validation::USize64;
 
-use super::glb::GlbError;
+use super::glb::{container, push_accessor, GlbError, View};
 use crate::motion::names::{export_name, NameProfile};
 use crate::motion::retarget::labels_mirrored;
 use crate::motion::{CharacterFrame, Motion};
@@ -96,23 +96,8 @@ fn write_glb(mut g: Glb) -> Result<Vec<u8>, GlbError> {
         });
     }
     g.root.buffers[0].byte_length = USize64::from(g.bin.len());
-    let mut js = json::serialize::to_vec(&g.root).map_err(|e| GlbError::Json(e.to_string()))?;
-    while !js.len().is_multiple_of(4) {
-        js.push(b' ');
-    }
-    let total =
-        u32::try_from(12 + 8 + js.len() + 8 + g.bin.len()).map_err(|_| GlbError::TooLarge)?;
-    let mut out = Vec::with_capacity(total as usize);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total.to_le_bytes());
-    out.extend_from_slice(&(js.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&js);
-    out.extend_from_slice(&(g.bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&g.bin);
-    Ok(out)
+    let js = json::serialize::to_vec(&g.root).map_err(|e| GlbError::Json(e.to_string()))?;
+    container(js, g.bin)
 }
 
 impl Glb {
@@ -124,47 +109,26 @@ impl Glb {
         type_: json::accessor::Type,
         bounds: bool,
     ) -> json::Index<json::Accessor> {
-        while !self.bin.len().is_multiple_of(4) {
-            self.bin.push(0);
-        }
-        let offset = self.bin.len();
-        self.bin.extend(floats.iter().flat_map(|f| f.to_le_bytes()));
-        let view = self.root.push(json::buffer::View {
-            buffer: json::Index::new(0),
-            byte_length: USize64::from(floats.len() * 4),
-            byte_offset: Some(USize64::from(offset)),
-            byte_stride: None,
-            extensions: None,
-            extras: Default::default(),
-            name: None,
-            target: None,
-        });
-        let (min, max) = if bounds {
+        let bytes: Vec<u8> = floats.iter().flat_map(|f| f.to_le_bytes()).collect();
+        let bounds = bounds.then(|| {
             let lo = floats.iter().copied().fold(f32::INFINITY, f32::min);
             let hi = floats.iter().copied().fold(f32::NEG_INFINITY, f32::max);
-            (
-                Some(json::Value::from(vec![lo])),
-                Some(json::Value::from(vec![hi])),
-            )
-        } else {
-            (None, None)
+            (vec![lo], vec![hi])
+        });
+        let view = View {
+            buffer: json::Index::new(0),
+            target: None,
         };
-        self.root.push(json::Accessor {
-            buffer_view: Some(view),
-            byte_offset: None,
-            count: USize64::from(count),
-            component_type: Valid(json::accessor::GenericComponentType(
-                json::accessor::ComponentType::F32,
-            )),
-            extensions: None,
-            extras: Default::default(),
-            type_: Valid(type_),
-            min,
-            max,
-            name: None,
-            normalized: false,
-            sparse: None,
-        })
+        push_accessor(
+            &mut self.root,
+            &mut self.bin,
+            view,
+            &bytes,
+            count,
+            json::accessor::ComponentType::F32,
+            type_,
+            bounds,
+        )
     }
 }
 

@@ -124,7 +124,6 @@ impl Builder {
     }
 
     /// Append `bytes` as a buffer view and one accessor over it.
-    #[allow(clippy::too_many_arguments)]
     fn accessor(
         &mut self,
         bytes: &[u8],
@@ -134,40 +133,78 @@ impl Builder {
         target: Option<json::buffer::Target>,
         bounds: Option<(Vec<f32>, Vec<f32>)>,
     ) -> json::Index<json::Accessor> {
-        while !self.bin.len().is_multiple_of(4) {
-            self.bin.push(0);
-        }
-        let offset = self.bin.len();
-        self.bin.extend_from_slice(bytes);
-        let view = self.root.push(json::buffer::View {
+        let view = View {
             buffer: self.buffer,
-            byte_length: USize64::from(bytes.len()),
-            byte_offset: Some(USize64::from(offset)),
-            byte_stride: None,
-            extensions: None,
-            extras: Default::default(),
-            name: None,
-            target: target.map(Valid),
-        });
-        let (min, max) = match bounds {
-            Some((lo, hi)) => (Some(json::Value::from(lo)), Some(json::Value::from(hi))),
-            None => (None, None),
+            target,
         };
-        self.root.push(json::Accessor {
-            buffer_view: Some(view),
-            byte_offset: None,
-            count: USize64::from(count),
-            component_type: Valid(json::accessor::GenericComponentType(component)),
-            extensions: None,
-            extras: Default::default(),
-            type_: Valid(type_),
-            min,
-            max,
-            name: None,
-            normalized: false,
-            sparse: None,
-        })
+        push_accessor(
+            &mut self.root,
+            &mut self.bin,
+            view,
+            bytes,
+            count,
+            component,
+            type_,
+            bounds,
+        )
     }
+}
+
+/// Where a new buffer view goes: its buffer and its target (none for animation or matrices).
+#[derive(Clone, Copy)]
+pub(crate) struct View {
+    /// The buffer `bin` belongs to.
+    pub buffer: json::Index<json::Buffer>,
+    /// `ARRAY_BUFFER` / `ELEMENT_ARRAY_BUFFER`, or none.
+    pub target: Option<json::buffer::Target>,
+}
+
+/// Append `bytes` to `bin` (4-byte aligned) as a buffer view and one accessor over it; the
+/// one accessor writer of every GLB we build or extend.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn push_accessor(
+    root: &mut json::Root,
+    bin: &mut Vec<u8>,
+    view: View,
+    bytes: &[u8],
+    count: usize,
+    component: json::accessor::ComponentType,
+    type_: json::accessor::Type,
+    bounds: Option<(Vec<f32>, Vec<f32>)>,
+) -> json::Index<json::Accessor> {
+    while !bin.len().is_multiple_of(4) {
+        bin.push(0);
+    }
+    let offset = bin.len();
+    bin.extend_from_slice(bytes);
+    let view = root.push(json::buffer::View {
+        buffer: view.buffer,
+        byte_length: USize64::from(bytes.len()),
+        byte_offset: Some(USize64::from(offset)),
+        byte_stride: None,
+        extensions: None,
+        extras: Default::default(),
+        name: None,
+        target: view.target.map(Valid),
+    });
+    let (min, max) = match bounds {
+        Some((lo, hi)) => (Some(json::Value::from(lo)), Some(json::Value::from(hi))),
+        None => (None, None),
+    };
+    root.push(json::Accessor {
+        buffer_view: Some(view),
+        byte_offset: None,
+        count: USize64::from(count),
+        component_type: Valid(json::accessor::GenericComponentType(component)),
+        extensions: None,
+        extras: Default::default(),
+        type_: Valid(type_),
+        min,
+        max,
+        name: None,
+        normalized: false,
+        sparse: None,
+    })
 }
 
 fn f32_bytes(v: impl IntoIterator<Item = f32>) -> Vec<u8> {
