@@ -1,6 +1,8 @@
 //! Robustness: arbitrary and mutated bytes never panic (any result is fine, errors included), and
 //! valid random meshes round-trip through each text/binary format.
 
+mod common;
+
 use geppetto::export::glb_source::source_glb_bytes;
 use geppetto::geom::P3;
 use geppetto::mesh::load::{load_bytes, load_bytes_with_source, MeshFormat};
@@ -30,22 +32,6 @@ fn tet() -> Mesh {
 
 fn off_string(m: &Mesh) -> String {
     let mut s = format!("OFF\n{} {} 0\n", m.positions.len(), m.triangles.len());
-    for p in &m.positions {
-        s += &format!("{} {} {}\n", p.x, p.y, p.z);
-    }
-    for t in &m.triangles {
-        s += &format!("3 {} {} {}\n", t[0], t[1], t[2]);
-    }
-    s
-}
-
-fn ply_ascii(m: &Mesh) -> String {
-    let mut s = format!(
-        "ply\nformat ascii 1.0\nelement vertex {}\nproperty double x\nproperty double y\n\
-property double z\nelement face {}\nproperty list uchar uint vertex_indices\nend_header\n",
-        m.positions.len(),
-        m.triangles.len()
-    );
     for p in &m.positions {
         s += &format!("{} {} {}\n", p.x, p.y, p.z);
     }
@@ -147,7 +133,7 @@ fn samples() -> Vec<(MeshFormat, Vec<u8>)> {
             b"v 0 0 0 1 0 0\nv 1 0 0\nv 1 1 0\nv 0 1 0\ng a\nf 1/1/1 2/2/2 3/3/3 -1//4\n".to_vec(),
         ),
         (MeshFormat::Off, off_string(&m).into_bytes()),
-        (MeshFormat::Ply, ply_ascii(&m).into_bytes()),
+        (MeshFormat::Ply, common::ply_ascii(&m).into_bytes()),
         (MeshFormat::Ply, ply_binary(&m, false)),
         (MeshFormat::Ply, ply_binary(&m, true)),
         (MeshFormat::Glb, glb(&m)),
@@ -301,7 +287,7 @@ proptest! {
         prop_assert!(loaded.source.is_some());
         let as_off = load_bytes(off_string(&m).as_bytes(), MeshFormat::Off, None).unwrap();
         prop_assert_eq!(&as_off, &m);
-        let as_ply = load_bytes(ply_ascii(&m).as_bytes(), MeshFormat::Ply, None).unwrap();
+        let as_ply = load_bytes(common::ply_ascii(&m).as_bytes(), MeshFormat::Ply, None).unwrap();
         prop_assert_eq!(&as_ply, &m);
         for big in [false, true] {
             let b = load_bytes(&ply_binary(&m, big), MeshFormat::Ply, None).unwrap();

@@ -3,10 +3,11 @@
 //! outputs (rig.json, glb, png), in `watch`, `demo` and `rig`, and each set belongs to its own
 //! asset (the five meshes have different vertex counts, and each rig.json names its mesh).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use geppetto::mesh::Mesh;
 use geppetto::rig::Rig;
 
 /// Relative mesh path and where its outputs go (relative to the output folder, without suffix).
@@ -18,22 +19,6 @@ const ASSETS: [(&str, &str); 5] = [
     ("villain.ply", "villain.ply"),
 ];
 
-fn ply_string(m: &Mesh) -> String {
-    let mut s = format!(
-        "ply\nformat ascii 1.0\nelement vertex {}\nproperty float x\nproperty float y\n\
-         property float z\nelement face {}\nproperty list uchar int vertex_indices\nend_header\n",
-        m.positions.len(),
-        m.triangles.len()
-    );
-    for p in &m.positions {
-        s += &format!("{} {} {}\n", p.x, p.y, p.z);
-    }
-    for t in &m.triangles {
-        s += &format!("3 {} {} {}\n", t[0], t[1], t[2]);
-    }
-    s
-}
-
 /// Write the five assets (demo humanoids of different seeds, so of different vertex counts)
 /// under `dir`; returns (absolute path, vertex count) per asset.
 fn write_assets(dir: &Path) -> Vec<(PathBuf, usize)> {
@@ -43,7 +28,7 @@ fn write_assets(dir: &Path) -> Vec<(PathBuf, usize)> {
         let path = dir.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         let text = if rel.ends_with(".ply") {
-            ply_string(&mesh)
+            common::ply_ascii(&mesh)
         } else {
             geppetto::mesh::write::obj_string(&mesh)
         };

@@ -80,3 +80,20 @@ pub fn manifest(dir: &std::path::Path) -> Vec<(String, String)> {
         .map(|e| (e.name, e.category))
         .collect()
 }
+
+/// `m` as an ASCII PLY file (double-precision coordinates, so it reads back exactly).
+pub fn ply_ascii(m: &geppetto::mesh::Mesh) -> String {
+    let mut s = format!(
+        "ply\nformat ascii 1.0\nelement vertex {}\nproperty double x\nproperty double y\n\
+property double z\nelement face {}\nproperty list uchar uint vertex_indices\nend_header\n",
+        m.positions.len(),
+        m.triangles.len()
+    );
+    for p in &m.positions {
+        s += &format!("{} {} {}\n", p.x, p.y, p.z);
+    }
+    for t in &m.triangles {
+        s += &format!("3 {} {} {}\n", t[0], t[1], t[2]);
+    }
+    s
+}
