@@ -129,6 +129,14 @@ pub enum ConfigError {
         /// What is wrong, and where.
         message: String,
     },
+    /// A setting has a value it cannot take.
+    #[error("setting `{setting}`: {message}")]
+    Invalid {
+        /// The setting, as written in the YAML (e.g. `motion.clip`).
+        setting: String,
+        /// What is wrong and what it can be.
+        message: String,
+    },
     /// The folder to watch cannot be opened.
     #[error("{}: cannot watch: {cause}", path.display())]
     Folder {

@@ -7,10 +7,13 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
+use geppetto::motion::procedural::Clip;
+use geppetto::motion::MotionSource;
 use geppetto::progress::Stage;
 use geppetto::raster::figure::box_figure;
 use geppetto::rig::Status;
 use geppetto::tui::app::{App, Effect, Msg};
+use geppetto::tui::player::render_clip;
 use geppetto::tui::runtime::render_request;
 use geppetto::tui::update;
 use geppetto::tui::view;
@@ -67,6 +70,19 @@ impl Harness {
                     let ready = render_request(&self.picker, &req).expect("thumbnail renders");
                     self.send(Msg::Thumb(Box::new(ready)));
                     self.thumbnails += 1;
+                }
+                // Render the clip at once, as the player thread would.
+                Effect::Play(req) => {
+                    let mut events = Vec::new();
+                    let source = MotionSource::Clip(Clip::Walk);
+                    render_clip(&self.picker, &source, &req, &|| false, &mut |ev| {
+                        events.push(ev);
+                        true
+                    });
+                    self.effects.push(describe(&Effect::Play(req)));
+                    for ev in events {
+                        self.send(Msg::Play(Box::new(ev)));
+                    }
                 }
                 other => self.effects.push(describe(&other)),
             }
@@ -151,14 +167,23 @@ impl Harness {
             let shown = self.app.thumb.as_ref().filter(|t| {
                 self.app.current().is_some_and(|a| a.path == t.key.mesh) // as the view decides
             });
-            if let Some(thumb) = shown {
-                let area = geppetto::tui::layout::layout((W, H)).thumb;
-                let label = format!(
+            let label = match (&self.app.play, shown) {
+                (Some(p), _) if !p.frames.is_empty() => Some(format!(
+                    "[clip frame {} of {}: {}]",
+                    p.shown + 1,
+                    p.total,
+                    p.key.mesh.display()
+                )),
+                (_, Some(thumb)) => Some(format!(
                     "[thumbnail {}x{} px: {}]",
                     thumb.key.view.width,
                     thumb.key.view.height,
                     thumb.key.mesh.display()
-                );
+                )),
+                _ => None,
+            };
+            if let Some(label) = label {
+                let area = geppetto::tui::layout::layout((W, H)).thumb;
                 let buf = f.buffer_mut();
                 for y in area.top()..area.bottom() {
                     for x in area.left()..area.right() {
@@ -188,6 +213,8 @@ fn describe(e: &Effect) -> String {
                 .join(",")
         ),
         Effect::Thumbnail(_) => "Thumbnail".into(),
+        Effect::Play(req) => format!("Play({})", req.key.mesh.display()),
+        Effect::PlayStop => "PlayStop".into(),
         Effect::Quit => "Quit".into(),
     }
 }
@@ -522,4 +549,65 @@ fn thumbnail_is_rendered_at_the_panes_pixel_size() {
         (key.view.width, key.view.height),
         (9 * u32::from(cells.width), 18 * u32::from(cells.height))
     );
+}
+
+/// The thumbnail pane's cells (symbol and colours) as the real view draws them.
+fn pane_cells(app: &App) -> Vec<String> {
+    let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
+    t.draw(|f| view::render(app, f)).unwrap();
+    let area = geppetto::tui::layout::layout((W, H)).thumb;
+    let buf = t.backend().buffer();
+    let mut out = Vec::new();
+    for y in area.top()..area.bottom() {
+        for x in area.left()..area.right() {
+            let c = &buf[(x, y)];
+            out.push(format!("{}{:?}{:?}", c.symbol(), c.fg, c.bg));
+        }
+    }
+    out
+}
+
+#[test]
+fn space_plays_the_walk_in_the_pane_and_pauses_it() {
+    let mut h = busy_folder();
+    let still = pane_cells(&h.app);
+    h.effects.clear();
+    h.send(key(KeyCode::Char(' ')));
+    assert_eq!(h.effects, vec!["Play(/assets/alice.obj)"]);
+    let p = h.app.play.as_ref().expect("playing");
+    assert_eq!(p.clip.as_deref(), Some("walk"));
+    // The built-in walk (1.1 s at 30 fps) shown at the pane's 15 fps.
+    assert_eq!((p.total, p.frames.len()), (17, 17));
+    let dt = p.frame_time;
+    assert!(dt <= Duration::from_millis(100), "at least 10 fps: {dt:?}");
+    let first = pane_cells(&h.app);
+    assert_ne!(
+        first, still,
+        "the clip's frame replaces the still thumbnail"
+    );
+    // Four frame times later (the injected clock): frame 5 of 17, the legs apart.
+    let t = h.app.now;
+    for i in 1..=4 {
+        h.send(Msg::Tick(t + dt * i));
+    }
+    assert_eq!(h.app.play.as_ref().unwrap().shown, 4);
+    let fifth = pane_cells(&h.app);
+    let changed = first.iter().zip(&fifth).filter(|(a, b)| a != b).count();
+    assert!(
+        changed > first.len() / 100,
+        "the frame changed: {changed} of {} cells",
+        first.len()
+    );
+    insta::assert_snapshot!("playing_walk", h.screen());
+    h.send(key(KeyCode::Char(' ')));
+    for i in 5..=8 {
+        h.send(Msg::Tick(t + dt * i));
+    }
+    assert_eq!(h.app.play.as_ref().unwrap().shown, 4, "paused");
+    assert_eq!(pane_cells(&h.app), fifth);
+    assert!(h.screen().contains("⏸ walk 5/17"));
+    h.effects.clear();
+    h.send(key(KeyCode::Down));
+    assert_eq!(h.effects, vec!["PlayStop"]);
+    assert!(h.app.play.is_none());
 }

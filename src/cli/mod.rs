@@ -225,6 +225,10 @@ pub struct WatchArgs {
     /// Poll the folder instead of using OS events (network filesystems, WSL).
     #[arg(long)]
     pub poll: bool,
+    /// The clip Space plays in the thumbnail pane: auto, walk, wave, squat, trot or a .bvh file
+    /// (default from the config: auto, the built-in cycle suited to the template).
+    #[arg(long)]
+    pub motion: Option<String>,
     /// Exit after every asset found at start-up is rigged (headless scripts, CI).
     #[arg(long)]
     pub once: bool,

@@ -57,6 +57,15 @@ pub fn settings(args: &WatchArgs) -> anyhow::Result<WatchSettings> {
     if let Some(w) = args.workers {
         s.workers = w.max(1);
     }
+    if let Some(m) = &args.motion {
+        // A path on the command line is relative to where the user typed it.
+        let clip = if m.to_ascii_lowercase().ends_with(".bvh") {
+            absolute(Path::new(m))?.display().to_string()
+        } else {
+            m.clone()
+        };
+        s.motion = crate::watch::config::motion_source(&clip, &s.root)?;
+    }
     if args.poll {
         s.poll = Some(Duration::from_millis(config.poll_ms.max(50)));
     }

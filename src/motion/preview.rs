@@ -20,9 +20,11 @@ use crate::skin::pose::deform;
 pub const MAX_PREVIEW_FPS: f64 = 30.0;
 
 /// One posed frame in the character frame: vertices and joints.
-struct Posed {
-    positions: Vec<P3>,
-    joints: Vec<SceneJoint>,
+pub struct PosedFrame {
+    /// Deformed vertices (input vertex order), character frame, in place.
+    pub positions: Vec<P3>,
+    /// Posed joints (empty without the skeleton overlay), character frame, in place.
+    pub joints: Vec<SceneJoint>,
 }
 
 /// Preview options.
@@ -36,8 +38,14 @@ pub struct PreviewOptions {
 
 /// Indices of the motion's frames to show, at most [`MAX_PREVIEW_FPS`].
 pub fn preview_frames(motion: &Motion) -> (Vec<usize>, f64) {
+    preview_frames_at(motion, MAX_PREVIEW_FPS)
+}
+
+/// Indices of the motion's frames to show at most `max_fps` frames per second, and the time
+/// between shown frames (seconds).
+pub fn preview_frames_at(motion: &Motion, max_fps: f64) -> (Vec<usize>, f64) {
     // Round up, but not past a whole ratio that floating point misses by a hair (120 → 30 fps).
-    let step = (1.0 / (motion.frame_time_s * MAX_PREVIEW_FPS) - 1e-3)
+    let step = (1.0 / (motion.frame_time_s * max_fps) - 1e-3)
         .ceil()
         .max(1.0) as usize;
     let picked = (0..motion.frames.len()).step_by(step).collect();
@@ -55,35 +63,50 @@ pub fn render_motion(
     opts: &PreviewOptions,
 ) -> Vec<RgbaImage> {
     let (picked, _) = preview_frames(motion);
-    let posed: Vec<Posed> = picked
+    let posed: Vec<PosedFrame> = picked
         .iter()
         .map(|&f| pose_frame(mesh, joints, skin, motion, f, frame, opts.skeleton))
         .collect();
-    let map = ViewMap::fit(
+    let map = framing(&posed, &opts.view);
+    posed
+        .iter()
+        .map(|p| render_posed(mesh, p, &opts.view, &map))
+        .collect()
+}
+
+/// One framing for all `posed` frames (so the character does not jump as its box changes).
+pub fn framing(posed: &[PosedFrame], view: &ThumbnailView) -> ViewMap {
+    ViewMap::fit(
         crate::raster::finite_bbox(
             posed
                 .iter()
                 .flat_map(|p| &p.positions)
                 .map(|p| [p.x, p.y, p.z]),
         ),
-        opts.view.width.max(2),
-        opts.view.height.max(1),
-    );
-    posed
-        .iter()
-        .map(|p| {
-            let scene = Scene {
-                positions: &p.positions,
-                triangles: &mesh.triangles,
-                joints: &p.joints,
-                heat: None,
-            };
-            render_framed(&scene, &opts.view, &map)
-        })
-        .collect()
+        view.width.max(2),
+        view.height.max(1),
+    )
 }
 
-fn pose_frame(
+/// Draw one posed frame of `mesh` (its triangles) with the framing `map`.
+pub fn render_posed(
+    mesh: &Mesh,
+    posed: &PosedFrame,
+    view: &ThumbnailView,
+    map: &ViewMap,
+) -> RgbaImage {
+    let scene = Scene {
+        positions: &posed.positions,
+        triangles: &mesh.triangles,
+        joints: &posed.joints,
+        heat: None,
+    };
+    render_framed(&scene, view, map)
+}
+
+/// Frame `f` of `motion` on `mesh`, deformed by linear blend skinning with `skin`, in the
+/// character frame and in place (the root's horizontal travel removed, so a walk stays in view).
+pub fn pose_frame(
     mesh: &Mesh,
     joints: &[RigJoint],
     skin: &SkinTable,
@@ -91,7 +114,7 @@ fn pose_frame(
     f: usize,
     frame: &CharacterFrame,
     skeleton: bool,
-) -> Posed {
+) -> PosedFrame {
     let mf = &motion.frames[f];
     let transforms = mf.transforms(joints);
     let up = frame.up_mesh();
@@ -115,7 +138,7 @@ fn pose_frame(
     } else {
         Vec::new()
     };
-    Posed { positions, joints }
+    PosedFrame { positions, joints }
 }
 
 /// Encode frames as a looping GIF, `frame_time_s` per frame.

@@ -36,6 +36,8 @@ pub enum Msg {
         /// Outcome.
         result: Result<(), String>,
     },
+    /// The clip render job reported (see [`super::play`]).
+    Play(Box<super::play::PlayEvent>),
     /// Time passed (the app's clock; tests inject it).
     Tick(Instant),
     /// The terminal was resized to (columns, rows).
@@ -58,6 +60,10 @@ pub enum Effect {
     },
     /// Render a thumbnail off the UI thread.
     Thumbnail(Box<ThumbRequest>),
+    /// Render a clip's frames off the UI thread (cancelling any clip job before it).
+    Play(Box<super::play::PlayRequest>),
+    /// Cancel the clip job.
+    PlayStop,
     /// Leave the program.
     Quit,
 }
@@ -260,6 +266,8 @@ pub struct App {
     pub thumb: Option<ThumbReady>,
     /// The thumbnail last requested.
     pub thumb_requested: Option<ThumbKey>,
+    /// The clip playing (or paused) in the thumbnail pane.
+    pub play: Option<super::play::Playback>,
     /// No screen: never request thumbnails.
     pub headless: bool,
     /// The initial scan finished.
@@ -295,6 +303,7 @@ impl App {
             protocol: "halfblocks".into(),
             thumb: None,
             thumb_requested: None,
+            play: None,
             headless: false,
             scan_done: false,
             now,

@@ -13,6 +13,7 @@ use crate::raster::ViewKind;
 pub const HELP: &[(&str, &str)] = &[
     ("q", "quit"), // first: a narrow terminal cuts the end of the bar
     ("↑↓", "asset"),
+    ("Space", "play"),
     ("Tab", "joint"),
     ("e", "edit"),
     ("←→↑↓,.", "move"),
@@ -66,6 +67,7 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         KeyCode::Down | KeyCode::Char('j') => select_step(app, 1),
         KeyCode::Tab | KeyCode::Char('n') => joint_step(app, 1),
         KeyCode::BackTab | KeyCode::Char('N') => joint_step(app, -1),
+        KeyCode::Char(super::play::PLAY_KEY) => super::play::toggle(app),
         KeyCode::Char('e') => {
             start_draft(app);
             Vec::new()

@@ -5,6 +5,7 @@
 //! * [`app`]: one state struct, one message enum, the effects (no behaviour);
 //! * [`update`]: `update(&mut App, Msg) -> Vec<Effect>`, the only place state changes (no I/O);
 //! * [`keys`]: keyboard/mouse handling and hint edits; [`suggest`]: suggested hints in plain words;
+//! * [`play`]: the clip playing in the thumbnail pane (state, no I/O); [`player`]: its render job;
 //! * [`layout`]: pane rectangles for a terminal size; [`view`]: rendering, a pure function of `&App`;
 //! * [`runtime`]: the watcher, the job pool and the thumbnail thread, and effect execution;
 //! * [`probe`]: the terminal's image-protocol query (bounded, on the calling thread);
@@ -14,6 +15,8 @@
 pub mod app;
 pub mod keys;
 pub mod layout;
+pub mod play;
+pub mod player;
 pub mod probe;
 pub mod runtime;
 pub mod suggest;

@@ -15,6 +15,7 @@ use ratatui_image::protocol::Protocol;
 use ratatui_image::Resize;
 
 use super::app::{Effect, Msg, ThumbReady, ThumbRequest};
+use super::player::PlayWorker;
 use crate::choose::Template;
 use crate::config::RigConfig;
 use crate::pipeline::Pipeline;
@@ -28,6 +29,7 @@ pub struct Runtime {
     tx: Sender<Msg>,
     pool: JobPool,
     raster: Option<RasterWorker>,
+    player: Option<PlayWorker>,
     _watch: WatchHandle,
 }
 
@@ -58,6 +60,10 @@ impl Runtime {
                     .send(Msg::Job(e));
             }),
         )?;
+        let player = picker
+            .clone()
+            .map(|p| PlayWorker::start(p, settings.motion.clone(), tx.clone()))
+            .transpose()?;
         let raster = picker
             .map(|p| RasterWorker::start(p, tx.clone()))
             .transpose()?;
@@ -72,6 +78,7 @@ impl Runtime {
             tx,
             pool,
             raster,
+            player,
             _watch: watch,
         })
     }
@@ -90,6 +97,16 @@ impl Runtime {
                 Effect::Thumbnail(req) => {
                     if let Some(r) = &self.raster {
                         r.request(req);
+                    }
+                }
+                Effect::Play(req) => {
+                    if let Some(p) = &self.player {
+                        p.request(req);
+                    }
+                }
+                Effect::PlayStop => {
+                    if let Some(p) = &self.player {
+                        p.stop();
                     }
                 }
                 Effect::Quit => {}

@@ -136,7 +136,12 @@ fn ui_loop(
     terminal.draw(|f| view::render(app, f))?;
     let mut last_tick = Instant::now();
     while !app.quit {
-        let first = match rx.recv_timeout(TICK) {
+        // A playing clip ticks at its frame rate; otherwise the clock ticks every TICK.
+        let due = super::play::deadline(app);
+        let wait = due.map_or(TICK, |d| {
+            d.saturating_duration_since(Instant::now()).min(TICK)
+        });
+        let first = match rx.recv_timeout(wait) {
             Ok(m) => Some(m),
             Err(RecvTimeoutError::Timeout) => None,
             Err(RecvTimeoutError::Disconnected) => break,
@@ -152,7 +157,8 @@ fn ui_loop(
                 break;
             }
         }
-        if last_tick.elapsed() >= TICK {
+        let frame_due = super::play::deadline(app).is_some_and(|d| d <= Instant::now());
+        if last_tick.elapsed() >= TICK || frame_due {
             last_tick = Instant::now();
             let fx = update(app, Msg::Tick(last_tick));
             runtime.execute(fx);

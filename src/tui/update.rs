@@ -34,8 +34,13 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             }
             Vec::new()
         }
+        Msg::Play(ev) => {
+            super::play::on_event(app, *ev);
+            Vec::new()
+        }
         Msg::Tick(now) => {
             app.now = now;
+            super::play::on_tick(app);
             Vec::new()
         }
         Msg::Resize(w, h) => {
@@ -43,6 +48,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
     };
+    fx.extend(super::play::sync(app));
     fx.extend(thumb_effect(app));
     fx
 }

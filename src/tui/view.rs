@@ -129,10 +129,15 @@ fn render_thumb(app: &App, f: &mut Frame, block_area: Rect, inner: Rect) {
         joint_name,
         if app.heat { " · weights" } else { "" }
     );
+    let title = super::play::title(app).unwrap_or(title);
     f.render_widget(
         Block::default().borders(Borders::ALL).title(title),
         block_area,
     );
+    if let Some(frame) = super::play::frame(app) {
+        f.render_widget(Image::new(frame), inner);
+        return;
+    }
     let shown = app
         .thumb
         .as_ref()

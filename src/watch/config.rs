@@ -8,6 +8,8 @@ use serde::{Deserialize, Serialize};
 use super::glob::Glob;
 use crate::config::ConfigError;
 use crate::export::Format;
+use crate::motion::procedural::Clip;
+use crate::motion::MotionSource;
 
 /// The built-in `config/default.yaml`.
 pub const DEFAULT_WATCH_YAML: &str = include_str!("../../config/default.yaml");
@@ -21,6 +23,25 @@ pub struct SkeletonRule {
     /// Template name or YAML path.
     pub skeleton: String,
 }
+
+/// The `motion:` section: what the watch UI plays on a rig.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MotionConfig {
+    /// `auto`, a built-in clip name, or a `.bvh` path (relative to the watched folder).
+    pub clip: String,
+}
+
+impl Default for MotionConfig {
+    fn default() -> Self {
+        Self {
+            clip: AUTO_CLIP.into(),
+        }
+    }
+}
+
+/// The clip setting that picks the built-in cycle suited to the rig's template.
+pub const AUTO_CLIP: &str = "auto";
 
 /// The watch configuration file, as written.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -47,6 +68,9 @@ pub struct WatchConfig {
     pub debounce_ms: u64,
     /// Poll interval for `--poll`, milliseconds.
     pub poll_ms: u64,
+    /// The clip the UI plays (a missing section means `auto`).
+    #[serde(default)]
+    pub motion: MotionConfig,
 }
 
 impl Default for WatchConfig {
@@ -105,6 +129,8 @@ pub struct WatchSettings {
     pub debounce: Duration,
     /// Use the polling watcher.
     pub poll: Option<Duration>,
+    /// The motion the UI plays on a rig (`motion.clip`).
+    pub motion: MotionSource,
 }
 
 impl WatchSettings {
@@ -134,6 +160,7 @@ impl WatchSettings {
             settle: Duration::from_millis(config.settle_ms),
             debounce: Duration::from_millis(config.debounce_ms),
             poll: None,
+            motion: motion_source(&config.motion.clip, &root)?,
             root,
         })
     }
@@ -146,6 +173,31 @@ impl WatchSettings {
             .find(|(g, _)| g.matches(rel))
             .map_or(self.skeleton.as_str(), |(_, s)| s.as_str())
     }
+}
+
+/// Resolve a `motion.clip` value: `auto` (the walk, which a quadruped rig plays as the trot), a
+/// built-in clip name, or a `.bvh` file relative to `root` that must exist and parse, so a typo
+/// is reported when the watcher starts rather than on the first key press.
+pub fn motion_source(clip: &str, root: &Path) -> Result<MotionSource, ConfigError> {
+    let invalid = |message: String| ConfigError::Invalid {
+        setting: "motion.clip".into(),
+        message,
+    };
+    let name = clip.trim();
+    if name.eq_ignore_ascii_case(AUTO_CLIP) {
+        return Ok(MotionSource::Clip(Clip::Walk));
+    }
+    if let Ok(c) = <Clip as clap::ValueEnum>::from_str(name, true) {
+        return Ok(MotionSource::Clip(c));
+    }
+    if !name.to_ascii_lowercase().ends_with(".bvh") {
+        return Err(invalid(format!(
+            "`{name}` is neither a built-in clip (auto, walk, wave, squat, trot) nor a .bvh file"
+        )));
+    }
+    let path = root.join(name);
+    crate::motion::bvh::read(&path).map_err(|e| invalid(e.to_string()))?;
+    Ok(MotionSource::Bvh(path))
 }
 
 #[cfg(test)]
@@ -186,5 +238,36 @@ mod tests {
         assert_eq!(s.skeleton_for(&s.root.join("a/quadruped.obj")), "quadruped");
         assert_eq!(s.skeleton_for(&s.root.join("humanoid.obj")), "human");
         assert_eq!(s.out_dir, s.root.join("rigged"));
+    }
+
+    #[test]
+    fn motion_clip_setting_resolves_or_names_the_problem() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        assert_eq!(
+            motion_source("auto", root).unwrap(),
+            MotionSource::Clip(Clip::Walk)
+        );
+        assert_eq!(
+            motion_source("Squat", root).unwrap(),
+            MotionSource::Clip(Clip::Squat)
+        );
+        let e = motion_source("jog", root).unwrap_err().to_string();
+        assert!(e.contains("motion.clip") && e.contains("`jog`"), "{e}");
+        let e = motion_source("clips/none.bvh", root)
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("motion.clip") && e.contains("none.bvh"), "{e}");
+        std::fs::write(root.join("bad.bvh"), "HIERARCHY\nROOT\n").unwrap();
+        let e = motion_source("bad.bvh", root).unwrap_err().to_string();
+        assert!(e.contains("bad.bvh"), "{e}");
+        // The section is checked like the rest of the file: an unknown key names itself.
+        let yaml = DEFAULT_WATCH_YAML.replace("clip: auto", "clip: wave\n  speed: 2");
+        let e = WatchConfig::parse(&yaml, Path::new("w.yaml")).unwrap_err();
+        assert!(e.to_string().contains("speed"), "{e}");
+        let yaml = DEFAULT_WATCH_YAML.replace("clip: auto", "clip: wave");
+        let c = WatchConfig::parse(&yaml, Path::new("w.yaml")).unwrap();
+        assert_eq!(c.motion.clip, "wave");
+        assert_eq!(WatchConfig::default().motion.clip, AUTO_CLIP);
     }
 }

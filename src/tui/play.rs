@@ -1,0 +1,513 @@
+//! Motion in the thumbnail pane (issue 13 §3): one key plays the selected asset's clip, deformed
+//! with the rig's own skin weights, and pauses it. This module is the state and its update logic
+//! only (no I/O, no waiting): frames are rendered and encoded off the UI thread by
+//! [`super::player`], arrive as [`PlayEvent`]s in order, and playback advances on the app's
+//! clock ([`Msg::Tick`](super::app::Msg::Tick)), so tests drive it with an injected clock.
+//!
+//! Playback stops (and the render job is cancelled) when the selection moves to another asset,
+//! when the asset's rig is replaced (a re-rig finished) or disappears, and when a joint edit
+//! starts (the edit needs the still thumbnail to click on).
+
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use ratatui_image::protocol::Protocol;
+
+use super::app::{App, Effect};
+use crate::mesh::Mesh;
+use crate::rig::Rig;
+
+/// The key that plays and pauses (shown in the help bar).
+pub const PLAY_KEY: char = ' ';
+
+/// What a set of frames was rendered for; events for another key are stale and dropped.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlayKey {
+    /// The mesh.
+    pub mesh: PathBuf,
+    /// Rig run number of the asset.
+    pub run: u32,
+    /// Pane size in terminal cells.
+    pub cells: (u16, u16),
+    /// Image pixels per cell.
+    pub cell_px: (u16, u16),
+}
+
+/// A clip to render for the pane (the runtime adds the configured motion source).
+#[derive(Debug)]
+pub struct PlayRequest {
+    /// What to render.
+    pub key: PlayKey,
+    /// The mesh, mesh frame (input vertices, the skin's rows).
+    pub mesh: Arc<Mesh>,
+    /// The rig (joints and skin weights).
+    pub rig: Arc<Rig>,
+}
+
+/// What the render job reports, in this order: `Started`, then `Frame`s by increasing index, or
+/// `Failed`.
+pub enum PlayEvent {
+    /// The clip is retargeted and posed; frames follow.
+    Started {
+        /// The request.
+        key: PlayKey,
+        /// Clip name (e.g. `walk`, `trot`, a BVH file stem).
+        clip: String,
+        /// Frames the clip has at the pane's rate.
+        total: usize,
+        /// Time between shown frames.
+        frame_time: Duration,
+    },
+    /// One frame, encoded for the terminal.
+    Frame {
+        /// The request.
+        key: PlayKey,
+        /// Frame index (0-based, in order).
+        index: usize,
+        /// The encoded frame.
+        protocol: Protocol,
+    },
+    /// The clip cannot be played on this rig (the message says why).
+    Failed {
+        /// The request.
+        key: PlayKey,
+        /// What went wrong, in plain words.
+        error: String,
+    },
+}
+
+/// Playback of one asset's clip.
+pub struct Playback {
+    /// What is being rendered.
+    pub key: PlayKey,
+    /// Clip name, once the job reported it.
+    pub clip: Option<String>,
+    /// Frames rendered so far, in order.
+    pub frames: Vec<Protocol>,
+    /// Frame count of the clip, once known.
+    pub total: usize,
+    /// Time between frames.
+    pub frame_time: Duration,
+    /// Index of the frame on screen.
+    pub shown: usize,
+    /// Playing (else paused).
+    pub playing: bool,
+    /// When the next frame is due (app clock), while playing.
+    pub due: Instant,
+}
+
+impl Playback {
+    /// The frame on screen, if any has arrived.
+    pub fn frame(&self) -> Option<&Protocol> {
+        self.frames
+            .get(self.shown.min(self.frames.len().checked_sub(1)?))
+    }
+}
+
+/// The pane key of the selected asset as the screen is now, with its rig and mesh.
+fn current_request(app: &App) -> Option<PlayRequest> {
+    let a = app.current()?;
+    let info = a.rig()?;
+    let area = super::layout::layout(app.size).thumb;
+    Some(PlayRequest {
+        key: PlayKey {
+            mesh: a.path.clone(),
+            run: a.runs,
+            cells: (area.width, area.height),
+            cell_px: app.cell_px,
+        },
+        mesh: info.mesh.clone(),
+        rig: info.rig.clone(),
+    })
+}
+
+/// The play key: start the selected asset's clip, or pause / resume it.
+pub fn toggle(app: &mut App) -> Vec<Effect> {
+    let now = app.now;
+    if let Some(p) = &mut app.play {
+        p.playing = !p.playing;
+        p.due = now + p.frame_time;
+        return Vec::new();
+    }
+    let Some(req) = current_request(app) else {
+        app.message = Some("no rig to play yet".into());
+        return Vec::new();
+    };
+    if req.rig.skin.is_none() {
+        app.message = Some("this rig has no skin weights to play a clip with".into());
+        return Vec::new();
+    }
+    app.draft = None;
+    app.play = Some(Playback {
+        key: req.key.clone(),
+        clip: None,
+        frames: Vec::new(),
+        total: 0,
+        frame_time: Duration::from_millis(100),
+        shown: 0,
+        playing: true,
+        due: now,
+    });
+    vec![Effect::Play(Box::new(req))]
+}
+
+/// A report from the render job.
+pub fn on_event(app: &mut App, ev: PlayEvent) {
+    let now = app.now;
+    let Some(p) = app.play.as_mut() else {
+        return;
+    };
+    match ev {
+        PlayEvent::Started {
+            key,
+            clip,
+            total,
+            frame_time,
+        } if key == p.key => {
+            p.clip = Some(clip);
+            p.total = total;
+            p.frame_time = frame_time;
+        }
+        PlayEvent::Frame {
+            key,
+            index,
+            protocol,
+        } if key == p.key && index == p.frames.len() => {
+            p.frames.push(protocol);
+            if p.frames.len() == 1 {
+                // The first frame shows at once; the clock starts from it.
+                p.due = now + p.frame_time;
+            }
+        }
+        PlayEvent::Failed { key, error } if key == p.key => {
+            app.play = None;
+            app.message = Some(format!("cannot play: {error}"));
+        }
+        _ => {} // a stale job's report
+    }
+}
+
+/// Time passed: show the next frame when it is due and rendered. A frame not rendered yet holds
+/// the current one (the first pass plays at the render speed); a late tick does not skip frames
+/// or replay a burst (the next frame is due one frame time after it is shown).
+pub fn on_tick(app: &mut App) {
+    let now = app.now;
+    let Some(p) = app.play.as_mut() else {
+        return;
+    };
+    if !p.playing || p.frames.is_empty() || p.total == 0 || now < p.due {
+        return;
+    }
+    let next = (p.shown + 1) % p.total;
+    if next < p.frames.len() {
+        p.shown = next;
+        p.due += p.frame_time;
+        if p.due <= now {
+            p.due = now + p.frame_time;
+        }
+    }
+}
+
+/// When the UI loop must tick next for playback (`None` when nothing plays).
+pub fn deadline(app: &App) -> Option<Instant> {
+    app.play
+        .as_ref()
+        .filter(|p| p.playing && !p.frames.is_empty())
+        .map(|p| p.due)
+}
+
+/// After every message: stop playback whose asset is no longer selected, re-rigged or being
+/// edited, and re-render for a new pane size (keeping the position and the paused state).
+pub fn sync(app: &mut App) -> Option<Effect> {
+    let p = app.play.as_ref()?;
+    let Some(req) = current_request(app).filter(|r| r.key.mesh == p.key.mesh) else {
+        app.play = None;
+        return Some(Effect::PlayStop);
+    };
+    if req.key.run != p.key.run || app.draft.is_some() {
+        app.play = None;
+        return Some(Effect::PlayStop);
+    }
+    if req.key == p.key {
+        return None;
+    }
+    let p = app.play.as_mut()?;
+    p.key = req.key.clone();
+    p.frames.clear();
+    Some(Effect::Play(Box::new(req)))
+}
+
+/// The thumbnail pane's title while a clip is loaded: clip, frame and state.
+pub fn title(app: &App) -> Option<String> {
+    let p = app.play.as_ref()?;
+    let clip = p.clip.as_deref().unwrap_or("clip");
+    Some(if p.frames.is_empty() {
+        format!(" preparing {clip}… ")
+    } else {
+        let (mark, what) = if p.playing {
+            ("▶", "pause")
+        } else {
+            ("⏸", "resume")
+        };
+        let loading = if p.frames.len() < p.total {
+            format!(" · rendering {}/{}", p.frames.len(), p.total)
+        } else {
+            String::new()
+        };
+        format!(
+            " {mark} {clip} {}/{}{loading} │ Space {what} ",
+            p.shown + 1,
+            p.total
+        )
+    })
+}
+
+/// The frame to draw in the thumbnail pane, when a clip is showing.
+pub fn frame(app: &App) -> Option<&Protocol> {
+    app.play.as_ref()?.frame()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::raster::figure::box_figure;
+    use crate::tui::app::Msg;
+    use crate::tui::update;
+    use crate::watch::{FsChange, JobDone, JobEvent, JobResult};
+    use crossterm::event::{KeyCode, KeyEvent, KeyModifiers};
+    use ratatui_image::picker::Picker;
+
+    const DT: Duration = Duration::from_millis(66);
+
+    fn key(c: KeyCode) -> Msg {
+        Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
+    }
+
+    fn rigged(app: &mut App, name: &str, id: u64) {
+        let (m, rig) = box_figure(true);
+        let done = JobDone {
+            rig,
+            mesh: Arc::new(m),
+            reused_discretization: false,
+            outputs: Vec::new(),
+            output_errors: Vec::new(),
+            thumbnail: None,
+        };
+        let path = app.root.join(name);
+        update(
+            app,
+            Msg::Job(JobEvent::Started {
+                path: path.clone(),
+                id,
+            }),
+        );
+        update(
+            app,
+            Msg::Job(JobEvent::Finished {
+                path,
+                id,
+                result: JobResult::Done(Box::new(done)),
+            }),
+        );
+    }
+
+    /// Two rigged assets, `a.obj` selected; thumbnails are not requested (headless).
+    fn app() -> (App, Instant) {
+        let t0 = Instant::now();
+        let mut app = App::new("/w".into(), "/w/rigged".into(), t0);
+        app.headless = true;
+        let names = ["a.obj", "b.obj"].map(|n| app.root.join(n));
+        update(&mut app, Msg::Fs(FsChange::ScanDone(names.to_vec())));
+        rigged(&mut app, "a.obj", 1);
+        rigged(&mut app, "b.obj", 2);
+        (app, t0)
+    }
+
+    fn tiny_frame() -> Protocol {
+        let img = image::RgbaImage::new(4, 4);
+        super::super::runtime::encode(&Picker::halfblocks(), img, (4, 2)).unwrap()
+    }
+
+    fn play_key(app: &mut App) -> Vec<Effect> {
+        update(app, key(KeyCode::Char(PLAY_KEY)))
+    }
+
+    /// Press play and deliver `rendered` of `total` frames.
+    fn started(app: &mut App, total: usize, rendered: usize) -> PlayKey {
+        let fx = play_key(app);
+        let [Effect::Play(req)] = fx.as_slice() else {
+            panic!("one play request: {fx:?}");
+        };
+        let k = req.key.clone();
+        let ev = PlayEvent::Started {
+            key: k.clone(),
+            clip: "walk".into(),
+            total,
+            frame_time: DT,
+        };
+        update(app, Msg::Play(Box::new(ev)));
+        for index in 0..rendered {
+            let protocol = tiny_frame();
+            let ev = PlayEvent::Frame {
+                key: k.clone(),
+                index,
+                protocol,
+            };
+            update(app, Msg::Play(Box::new(ev)));
+        }
+        k
+    }
+
+    fn shown(app: &App) -> usize {
+        app.play.as_ref().expect("playing").shown
+    }
+
+    #[test]
+    fn play_requests_the_selected_assets_frames_and_ticks_advance_them() {
+        let (mut app, t0) = app();
+        let k = started(&mut app, 4, 4);
+        assert_eq!(k.mesh, app.root.join("a.obj"));
+        assert_eq!(k.run, 1);
+        assert!(frame(&app).is_some());
+        assert_eq!(shown(&app), 0);
+        // Not yet due: the frame stays.
+        update(&mut app, Msg::Tick(t0 + DT / 2));
+        assert_eq!(shown(&app), 0);
+        for (i, want) in [1, 2, 3, 0, 1].into_iter().enumerate() {
+            update(&mut app, Msg::Tick(t0 + DT * (i as u32 + 1)));
+            assert_eq!(shown(&app), want, "tick {i}: loops over the clip");
+        }
+        assert_eq!(deadline(&app), Some(t0 + DT * 6));
+        assert!(title(&app).unwrap().contains("▶ walk 2/4"));
+        // A late tick shows one frame, not a burst.
+        update(&mut app, Msg::Tick(t0 + DT * 20));
+        assert_eq!(shown(&app), 2);
+        assert_eq!(deadline(&app), Some(t0 + DT * 21));
+    }
+
+    #[test]
+    fn a_frame_not_rendered_yet_holds_the_current_one() {
+        let (mut app, t0) = app();
+        let k = started(&mut app, 5, 2);
+        update(&mut app, Msg::Tick(t0 + DT));
+        assert_eq!(shown(&app), 1);
+        update(&mut app, Msg::Tick(t0 + DT * 2));
+        assert_eq!(shown(&app), 1, "frame 2 is not there yet");
+        assert!(title(&app).unwrap().contains("rendering 2/5"));
+        let ev = PlayEvent::Frame {
+            key: k,
+            index: 2,
+            protocol: tiny_frame(),
+        };
+        update(&mut app, Msg::Play(Box::new(ev)));
+        update(&mut app, Msg::Tick(t0 + DT * 3));
+        assert_eq!(shown(&app), 2);
+    }
+
+    #[test]
+    fn pause_holds_the_frame_and_resume_continues_one_frame_later() {
+        let (mut app, t0) = app();
+        started(&mut app, 4, 4);
+        update(&mut app, Msg::Tick(t0 + DT));
+        assert_eq!(shown(&app), 1);
+        assert!(play_key(&mut app).is_empty(), "pausing needs no work");
+        assert!(title(&app).unwrap().contains("⏸ walk 2/4"));
+        assert_eq!(deadline(&app), None, "a paused clip does not tick");
+        for i in 2..6 {
+            update(&mut app, Msg::Tick(t0 + DT * i));
+        }
+        assert_eq!(shown(&app), 1, "paused");
+        assert!(play_key(&mut app).is_empty(), "resuming reuses the frames");
+        update(&mut app, Msg::Tick(t0 + DT * 5 + DT / 2));
+        assert_eq!(shown(&app), 1);
+        update(&mut app, Msg::Tick(t0 + DT * 7));
+        assert_eq!(shown(&app), 2);
+    }
+
+    #[test]
+    fn selection_change_rerig_and_edit_stop_playback() {
+        let (mut app, _) = app();
+        started(&mut app, 4, 4);
+        let fx = update(&mut app, key(KeyCode::Down));
+        assert!(matches!(fx.as_slice(), [Effect::PlayStop]), "{fx:?}");
+        assert!(app.play.is_none());
+        assert!(title(&app).is_none());
+
+        started(&mut app, 4, 4); // b.obj
+        assert_eq!(app.play.as_ref().unwrap().key.mesh, app.root.join("b.obj"));
+        // A rig of another asset finishing changes nothing.
+        rigged(&mut app, "a.obj", 3);
+        assert!(app.play.is_some());
+        // The selected asset re-rigs: its old frames show the old rig, so playback stops.
+        let path = app.root.join("b.obj");
+        let fx = update(&mut app, Msg::Job(JobEvent::Started { path, id: 4 }));
+        assert!(fx.is_empty(), "a re-rig in progress keeps the clip: {fx:?}");
+        rigged(&mut app, "b.obj", 4);
+        assert!(app.play.is_none());
+
+        started(&mut app, 4, 4);
+        let fx = update(&mut app, key(KeyCode::Char('e')));
+        assert!(matches!(fx.as_slice(), [Effect::PlayStop]), "{fx:?}");
+        assert!(app.draft.is_some());
+    }
+
+    #[test]
+    fn stale_reports_are_dropped_and_a_failure_is_shown() {
+        let (mut app, _) = app();
+        let k = started(&mut app, 4, 1);
+        let old = PlayKey {
+            run: 0,
+            ..k.clone()
+        };
+        let ev = PlayEvent::Frame {
+            key: old.clone(),
+            index: 1,
+            protocol: tiny_frame(),
+        };
+        update(&mut app, Msg::Play(Box::new(ev)));
+        assert_eq!(app.play.as_ref().unwrap().frames.len(), 1);
+        let ev = PlayEvent::Failed {
+            key: old,
+            error: "stale".into(),
+        };
+        update(&mut app, Msg::Play(Box::new(ev)));
+        assert!(app.play.is_some());
+        let ev = PlayEvent::Failed {
+            key: k,
+            error: "clip `x` has no legs".into(),
+        };
+        update(&mut app, Msg::Play(Box::new(ev)));
+        assert!(app.play.is_none());
+        assert_eq!(
+            app.message.as_deref(),
+            Some("cannot play: clip `x` has no legs")
+        );
+    }
+
+    #[test]
+    fn a_resize_re_renders_at_the_new_size_and_keeps_playing() {
+        let (mut app, _) = app();
+        let k = started(&mut app, 4, 4);
+        let fx = update(&mut app, Msg::Resize(80, 24));
+        let [Effect::Play(req)] = fx.as_slice() else {
+            panic!("{fx:?}");
+        };
+        assert_ne!(req.key.cells, k.cells);
+        let p = app.play.as_ref().unwrap();
+        assert!(p.playing && p.frames.is_empty());
+    }
+
+    #[test]
+    fn no_rig_no_play() {
+        let t0 = Instant::now();
+        let mut app = App::new("/w".into(), "/w/rigged".into(), t0);
+        update(
+            &mut app,
+            Msg::Fs(FsChange::ScanDone(vec!["/w/a.obj".into()])),
+        );
+        assert!(play_key(&mut app).is_empty());
+        assert_eq!(app.message.as_deref(), Some("no rig to play yet"));
+        assert!(app.play.is_none());
+    }
+}
