@@ -5,7 +5,8 @@
 //! Two terminals are exercised: tmux as tmux (the query is wrapped for the outer terminal, which
 //! does not exist here, so it is never answered) and tmux posing as a plain terminal (tmux answers
 //! the query itself). In both, keys must reach the UI: Down moves the selection on screen, a joint
-//! is pinned with keys and the asset re-rigs from the embedding, `q` and Ctrl-C quit with status 0
+//! is pinned with keys and the asset re-rigs from the embedding, Space plays the walk in the
+//! thumbnail pane (the frame changes on screen) and pauses it, `q` and Ctrl-C quit with status 0
 //! and give the shell back its terminal settings. Skipped with a printed reason when tmux is not
 //! installed (a failure when `GEPPETTO_REQUIRE_CORPUS=1`, as in CI).
 
@@ -64,6 +65,12 @@ impl Tmux {
 
     fn capture(&self) -> String {
         String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-t", "e2e"]).stdout).into_owned()
+    }
+
+    /// The screen with its colours (escape sequences), to see what the half-block image shows.
+    fn capture_colours(&self) -> String {
+        String::from_utf8_lossy(&self.cmd(&["capture-pane", "-p", "-e", "-t", "e2e"]).stdout)
+            .into_owned()
     }
 
     fn keys(&self, keys: &[&str]) {
@@ -201,8 +208,76 @@ fn default_settings_in_tmux_keys_pin_rerig_and_quit() {
         "the pinned joint is shown:\n{screen}"
     );
 
+    play_and_pause(&tmux);
     tmux.keys(&["q"]);
     clean_exit(&tmux);
+}
+
+/// The clip counter in the thumbnail pane's title (`▶ walk 5/17 │ Space pause`): whether it plays
+/// and the frame number.
+fn clip_counter(screen: &str) -> Option<(bool, usize)> {
+    screen.lines().find_map(|l| {
+        let playing = l.contains("Space pause");
+        if !playing && !l.contains("Space resume") {
+            return None;
+        }
+        let mark = if playing { "▶ " } else { "⏸ " };
+        let after = &l[l.find(mark)? + mark.len()..];
+        let counter = after.split_whitespace().nth(1)?;
+        Some((playing, counter.split_once('/')?.0.parse().ok()?))
+    })
+}
+
+/// The thumbnail pane's rows with their colours (the right-hand pane of every body row).
+fn pane_pixels(coloured: &str) -> Vec<String> {
+    coloured
+        .lines()
+        .skip(2) // header, pane titles
+        .filter_map(|l| l.split('│').nth(3).map(str::to_owned))
+        .collect()
+}
+
+/// Space plays the selected asset's clip in the thumbnail pane (the frames change on screen),
+/// Space again pauses it (the frame stays).
+fn play_and_pause(tmux: &Tmux) {
+    tmux.keys(&["Space"]);
+    let screen = tmux.wait("the clip to play", Duration::from_secs(60), |s| {
+        clip_counter(s).is_some_and(|(playing, _)| playing)
+    });
+    assert!(screen.contains("▶ walk"), "the humanoid walks:\n{screen}");
+    let before = tmux.capture_colours();
+    let (_, first) = clip_counter(&before).expect("counter");
+    let t = Instant::now();
+    loop {
+        let now = tmux.capture_colours();
+        let moved = clip_counter(&now).is_some_and(|(_, n)| n != first);
+        if moved && pane_pixels(&now) != pane_pixels(&before) {
+            break;
+        }
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the frame did not change from {first}:\n{}",
+            tmux.capture()
+        );
+        std::thread::sleep(Duration::from_millis(40));
+    }
+    tmux.keys(&["Space"]);
+    tmux.wait("the clip to pause", Duration::from_secs(10), |s| {
+        clip_counter(s).is_some_and(|(playing, _)| !playing)
+    });
+    let paused = tmux.capture_colours();
+    std::thread::sleep(Duration::from_millis(600));
+    let later = tmux.capture_colours();
+    assert_eq!(
+        clip_counter(&paused),
+        clip_counter(&later),
+        "paused:\n{}",
+        tmux.capture()
+    );
+    assert!(
+        pane_pixels(&paused) == pane_pixels(&later),
+        "a paused clip's frame stays on screen"
+    );
 }
 
 /// tmux posing as a plain terminal (no TERM_PROGRAM): tmux answers the query itself. Ctrl-C quits.

@@ -36,10 +36,10 @@ pub fn run(args: &AnimateArgs) -> anyhow::Result<ExitCode> {
     let mesh = crate::mesh::load(&mesh_path)
         .map_err(|e| anyhow::anyhow!("{}: {e}", mesh_path.display()))?;
     let protected = [args.rig.as_path(), mesh_path.as_path()];
-    let glb_out = match (&args.out, &args.gif) {
-        (Some(p), _) => Some(p.clone()),
-        (None, None) => Some(default_glb(&args.rig, &motion.name)),
-        (None, Some(_)) => None,
+    let glb_out = match (&args.out, &args.gif, &args.terminal) {
+        (Some(p), _, _) => Some(p.clone()),
+        (None, None, None) => Some(default_glb(&args.rig, &motion.name)),
+        _ => None,
     };
     if let Some(out) = &glb_out {
         refuse_source(out, &protected)?;
@@ -93,7 +93,65 @@ pub fn run(args: &AnimateArgs) -> anyhow::Result<ExitCode> {
             total_ms / count.max(1) as f64
         );
     }
+    if let Some(cells) = &args.terminal {
+        let Some((cols, rows)) = parse_cells(cells) else {
+            eprintln!("error: --terminal must look like 68x43 (cells), got `{cells}`");
+            return Ok(ExitCode::from(2));
+        };
+        terminal_preview(rig, mesh, source, (cols, rows));
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Render the clip for the watch UI's pane (half-blocks) and print the time per frame.
+fn terminal_preview(rig: Rig, mesh: crate::mesh::Mesh, source: MotionSource, cells: (u16, u16)) {
+    use crate::tui::play::{PlayEvent, PlayKey, PlayRequest};
+    let req = PlayRequest {
+        key: PlayKey {
+            mesh: PathBuf::from(&rig.mesh),
+            run: 1,
+            cells,
+            cell_px: (1, 2),
+        },
+        mesh: std::sync::Arc::new(mesh),
+        rig: std::sync::Arc::new(rig),
+    };
+    let picker = ratatui_image::picker::Picker::halfblocks();
+    let start = Instant::now();
+    let mut last = start;
+    let mut setup_ms = 0.0;
+    // Per frame: the time since the previous report (render + encode of that frame).
+    let mut frame_ms = Vec::new();
+    let mut send = |ev: PlayEvent| {
+        let ms = last.elapsed().as_secs_f64() * 1e3;
+        last = Instant::now();
+        match ev {
+            PlayEvent::Started { .. } => setup_ms = ms,
+            PlayEvent::Frame { .. } => frame_ms.push(ms),
+            PlayEvent::Failed { error, .. } => eprintln!("error: {error}"),
+        }
+        true
+    };
+    crate::tui::player::render_clip(&picker, &source, &req, &|| false, &mut send);
+    let mut sorted = frame_ms.clone();
+    sorted.sort_by(f64::total_cmp);
+    let pick = |q: f64| sorted.get(((sorted.len() as f64 - 1.0) * q).round() as usize);
+    println!(
+        "terminal preview (halfblocks, {}x{} cells): {} frames; clip and poses {setup_ms:.1} ms; \
+         render + encode per frame: median {:.1} ms, 90th percentile {:.1} ms, mean {:.1} ms",
+        cells.0,
+        cells.1,
+        frame_ms.len(),
+        pick(0.5).copied().unwrap_or(0.0),
+        pick(0.9).copied().unwrap_or(0.0),
+        frame_ms.iter().sum::<f64>() / frame_ms.len().max(1) as f64
+    );
+}
+
+fn parse_cells(s: &str) -> Option<(u16, u16)> {
+    let (w, h) = s.split_once(['x', 'X'])?;
+    let (w, h) = (w.trim().parse().ok()?, h.trim().parse().ok()?);
+    ((4..=1000).contains(&w) && (2..=1000).contains(&h)).then_some((w, h))
 }
 
 fn parse_size(s: &str) -> Option<(u32, u32)> {

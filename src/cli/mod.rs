@@ -147,6 +147,10 @@ pub struct AnimateArgs {
     /// GIF size in pixels, WIDTHxHEIGHT (both views side by side).
     #[arg(long, default_value = "320x200")]
     pub size: String,
+    /// Also time the watch UI's terminal preview of the clip: frames rendered and encoded as
+    /// half-blocks for a thumbnail pane of COLSxROWS cells, exactly as `watch` plays them.
+    #[arg(long, value_name = "COLSxROWS")]
+    pub terminal: Option<String>,
     /// Joint names in the GLB: geppetto, mixamo, vrm, unity, godot (rig.json keeps ours).
     #[arg(long, value_enum, default_value = "geppetto")]
     pub names: crate::motion::names::NameProfile,

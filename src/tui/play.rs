@@ -209,11 +209,12 @@ pub fn on_tick(app: &mut App) {
     }
 }
 
-/// When the UI loop must tick next for playback (`None` when nothing plays).
+/// When the UI loop must tick next for playback: `None` when nothing plays, or while the next
+/// frame is not rendered yet (its arrival wakes the loop; a past deadline would spin it).
 pub fn deadline(app: &App) -> Option<Instant> {
     app.play
         .as_ref()
-        .filter(|p| p.playing && !p.frames.is_empty())
+        .filter(|p| p.playing && p.total > 0 && (p.shown + 1) % p.total < p.frames.len())
         .map(|p| p.due)
 }
 
@@ -394,6 +395,7 @@ mod tests {
         assert_eq!(shown(&app), 1);
         update(&mut app, Msg::Tick(t0 + DT * 2));
         assert_eq!(shown(&app), 1, "frame 2 is not there yet");
+        assert_eq!(deadline(&app), None, "no tick is due until frame 2 arrives");
         assert!(title(&app).unwrap().contains("rendering 2/5"));
         let ev = PlayEvent::Frame {
             key: k,
@@ -401,6 +403,11 @@ mod tests {
             protocol: tiny_frame(),
         };
         update(&mut app, Msg::Play(Box::new(ev)));
+        assert_eq!(
+            deadline(&app),
+            Some(t0 + DT * 2),
+            "overdue: the loop ticks at once"
+        );
         update(&mut app, Msg::Tick(t0 + DT * 3));
         assert_eq!(shown(&app), 2);
     }

@@ -54,7 +54,7 @@ fn frames(
     let skin = rig
         .skin
         .as_ref()
-        .ok_or("the rig has no skin weights".to_string())?;
+        .ok_or_else(|| "the rig has no skin weights".to_string())?;
     if skin.len() != req.mesh.positions.len() {
         return Err(format!(
             "the mesh has {} vertices but the rig's skin has {} rows",
