@@ -65,21 +65,12 @@ fn frames(
     let motion = motion_for(rig, source).map_err(|e| e.to_string())?;
     let frame = CharacterFrame::from_label(&rig.orientation).map_err(|e| e.to_string())?;
     let (picked, dt) = preview_frames_at(&motion, TERMINAL_FPS);
-    let mut posed = Vec::with_capacity(picked.len());
-    for &f in &picked {
-        if cancelled() {
-            return Ok(());
-        }
-        posed.push(pose_frame(
-            &req.mesh,
-            &rig.joints,
-            skin,
-            &motion,
-            f,
-            &frame,
-            true,
-        ));
-    }
+    let pose = |&f: &usize| {
+        (!cancelled()).then(|| pose_frame(&req.mesh, &rig.joints, skin, &motion, f, &frame, true))
+    };
+    let Some(posed) = picked.iter().map(pose).collect::<Option<Vec<_>>>() else {
+        return Ok(()); // cancelled
+    };
     let (cells, px) = (req.key.cells, req.key.cell_px);
     let view = ThumbnailView {
         width: u32::from(cells.0) * u32::from(px.0),
