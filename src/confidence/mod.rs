@@ -12,7 +12,8 @@
 //!   every other limb's stays inside the volume;
 //! * bones whose graph path jumps between separate parts of the mesh;
 //! * too few interior spheres for the skeleton;
-//! * limbs in thin plates, feet off the ground ([`shape`]).
+//! * limbs in thin plates, feet off the ground ([`shape`]);
+//! * a limb or head of the shape that holds no joint because its chain stopped short ([`parts`]).
 //!
 //! The user's pins are evidence: a chain holding a pinned joint is not judged for its length, its
 //! symmetry with its mirror, for standing apart from the body, or by the shape checks.
