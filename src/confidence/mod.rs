@@ -12,11 +12,13 @@
 //!   every other limb's stays inside the volume;
 //! * bones whose graph path jumps between separate parts of the mesh;
 //! * too few interior spheres for the skeleton;
-//! * limbs in thin plates, feet off the ground ([`shape`]).
+//! * limbs in thin plates, feet off the ground ([`shape`]);
+//! * a limb or head of the shape that holds no joint because its chain stopped short ([`parts`]).
 //!
 //! The user's pins are evidence: a chain holding a pinned joint is not judged for its length, its
 //! symmetry with its mirror, for standing apart from the body, or by the shape checks.
 
+pub mod parts;
 pub mod shape;
 
 use crate::discretize::Discretization;
@@ -88,6 +90,11 @@ pub fn shape_reasons(
         &emb.orientation,
         &emb.pinned,
     ));
+    reasons.extend(
+        parts::empty_parts(graph, skel, q, &emb.discrete, &emb.orientation, &emb.pinned)
+            .iter()
+            .map(parts::EmptyPart::reason),
+    );
     reasons
 }
 
@@ -178,7 +185,7 @@ fn outside(
 }
 
 /// Embedded length of each reduced chain (sum over its full bones).
-fn chain_lengths(red: &Reduced, q: &[P3]) -> Vec<f64> {
+pub(crate) fn chain_lengths(red: &Reduced, q: &[P3]) -> Vec<f64> {
     red.joints
         .iter()
         .map(|rj| {
@@ -289,7 +296,7 @@ fn merged_limbs(
 }
 
 /// A chain through an optional joint (a tail) may be absent from the shape.
-fn optional(skel: &Skeleton, r: &crate::embed::reduced::RJoint) -> bool {
+pub(crate) fn optional(skel: &Skeleton, r: &crate::embed::reduced::RJoint) -> bool {
     r.chain.iter().skip(1).any(|j| skel.joints[j.0].optional)
 }
 
