@@ -57,7 +57,9 @@ pub struct Rig {
     pub hints: Vec<crate::embed::hints::JointHint>,
     /// What mesh preparation found and did.
     pub repair: RepairReport,
-    /// Milliseconds per stage (`load`, `prepare`, `field`, …, `total`).
+    /// Milliseconds per stage (`load`, `prepare`, `field`, …, `total`); absent from a rig.json
+    /// written with `rig --no-timings` (then the file depends on the inputs only).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub timings_ms: BTreeMap<String, f64>,
     /// Mesh bounding box `[min, max]`, mesh frame (scores are relative to its largest side).
     pub bbox: [[f64; 3]; 2],
