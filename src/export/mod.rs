@@ -121,7 +121,7 @@ pub fn write_rig_to(
     };
     for format in formats {
         match format {
-            Format::Json => put("rig.json", rig.to_json().as_bytes())?,
+            Format::Json => put("rig.json", &rig.to_json_bytes())?,
             Format::Glb => {
                 let bytes = match glb.source {
                     Some(src) => glb_source::source_glb_bytes(

@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+mod json;
 pub mod read;
 
 use crate::mesh::RepairReport;
@@ -78,9 +79,14 @@ pub struct Rig {
 }
 
 impl Rig {
-    /// Serialize as pretty JSON.
+    /// Serialize as rig.json text: pretty, with the skin one line per vertex ([`json`]).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        String::from_utf8(self.to_json_bytes()).unwrap_or_default()
+    }
+
+    /// [`Rig::to_json`] as bytes, ready to write.
+    pub fn to_json_bytes(&self) -> Vec<u8> {
+        json::to_vec(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}").into_bytes())
     }
 
     /// Read a `rig.json` (any rig file, skeleton only: [`read::read`]).
