@@ -13,9 +13,14 @@ use serde_json::ser::{CompactFormatter, Formatter, PrettyFormatter};
 /// `value` as rig.json text (see the module docs).
 pub fn to_vec<T: Serialize>(value: &T) -> serde_json::Result<Vec<u8>> {
     let mut out = Vec::with_capacity(1 << 16);
-    let mut ser = serde_json::Serializer::with_formatter(&mut out, Layout::default());
-    value.serialize(&mut ser)?;
+    to_writer(&mut out, value)?;
     Ok(out)
+}
+
+/// Stream `value` as rig.json text into `w` (no whole-file buffer).
+pub fn to_writer<W: Write, T: Serialize>(w: W, value: &T) -> serde_json::Result<()> {
+    let mut ser = serde_json::Serializer::with_formatter(w, Layout::default());
+    value.serialize(&mut ser)
 }
 
 /// Pretty at the top, compact from the first array nested directly in an array.

@@ -89,6 +89,11 @@ impl Rig {
         json::to_vec(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}").into_bytes())
     }
 
+    /// Stream [`Rig::to_json`]'s text into `w` (large rigs are never held as one string).
+    pub fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        json::to_writer(w, self).map_err(std::io::Error::other)
+    }
+
     /// Read a `rig.json` (any rig file, skeleton only: [`read::read`]).
     pub fn load(path: &Path) -> Result<Self, RigReadError> {
         let text = std::fs::read_to_string(path).map_err(|cause| RigReadError::Io {
