@@ -13,6 +13,7 @@
 //! ```
 #![warn(missing_docs)]
 
+pub mod batch;
 pub mod choose;
 pub mod cli;
 pub mod confidence;

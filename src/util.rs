@@ -6,6 +6,15 @@ use std::path::Path;
 /// Write `bytes` to `path` atomically: a temporary file in the same folder, fsync, then rename.
 /// Readers (and the watcher) never see a half-written output.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_with(path, |w| w.write_all(bytes))
+}
+
+/// [`write_atomic`] with the content streamed by `fill` (buffered), so a large output (a big
+/// mesh's rig.json) is never held in memory as a whole.
+pub fn write_atomic_with(
+    path: &Path,
+    fill: impl FnOnce(&mut dyn Write) -> std::io::Result<()>,
+) -> std::io::Result<()> {
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
@@ -14,7 +23,11 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     let mut tmp = tempfile::Builder::new()
         .prefix(".geppetto-tmp-")
         .tempfile_in(dir)?;
-    tmp.write_all(bytes)?;
+    {
+        let mut buffered = std::io::BufWriter::with_capacity(1 << 16, tmp.as_file_mut());
+        fill(&mut buffered)?;
+        buffered.flush()?;
+    }
     // tempfile creates 0600 files; an output (or a hints file the user edits) should get the
     // permissions the replaced file had, else the usual rw-r--r--.
     #[cfg(unix)]

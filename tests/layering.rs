@@ -12,7 +12,7 @@ const LAYERS: &[&[&str]] = &[
     &["geom", "util", "glob", "progress"],
     &["skeleton"],
     &["mesh"],
-    &["discretize", "naming"],
+    &["discretize", "naming", "batch"],
     &["embed", "skin"],
     &["rig"],
     &["confidence", "config", "error"],

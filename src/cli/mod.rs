@@ -50,8 +50,20 @@ pub enum Command {
 #[derive(Debug, Args)]
 pub struct RigArgs {
     /// Mesh files (.obj, .glb, .gltf, .fbx, .off, .ply).
-    #[arg(required = true)]
+    #[arg(required_unless_present = "list")]
     pub meshes: Vec<PathBuf>,
+    /// A file listing mesh paths, one per line (blank lines and `#` comments ignored; relative
+    /// paths are relative to the list file's folder), rigged after the MESH arguments.
+    #[arg(long)]
+    pub list: Option<PathBuf>,
+    /// Rig only shard K of N (0-based K < N) of the de-duplicated inputs: the inputs at positions
+    /// K, K+N, K+2N, … N tasks given the same inputs write exactly the files one run writes.
+    #[arg(long, value_name = "K/N")]
+    pub shard: Option<String>,
+    /// Leave the per-stage times out of rig.json, so it depends on the inputs only (byte-identical
+    /// across runs, machines and shards).
+    #[arg(long)]
+    pub no_timings: bool,
     /// Skeleton template: `auto` (try the shipped templates, keep the best fit), human, quadruped,
     /// horse, centaur, or a YAML file.
     #[arg(long, default_value = "auto")]

@@ -1,13 +1,14 @@
 //! `geppetto rig MESH...`: rig meshes in parallel, write outputs, one line per result.
 
 use std::io::IsTerminal;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::Context;
 use rayon::prelude::*;
 
 use super::RigArgs;
+use crate::batch::{self, Shard};
 use crate::choose::Template;
 use crate::embed::hints::Hints;
 use crate::embed::OrientationMode;
@@ -51,41 +52,32 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
     if args.no_skin {
         formats.retain(|f| matches!(f, Format::Json | Format::Png));
     }
-    let meshes = distinct(&args.meshes);
-    // Outputs mirror each mesh's folder below the inputs' common folder (export::naming).
-    let root = naming::common_root(&meshes);
+    let Some((meshes, root)) = inputs(args)? else {
+        return Ok(ExitCode::from(2));
+    };
     let pipeline = Pipeline::new(config);
     let pool = rayon::ThreadPoolBuilder::new()
         .num_threads(args.jobs.unwrap_or(0))
         .build()
         .context("thread pool")?;
     let bar = progress_bar(meshes.len());
-    let results: Vec<Result<(RigOutcome, OutputBase), RigError>> = pool.install(|| {
+    // Each rig is written and dropped as soon as it is done (a shard of a large library must not
+    // hold every mesh in memory); only the summaries are kept, printed in input order.
+    let results: Vec<Result<Summary, RigError>> = pool.install(|| {
         meshes
             .par_iter()
             .map(|mesh| {
-                let req = match &hints {
-                    Some(h) => Ok(RigRequest {
-                        mesh_path: mesh.clone(),
-                        skeleton: skeleton.clone(),
-                        hints: Some(h.clone()),
-                        orientation,
-                        skin: !args.no_skin,
-                    }),
-                    None => RigRequest::with_sidecar(mesh, skeleton.clone()).and_then(|mut r| {
-                        r.orientation = orientation;
-                        r.skin = !args.no_skin;
-                        sidecar_template(&mut r, &args.skeleton)?;
-                        Ok(r)
-                    }),
-                };
-                let out = req
+                let out = request(args, mesh, &hints, &skeleton, orientation)
                     .and_then(|r| pipeline.rig(&r, &NoProgress as &dyn Progress))
-                    .and_then(|o| {
-                        let base = naming::output_base(mesh, &root, &args.out);
+                    .and_then(|mut o| {
+                        let summary = Summary::of(&o, naming::output_base(mesh, &root, &args.out));
+                        if args.no_timings {
+                            o.rig.timings_ms.clear();
+                        }
                         let glb = export::GlbSource::of(&o);
-                        export::write_rig_to(&o.rig, &o.prepared.input, glb, &base, &formats)?;
-                        Ok((o, base))
+                        let (rig, input) = (&o.rig, &o.prepared.input);
+                        export::write_rig_to(rig, input, glb, &summary.base, &formats)?;
+                        Ok(summary)
                     });
                 if let Some(b) = &bar {
                     b.inc(1);
@@ -100,7 +92,7 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
     let mut failed = 0;
     for r in &results {
         match r {
-            Ok((o, base)) => print_success(o, base),
+            Ok(summary) => summary.print(),
             Err(e) => {
                 failed += 1;
                 eprintln!("error: {e}");
@@ -112,6 +104,59 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
     } else {
         ExitCode::from(1)
     })
+}
+
+/// This task's meshes and the root their output folders mirror: the MESH arguments then the
+/// `--list` entries, de-duplicated, then `--shard`'s part. The root is taken over every input
+/// (not the shard's), so each mesh's outputs land where one unsharded run would write them.
+/// `None` after printing a usage error.
+fn inputs(args: &RigArgs) -> anyhow::Result<Option<(Vec<PathBuf>, PathBuf)>> {
+    let mut all = args.meshes.clone();
+    if let Some(list) = &args.list {
+        match batch::read_list(list) {
+            Ok(listed) => all.extend(listed),
+            Err(e) => {
+                eprintln!("error: --list {e}");
+                return Ok(None);
+            }
+        }
+    }
+    let all = distinct(&all);
+    let root = naming::common_root(&all);
+    let mine = match args.shard.as_deref().map(Shard::parse) {
+        None => all,
+        Some(Ok(shard)) => shard.select(&all),
+        Some(Err(e)) => {
+            eprintln!("error: {e}");
+            return Ok(None);
+        }
+    };
+    Ok(Some((mine, root)))
+}
+
+/// The pipeline request for one mesh: `--hints` for every mesh, else each mesh's sidecar.
+fn request(
+    args: &RigArgs,
+    mesh: &Path,
+    hints: &Option<(Hints, PathBuf)>,
+    skeleton: &Template,
+    orientation: OrientationMode,
+) -> Result<RigRequest, RigError> {
+    match hints {
+        Some(h) => Ok(RigRequest {
+            mesh_path: mesh.to_path_buf(),
+            skeleton: skeleton.clone(),
+            hints: Some(h.clone()),
+            orientation,
+            skin: !args.no_skin,
+        }),
+        None => RigRequest::with_sidecar(mesh, skeleton.clone()).and_then(|mut r| {
+            r.orientation = orientation;
+            r.skin = !args.no_skin;
+            sidecar_template(&mut r, &args.skeleton)?;
+            Ok(r)
+        }),
+    }
 }
 
 fn progress_bar(n: usize) -> Option<indicatif::ProgressBar> {
@@ -127,24 +172,47 @@ fn progress_bar(n: usize) -> Option<indicatif::ProgressBar> {
     Some(bar)
 }
 
-fn print_success(o: &RigOutcome, base: &OutputBase) {
-    let rig = &o.rig;
-    let total = rig.timings_ms.get("total").copied().unwrap_or(0.0);
-    let status = match rig.status {
-        Status::Ok => "ok",
-        Status::LowConfidence => "low confidence",
-    };
-    println!(
-        "{status:>14}  {}  skeleton {}, penalty {:.3}, {}, {:.0} ms -> {}",
-        rig.mesh,
-        rig.skeleton,
-        rig.penalty.total,
-        rig.orientation,
-        total,
-        base.file("rig.json").display()
-    );
-    for w in &rig.warnings {
-        eprintln!("warning: {}: {w}", rig.mesh);
+/// What is printed for one finished rig (the rig itself is dropped once written).
+struct Summary {
+    line: String,
+    warnings: Vec<String>,
+    base: OutputBase,
+}
+
+impl Summary {
+    fn of(o: &RigOutcome, base: OutputBase) -> Self {
+        let rig = &o.rig;
+        let total = rig.timings_ms.get("total").copied().unwrap_or(0.0);
+        let status = match rig.status {
+            Status::Ok => "ok",
+            Status::LowConfidence => "low confidence",
+        };
+        let line = format!(
+            "{status:>14}  {}  skeleton {}, penalty {:.3}, {}, {:.0} ms -> {}",
+            rig.mesh,
+            rig.skeleton,
+            rig.penalty.total,
+            rig.orientation,
+            total,
+            base.file("rig.json").display()
+        );
+        let warnings = rig
+            .warnings
+            .iter()
+            .map(|w| format!("{}: {w}", rig.mesh))
+            .collect();
+        Self {
+            line,
+            warnings,
+            base,
+        }
+    }
+
+    fn print(&self) {
+        println!("{}", self.line);
+        for w in &self.warnings {
+            eprintln!("warning: {w}");
+        }
     }
 }
 

@@ -142,7 +142,7 @@ impl Bvh {
                 feature: f,
             });
         }
-        let mut stack = [0u32; STACK];
+        let mut stack = [(0u32, 0.0f64); STACK];
         let mut top = 0usize;
         let mut node = 0usize;
         while let Some(&n) = self.nodes.get(node) {
@@ -180,7 +180,7 @@ impl Bvh {
                     (l + 1, l, dr, dl)
                 };
                 if df < best2 && top < STACK {
-                    stack[top] = far as u32;
+                    stack[top] = (far as u32, df);
                     top += 1;
                 }
                 if dn < best2 {
@@ -188,17 +188,14 @@ impl Bvh {
                     continue;
                 }
             }
-            // Pop the next pending node that can still beat the best distance.
+            // Pop the next pending node that can still beat the best distance (its box distance
+            // was computed when it was pushed; no need to read the node again).
             let mut next = None;
             while top > 0 {
                 top -= 1;
-                let cand = stack[top] as usize;
-                if self
-                    .nodes
-                    .get(cand)
-                    .is_some_and(|c| box_dist2(p, c) < best2)
-                {
-                    next = Some(cand);
+                let (cand, d2) = stack[top];
+                if d2 < best2 {
+                    next = Some(cand as usize);
                     break;
                 }
             }

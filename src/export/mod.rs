@@ -19,7 +19,7 @@ use crate::mesh::Mesh;
 use crate::naming::{output_base, OutputBase};
 use crate::pipeline::RigOutcome;
 use crate::rig::Rig;
-use crate::util::write_atomic;
+use crate::util::write_atomic_with;
 
 /// Output formats.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, Serialize, Deserialize, clap::ValueEnum)]
@@ -110,20 +110,25 @@ pub fn write_rig_to(
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
     let mut written = Vec::new();
-    let mut put = |suffix: &str, bytes: &[u8]| -> Result<(), RigError> {
+    type Fill<'f> = &'f dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>;
+    let mut put = |suffix: &str, fill: Fill<'_>| -> Result<(), RigError> {
         let path = base.file(suffix);
-        write_atomic(&path, bytes).map_err(|source| RigError::Write {
+        write_atomic_with(&path, fill).map_err(|source| RigError::Write {
             path: path.clone(),
             source,
         })?;
         written.push(path);
         Ok(())
     };
+    fn bytes(b: &[u8]) -> impl Fn(&mut dyn std::io::Write) -> std::io::Result<()> + '_ {
+        move |w| w.write_all(b)
+    }
     for format in formats {
         match format {
-            Format::Json => put("rig.json", rig.to_json().as_bytes())?,
+            // Streamed: a big mesh's weights are never held as one string.
+            Format::Json => put("rig.json", &|w| rig.write_json(w))?,
             Format::Glb => {
-                let bytes = match glb.source {
+                let glb_bytes = match glb.source {
                     Some(src) => glb_source::source_glb_bytes(
                         src,
                         &rig.joints,
@@ -136,26 +141,26 @@ pub fn write_rig_to(
                     path: base.file("glb"),
                     message: e.to_string(),
                 })?;
-                put("glb", &bytes)?;
+                put("glb", &bytes(&glb_bytes))?;
             }
             Format::Pinocchio => {
                 put(
                     "skeleton.out",
-                    pinocchio::skeleton_out(&rig.joints).as_bytes(),
+                    &bytes(pinocchio::skeleton_out(&rig.joints).as_bytes()),
                 )?;
                 if let Some(skin) = &rig.skin {
                     let text = pinocchio::attachment_out(&rig.joints, skin);
-                    put("attachment.out", text.as_bytes())?;
+                    put("attachment.out", &bytes(text.as_bytes()))?;
                 }
             }
             Format::Png => {
                 let view = crate::raster::ThumbnailView::default();
                 let (img, _) = crate::raster::render_rig(mesh, rig, &view);
-                let bytes = crate::raster::png_bytes(&img).map_err(|e| RigError::Export {
+                let png = crate::raster::png_bytes(&img).map_err(|e| RigError::Export {
                     path: base.file("png"),
                     message: e.to_string(),
                 })?;
-                put("png", &bytes)?;
+                put("png", &bytes(&png))?;
             }
         }
     }

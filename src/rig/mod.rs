@@ -5,6 +5,7 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
+mod json;
 pub mod read;
 
 use crate::mesh::RepairReport;
@@ -57,7 +58,9 @@ pub struct Rig {
     pub hints: Vec<crate::embed::hints::JointHint>,
     /// What mesh preparation found and did.
     pub repair: RepairReport,
-    /// Milliseconds per stage (`load`, `prepare`, `field`, …, `total`).
+    /// Milliseconds per stage (`load`, `prepare`, `field`, …, `total`); absent from a rig.json
+    /// written with `rig --no-timings` (then the file depends on the inputs only).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub timings_ms: BTreeMap<String, f64>,
     /// Mesh bounding box `[min, max]`, mesh frame (scores are relative to its largest side).
     pub bbox: [[f64; 3]; 2],
@@ -76,9 +79,19 @@ pub struct Rig {
 }
 
 impl Rig {
-    /// Serialize as pretty JSON.
+    /// Serialize as rig.json text: pretty, with the skin one line per vertex ([`json`]).
     pub fn to_json(&self) -> String {
-        serde_json::to_string_pretty(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}"))
+        String::from_utf8(self.to_json_bytes()).unwrap_or_default()
+    }
+
+    /// [`Rig::to_json`] as bytes, ready to write.
+    pub fn to_json_bytes(&self) -> Vec<u8> {
+        json::to_vec(self).unwrap_or_else(|e| format!("{{\"error\": \"{e}\"}}").into_bytes())
+    }
+
+    /// Stream [`Rig::to_json`]'s text into `w` (large rigs are never held as one string).
+    pub fn write_json(&self, w: &mut dyn std::io::Write) -> std::io::Result<()> {
+        json::to_writer(w, self).map_err(std::io::Error::other)
     }
 
     /// Read a `rig.json` (any rig file, skeleton only: [`read::read`]).
