@@ -21,8 +21,10 @@ use crate::skeleton::{Joint, Skeleton};
 pub const BEND_DEGREES: f64 = 18.0;
 /// Douglas–Peucker tolerance, in mean radii of the branch.
 pub const SIMPLIFY_RADIUS: f64 = 0.25;
-/// Robust mode: longest bone, fraction of the model's largest side.
-pub const MAX_BONE: f64 = 0.15;
+/// Robust mode: longest bone, in mean radii of its branch (two diameters: a finger's phalanx, a
+/// fish's spine segment and a tentacle's bend all measure about two widths; a rule relative to the
+/// limb, not the model, so thin limbs get short bones and bend smoothly).
+pub const MAX_BONE: f64 = 4.0;
 /// Leaf branches sharing one junction, at least this many, are tentacles (an octopus; a hand's
 /// five fingers and wrist stay `branch`).
 pub const TENTACLE_MIN: usize = 7;
@@ -80,11 +82,21 @@ pub fn build(branches: &[Branch], tree: &Tree, extent: f64, mode: CurveMode) -> 
     // Edges carry their branch index.
     let mut edges: Vec<(usize, usize, usize)> = Vec::new();
     for (b, br) in branches.iter().enumerate() {
-        let mids = middle_joints(br, extent, mode);
+        let (mids, smooth) = middle_joints(br, extent, mode);
+        // A leaf's terminal triangle can sit off the limb's axis at a round tip: the end joint
+        // takes the smoothed end instead.
+        for (end, k) in [
+            (br.nodes[0], 0),
+            (br.nodes[br.nodes.len() - 1], smooth.len() - 1),
+        ] {
+            if tree.nodes[end].alive && tree.is_key(end) && is_leaf(tree, end) {
+                verts[key_of[&end]].pos = smooth[k];
+            }
+        }
         let mut prev = key_of[&br.nodes[0]];
         for k in mids {
             verts.push(GV {
-                pos: br.pts[k],
+                pos: smooth[k],
                 r: br.radius[k],
                 key: false,
             });
@@ -96,32 +108,63 @@ pub fn build(branches: &[Branch], tree: &Tree, extent: f64, mode: CurveMode) -> 
     order(&verts, &edges, branches.len())
 }
 
-/// Indices (into the branch polyline) of the middle joints, in order.
-pub fn middle_joints(br: &Branch, extent: f64, mode: CurveMode) -> Vec<usize> {
+/// Indices (into the branch polyline) of the middle joints, in order, and the polyline smoothed over
+/// about one local radius (chord midpoints zigzag as sleeve triangles alternate sides; a joint sits
+/// on the smoothed curve, the branch's nodes stay the exact chord midpoints).
+pub fn middle_joints(br: &Branch, extent: f64, mode: CurveMode) -> (Vec<usize>, Vec<P3>) {
     let n = br.pts.len();
     if n < 3 {
-        return Vec::new();
+        return (Vec::new(), br.pts.clone());
     }
     let mean_r = br.radius.iter().sum::<f64>() / n as f64;
+    let pts = smoothed(&br.pts, mean_r);
     let mut keep = vec![false; n];
     (keep[0], keep[n - 1]) = (true, true);
-    douglas_peucker(&br.pts, 0, n - 1, SIMPLIFY_RADIUS * mean_r, &mut keep);
+    douglas_peucker(&pts, 0, n - 1, SIMPLIFY_RADIUS * mean_r, &mut keep);
     let cand: Vec<usize> = (0..n).filter(|&k| keep[k]).collect();
     let mut mids = Vec::new();
     for w in cand.windows(3) {
-        let (a, b, c) = (br.pts[w[0]], br.pts[w[1]], br.pts[w[2]]);
+        let (a, b, c) = (pts[w[0]], pts[w[1]], pts[w[2]]);
         let (d1, d2) = ((b - a).normalize(), (c - b).normalize());
         if d1.dot(&d2).clamp(-1.0, 1.0).acos().to_degrees() > BEND_DEGREES {
+            // A bone shorter than its limb's diameter cannot bend visibly: such a bend joint merges.
             let last = mids.last().copied().unwrap_or(0);
-            if (br.pts[w[1]] - br.pts[last]).norm() >= br.radius[w[1]] {
+            let min_bone = br.radius[w[1]];
+            let near_end = (pts[w[1]] - pts[n - 1]).norm() < min_bone.max(mean_r);
+            if (pts[w[1]] - pts[last]).norm() >= min_bone && !near_end {
                 mids.push(w[1]);
             }
         }
     }
     if mode == CurveMode::Robust {
-        mids = subdivide(br, mids, MAX_BONE * extent);
+        mids = subdivide(&pts, mids, MAX_BONE * mean_r);
+        let _ = extent;
     }
-    mids
+    (mids, pts)
+}
+
+fn is_leaf(tree: &Tree, i: usize) -> bool {
+    tree.adj[i].len() == 1
+}
+
+/// Moving average over about one `radius` of arc on each side; near the ends the window is
+/// one-sided (so an off-axis tip is pulled onto the axis, about half a radius inward).
+fn smoothed(p: &[P3], radius: f64) -> Vec<P3> {
+    let n = p.len();
+    let arc: f64 = p.windows(2).map(|w| (w[1] - w[0]).norm()).sum();
+    let spacing = arc / (n - 1) as f64;
+    let h = ((radius / spacing.max(1e-12)).round() as usize).clamp(1, n / 4 + 1);
+    (0..n)
+        .map(|k| {
+            let (lo, hi) = (k.saturating_sub(h), (k + h).min(n - 1));
+            let win = &p[lo..=hi];
+            P3::from(
+                win.iter()
+                    .fold(crate::geom::V3::zeros(), |a, q| a + q.coords)
+                    / win.len() as f64,
+            )
+        })
+        .collect()
 }
 
 fn douglas_peucker(p: &[P3], a: usize, b: usize, tol: f64, keep: &mut [bool]) {
@@ -149,11 +192,11 @@ fn douglas_peucker(p: &[P3], a: usize, b: usize, tol: f64, keep: &mut [bool]) {
 }
 
 /// Split every bone longer than `max_len` into equal arc-length pieces along the polyline.
-fn subdivide(br: &Branch, mids: Vec<usize>, max_len: f64) -> Vec<usize> {
-    let n = br.pts.len();
+fn subdivide(pts: &[P3], mids: Vec<usize>, max_len: f64) -> Vec<usize> {
+    let n = pts.len();
     let mut arc = vec![0.0; n];
     for k in 1..n {
-        arc[k] = arc[k - 1] + (br.pts[k] - br.pts[k - 1]).norm();
+        arc[k] = arc[k - 1] + (pts[k] - pts[k - 1]).norm();
     }
     let mut stops = vec![0];
     stops.extend(mids);
@@ -161,7 +204,7 @@ fn subdivide(br: &Branch, mids: Vec<usize>, max_len: f64) -> Vec<usize> {
     let mut out = Vec::new();
     for w in stops.windows(2) {
         let (a, b) = (w[0], w[1]);
-        let pieces = ((br.pts[b] - br.pts[a]).norm() / max_len).ceil().max(1.0) as usize;
+        let pieces = ((pts[b] - pts[a]).norm() / max_len).ceil().max(1.0) as usize;
         for i in 1..pieces {
             let target = arc[a] + (arc[b] - arc[a]) * i as f64 / pieces as f64;
             let k = (a..=b)
@@ -316,7 +359,7 @@ fn name(
     let mut index = vec![usize::MAX; verts.len()];
     let mut branch_no: Vec<Option<usize>> = vec![None; branch_count];
     let mut step = vec![0usize; branch_count];
-    let tentacle = tentacle_branches(verts, adj, branch_count);
+    let tentacle = tentacle_branches(verts, adj, branch_count, root);
     let (mut next_branch, mut next_junction) = (0, 0);
     let mut joints = Vec::with_capacity(seq.len());
     for &v in seq {
@@ -358,25 +401,30 @@ fn name(
     }
 }
 
-/// Branches that are leaves of a junction with at least [`TENTACLE_MIN`] leaf branches.
+/// Branches that are leaves of the hub (the root and the junctions within two root radii of it,
+/// one body) when the hub has at least [`TENTACLE_MIN`] of them.
 fn tentacle_branches(
     verts: &[GV],
     adj: &[Vec<(usize, usize, f64)>],
     branch_count: usize,
+    root: usize,
 ) -> Vec<bool> {
     let mut out = vec![false; branch_count];
+    let reach = 2.0 * verts[root].r;
+    let mut leaves = Vec::new();
     for (v, gv) in verts.iter().enumerate() {
-        if !(gv.key && adj[v].len() >= TENTACLE_MIN) {
+        if !(gv.key && adj[v].len() >= 3 && (gv.pos - verts[root].pos).norm() <= reach) {
             continue;
         }
-        let leaves: Vec<usize> = adj[v]
-            .iter()
-            .filter(|e| leads_to_leaf(e.0, v, adj))
-            .map(|e| e.1)
-            .collect();
-        if leaves.len() >= TENTACLE_MIN {
-            leaves.into_iter().for_each(|b| out[b] = true);
-        }
+        leaves.extend(
+            adj[v]
+                .iter()
+                .filter(|e| leads_to_leaf(e.0, v, adj))
+                .map(|e| e.1),
+        );
+    }
+    if leaves.len() >= TENTACLE_MIN {
+        leaves.into_iter().for_each(|b| out[b] = true);
     }
     out
 }

@@ -30,9 +30,6 @@ pub mod raster;
 pub mod refine;
 pub mod view;
 
-#[cfg(test)]
-mod tests;
-
 use std::time::Instant;
 
 use serde::{Deserialize, Serialize};
@@ -151,8 +148,13 @@ pub fn build(
         return Err(CurveError::NoOutline);
     }
     let mut tree = prune::Tree::from_axis(&ax, opts.mode);
-    let pruned = tree.prune(opts.mode, primary.extent);
+    let mut pruned = tree.prune(opts.mode, primary.extent);
+    let mut plates = 0;
     if opts.mode == CurveMode::Robust {
+        let p = tree.prune_plates(&primary);
+        plates = p.len();
+        pruned.extend(p);
+        pruned.extend(tree.prune(opts.mode, primary.extent));
         tree.merge_junctions();
     }
     tree.apply_end_hints(hints, &frame, &ax);
@@ -185,6 +187,12 @@ pub fn build(
         frame: &frame,
         inside,
     });
+    let mut diags = diags;
+    if plates > 0 {
+        diags.warnings.push(format!(
+            "{plates} flat part(s) (fins, ears, membranes) got no bones of their own: they follow the branch they grow from"
+        ));
+    }
     Ok(assemble(
         built,
         frame,

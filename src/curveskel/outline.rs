@@ -103,7 +103,7 @@ fn march(mask: &[bool], w: usize, h: usize) -> Vec<Vec<(f64, f64)>> {
             ];
             let side = [id_h(i, j), id_v(i + 1, j), id_h(i, j + 1), id_v(i, j)];
             for s in 0..4 {
-                if !(val[s] && !val[(s + 1) % 4]) {
+                if !val[s] || val[(s + 1) % 4] {
                     continue;
                 }
                 // The next side, counter-clockwise, where the outline comes back in.

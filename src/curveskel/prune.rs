@@ -19,11 +19,15 @@ use super::{CurveHints, CurveMode};
 use crate::geom::P3;
 
 /// A limb's tip protrudes beyond its junction's disc by at least this many base radii.
-pub const PRUNE_RATIO: f64 = 1.0;
+pub const PRUNE_RATIO: f64 = 0.5;
 /// …and by at least this fraction of the model's largest side.
 pub const MIN_PROTRUSION: f64 = 0.02;
 /// Junctions closer than this many junction radii (along the axis) merge.
 pub const JUNCTION_MERGE: f64 = 1.0;
+/// Robust mode: a leaf branch whose thickness along the view is below this fraction of its width
+/// (median over its nodes) is a plate (a fin, an ear, a wing membrane): it gets no bones of its
+/// own and its surface follows the branch it grows from (a flat part bends with its carrier).
+pub const PLATE_RATIO: f64 = 0.25;
 /// A pruned tip protruding by more than this fraction of the model was a visible tip (diagnostic).
 pub const VISIBLE_TIP: f64 = 0.06;
 
@@ -163,6 +167,73 @@ impl Tree {
                     protrusion,
                 });
                 self.cut(&path);
+            }
+        }
+    }
+
+    /// Robust mode: cut leaf branches that are flat plates ([`PLATE_RATIO`]), thinnest first, one
+    /// per junction per round; returns what was removed.
+    pub fn prune_plates(&mut self, r: &super::raster::Raster) -> Vec<Pruned> {
+        let mut out = Vec::new();
+        loop {
+            let mut worst: std::collections::BTreeMap<usize, (f64, Vec<usize>)> =
+                Default::default();
+            for path in self.leaf_chains() {
+                let j = *path.last().expect("non-empty");
+                let mut ratios: Vec<f64> = path[..path.len() - 1]
+                    .iter()
+                    .filter_map(|&k| self.flatness(r, k))
+                    .collect();
+                if ratios.is_empty() {
+                    continue;
+                }
+                ratios.sort_by(f64::total_cmp);
+                let median = ratios[ratios.len() / 2];
+                if median < PLATE_RATIO && worst.get(&j).is_none_or(|w| median < w.0) {
+                    worst.insert(j, (median, path));
+                }
+            }
+            if worst.is_empty() {
+                self.trim_plate_tips(r);
+                return out;
+            }
+            for (_, path) in worst.into_values() {
+                let (t, j) = (
+                    self.nodes[path[0]],
+                    self.nodes[*path.last().expect("non-empty")],
+                );
+                let protrusion =
+                    ((t.pos.x - j.pos.x).powi(2) + (t.pos.y - j.pos.y).powi(2)).sqrt() - j.r;
+                out.push(Pruned {
+                    tip: t.pos,
+                    protrusion: -protrusion.abs(),
+                });
+                self.cut(&path);
+            }
+        }
+    }
+
+    /// Thickness over width at node `k` (None where the raster has no depth).
+    fn flatness(&self, r: &super::raster::Raster, k: usize) -> Option<f64> {
+        let n = self.nodes[k];
+        let (u, v) = r.to_px(n.pos.x, n.pos.y);
+        r.depth_range(u, v)
+            .map(|(lo, hi)| (hi - lo) / (2.0 * n.r).max(1e-12))
+    }
+
+    /// A leaf branch that ends in a plate (a tail fin after its other lobe was cut) ends where the
+    /// plate starts.
+    fn trim_plate_tips(&mut self, r: &super::raster::Raster) {
+        for path in self.leaf_chains() {
+            let flat = path[..path.len() - 2]
+                .iter()
+                .take_while(|&&k| self.flatness(r, k).is_some_and(|f| f < PLATE_RATIO))
+                .count();
+            if flat > 0 {
+                let keep = path[flat];
+                let mut cut: Vec<usize> = path[..flat].to_vec();
+                cut.push(keep);
+                self.cut(&cut);
             }
         }
     }

@@ -198,8 +198,8 @@ impl Raster {
                 closed[j * self.w + i] = self.all_around(&dilated, i, j);
             }
         }
-        for k in 0..closed.len() {
-            if closed[k] && !self.mask[k] {
+        for (k, &c) in closed.iter().enumerate() {
+            if c && !self.mask[k] {
                 let (i, j) = (k % self.w, k / self.w);
                 let (lo, hi) = self.neighbour_depths(i, j);
                 self.zmin[k] = lo;

@@ -109,12 +109,21 @@ pub fn depth(
         }
         // u = normalize(v_k × p): the branch's in-image direction; stations are along it.
         let (ux, uy) = (d.x / planar, d.y / planar);
-        let mut new_z: Vec<Option<f64>> = vec![None; n];
-        for k in 1..n.saturating_sub(1) {
-            let m = br.pts[k];
-            let zs = station_depths(&pts, &tris[b], m, (ux, uy), CROSS_RADII * br.radius[k]);
-            new_z[k] = centre_of(zs, mode);
-        }
+        let new_z: Vec<Option<f64>> = (0..n)
+            .map(|k| {
+                if k == 0 || k + 1 == n {
+                    return None;
+                }
+                let zs = station_depths(
+                    &pts,
+                    &tris[b],
+                    br.pts[k],
+                    (ux, uy),
+                    CROSS_RADII * br.radius[k],
+                );
+                centre_of(zs, mode)
+            })
+            .collect();
         let found = new_z.iter().filter(|z| z.is_some()).count();
         if n > 2 && found * 2 < n - 2 {
             out.empty.push(b);
@@ -190,8 +199,8 @@ fn apply(br: &mut Branch, new_z: &[Option<f64>], primary: &Raster, mode: CurveMo
             })
             .collect();
     }
-    for k in 0..n {
-        let Some(dz) = delta[k] else { continue };
+    for (k, d) in delta.iter().enumerate() {
+        let Some(dz) = *d else { continue };
         let mut z = br.pts[k].z + dz;
         if mode == CurveMode::Robust {
             let (u, v) = primary.to_px(br.pts[k].x, br.pts[k].y);
