@@ -126,6 +126,24 @@ pub fn run(i: &Inputs) -> Diagnostics {
             i.built.bridged_parts
         ));
     }
-    let _ = i.branches;
+    let hidden = i.branches.iter().filter(|b| over_another_part(i.primary, b)).count();
+    if hidden > 0 {
+        d.warnings.push(format!(
+            "{hidden} branch(es) lie over another part in the primary view (a limb in front of or behind the body): their depth is uncertain"
+        ));
+    }
     d
+}
+
+/// Most of the branch's nodes look through more than two surface layers.
+fn over_another_part(r: &Raster, b: &Branch) -> bool {
+    let deep = b
+        .pts
+        .iter()
+        .filter(|q| {
+            let (u, v) = r.to_px(q.x, q.y);
+            r.index(u, v).is_some_and(|k| r.layers[k] > 2)
+        })
+        .count();
+    b.pts.len() >= 3 && deep * 2 > b.pts.len()
 }
