@@ -260,3 +260,64 @@ fn refinement_changes_only_depth_and_centres_it() {
         );
     }
 }
+
+#[test]
+fn hints_move_a_joint_and_add_or_delete_branch_ends() {
+    let m = shape(&star(5));
+    let opts = CurveOptions {
+        mode: CurveMode::Robust,
+        view: Some([0.0, 0.0, 1.0]),
+    };
+    let plain = build(&m, CurveMode::Robust);
+    let ends = |f: &curveskel::CurveFit| f.skeleton.joints.iter().filter(|j| j.end).count();
+    assert_eq!(ends(&plain), 5);
+    let tip = |k: usize| {
+        let a = std::f64::consts::TAU * k as f64 / 5.0 + 0.1;
+        m.normalization.to_normalized(&p(a.cos(), a.sin()))
+    };
+    let removed = curveskel::build(
+        &m,
+        &|_| true,
+        &CurveHints {
+            remove_ends: vec![tip(2)],
+            ..Default::default()
+        },
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(ends(&removed), 4, "one branch end deleted");
+    let extra = m.normalization.to_normalized(&P3::new(0.0, 0.0, 0.25));
+    let added = curveskel::build(
+        &m,
+        &|_| true,
+        &CurveHints {
+            add_ends: vec![extra],
+            ..Default::default()
+        },
+        &opts,
+    )
+    .unwrap();
+    assert_eq!(ends(&added), 6, "one branch end added");
+    assert!(added
+        .embedding
+        .joints
+        .iter()
+        .any(|q| (q - extra).norm() < 1e-9));
+    let name = plain.skeleton.joints[3].name.clone();
+    let target = plain.embedding.joints[3] + V3::new(0.02, -0.01, 0.0);
+    let pinned = curveskel::build(
+        &m,
+        &|_| true,
+        &CurveHints {
+            pins: vec![(name, target)],
+            ..Default::default()
+        },
+        &opts,
+    )
+    .unwrap();
+    assert!(
+        (pinned.embedding.joints[3] - target).norm() < 1e-9,
+        "the pinned joint moved"
+    );
+    assert_eq!(pinned.embedding.pinned.len(), 1);
+}

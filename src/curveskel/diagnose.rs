@@ -126,7 +126,11 @@ pub fn run(i: &Inputs) -> Diagnostics {
             i.built.bridged_parts
         ));
     }
-    let hidden = i.branches.iter().filter(|b| over_another_part(i.primary, b)).count();
+    let hidden = i
+        .branches
+        .iter()
+        .filter(|b| over_another_part(i.primary, b))
+        .count();
     if hidden > 0 {
         d.warnings.push(format!(
             "{hidden} branch(es) lie over another part in the primary view (a limb in front of or behind the body): their depth is uncertain"
