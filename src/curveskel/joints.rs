@@ -25,6 +25,9 @@ pub const SIMPLIFY_RADIUS: f64 = 0.25;
 /// fish's spine segment and a tentacle's bend all measure about two widths; a rule relative to the
 /// limb, not the model, so thin limbs get short bones and bend smoothly).
 pub const MAX_BONE: f64 = 4.0;
+/// …but never shorter than this fraction of the model's largest side (a spider's thin legs would
+/// otherwise get dozens of bones too short to animate).
+pub const MIN_SPLIT_BONE: f64 = 0.05;
 /// Leaf branches sharing one junction, at least this many, are tentacles (an octopus; a hand's
 /// five fingers and wrist stay `branch`).
 pub const TENTACLE_MIN: usize = 7;
@@ -129,7 +132,7 @@ pub fn middle_joints(br: &Branch, extent: f64, mode: CurveMode) -> (Vec<usize>, 
         if d1.dot(&d2).clamp(-1.0, 1.0).acos().to_degrees() > BEND_DEGREES {
             // A bone shorter than its limb's diameter cannot bend visibly: such a bend joint merges.
             let last = mids.last().copied().unwrap_or(0);
-            let min_bone = br.radius[w[1]];
+            let min_bone = br.radius[w[1]].max(MIN_SPLIT_BONE * extent);
             let near_end = (pts[w[1]] - pts[n - 1]).norm() < min_bone.max(mean_r);
             if (pts[w[1]] - pts[last]).norm() >= min_bone && !near_end {
                 mids.push(w[1]);
@@ -137,8 +140,7 @@ pub fn middle_joints(br: &Branch, extent: f64, mode: CurveMode) -> (Vec<usize>, 
         }
     }
     if mode == CurveMode::Robust {
-        mids = subdivide(&pts, mids, MAX_BONE * mean_r);
-        let _ = extent;
+        mids = subdivide(&pts, mids, (MAX_BONE * mean_r).max(MIN_SPLIT_BONE * extent));
     }
     (mids, pts)
 }

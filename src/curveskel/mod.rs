@@ -278,7 +278,9 @@ fn constants(mode: CurveMode) -> Vec<(String, f64)> {
             ("min_protrusion".to_string(), prune::MIN_PROTRUSION),
             ("junction_merge".to_string(), prune::JUNCTION_MERGE),
             ("simplify_radius".to_string(), joints::SIMPLIFY_RADIUS),
-            ("max_bone".to_string(), joints::MAX_BONE),
+            ("max_bone_radii".to_string(), joints::MAX_BONE),
+            ("min_split_bone".to_string(), joints::MIN_SPLIT_BONE),
+            ("plate_ratio".to_string(), prune::PLATE_RATIO),
         ]);
     }
     c
