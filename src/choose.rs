@@ -11,6 +11,7 @@
 use std::sync::Arc;
 
 use crate::confidence::{self, Confidence};
+use crate::curveskel::{self, CurveFit, CurveMode};
 use crate::embed::reduced::Reduced;
 use crate::embed::{EmbedError, EmbedOptions, Embedding, OrientationMode};
 use crate::rig::Status;
@@ -36,13 +37,20 @@ pub enum Template {
     Auto,
     /// This template.
     Fixed(Arc<Skeleton>),
+    /// No template: a curve skeleton from the mesh's 3D silhouettes ([`crate::curveskel`]).
+    Curve(CurveMode),
 }
 
 impl Template {
     /// `auto`, a built-in template name, or a template YAML file.
     pub fn parse(name: &str) -> Result<Self, SkeletonError> {
-        if name.trim().eq_ignore_ascii_case("auto") {
+        let key = name.trim().to_ascii_lowercase();
+        if key == "auto" {
             Ok(Self::Auto)
+        } else if key == curveskel::METHOD_NAME {
+            Ok(Self::Curve(CurveMode::Robust))
+        } else if let Some(mode) = key.strip_prefix("curve-").and_then(CurveMode::parse) {
+            Ok(Self::Curve(mode))
         } else {
             load_template(name).map(|s| Self::Fixed(Arc::new(s)))
         }
@@ -53,6 +61,7 @@ impl Template {
         match self {
             Self::Auto => "auto",
             Self::Fixed(s) => &s.name,
+            Self::Curve(_) => curveskel::METHOD_NAME,
         }
     }
 
@@ -60,6 +69,7 @@ impl Template {
     pub fn candidates(&self) -> Result<Vec<Arc<Skeleton>>, SkeletonError> {
         match self {
             Self::Fixed(s) => Ok(vec![s.clone()]),
+            Self::Curve(_) => Ok(Vec::new()),
             Self::Auto => AUTO_TEMPLATES
                 .iter()
                 .map(|n| load_template(n).map(Arc::new))
@@ -122,6 +132,46 @@ impl Fit {
             self.per_chain(),
         )
     }
+}
+
+impl From<CurveFit> for Fit {
+    fn from(c: CurveFit) -> Self {
+        Fit {
+            skeleton: Arc::new(c.skeleton),
+            embedding: c.embedding,
+            confidence: c.confidence,
+        }
+    }
+}
+
+/// rig.json's record of a curve-skeleton attempt (`note` says why it won or lost).
+pub fn curve_trial(c: &CurveFit, chosen: bool, note: String) -> TemplateTrial {
+    TemplateTrial {
+        template: curveskel::METHOD_NAME.into(),
+        orientation: String::new(),
+        penalty: 0.0,
+        penalty_per_chain: 0.0,
+        status: Some(c.confidence.status),
+        chosen,
+        note,
+    }
+}
+
+/// Under `auto`, whether the curve skeleton replaces the best template fit, and why in plain words:
+/// only when no template fits with confidence and the curve skeleton does.
+pub fn curve_wins(best: &Fit, curve: &CurveFit) -> Option<String> {
+    (best.confidence.status != Status::Ok && curve.confidence.status == Status::Ok).then(|| {
+        format!(
+            "no template fits with confidence (best: {}, {}); the curve skeleton built from the \
+             mesh's outline ({} branches) fits, so it was used",
+            best.skeleton.name,
+            best.confidence
+                .reasons
+                .first()
+                .map_or("low confidence", String::as_str),
+            curve.report.branches
+        )
+    })
 }
 
 /// Number of chains of `skel`'s reduced skeleton (at least 1).

@@ -18,6 +18,7 @@ pub mod choose;
 pub mod cli;
 pub mod confidence;
 pub mod config;
+pub mod curveskel;
 pub mod demo;
 pub mod discretize;
 pub mod embed;

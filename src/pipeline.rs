@@ -9,6 +9,7 @@ use std::time::Instant;
 use crate::choose::{self, Fit, Template, TemplateTrial};
 use crate::confidence;
 use crate::config::RigConfig;
+use crate::curveskel::CurveMode;
 use crate::discretize::{self, Discretization};
 use crate::embed::hints::Hints;
 use crate::embed::hints::ResolvedHint;
@@ -16,6 +17,7 @@ use crate::embed::{self, Embedding, OrientationMode, PENALTY_TERMS};
 use crate::error::RigError;
 use crate::mesh::{self, PreparedMesh};
 use crate::progress::{Progress, Stage};
+use crate::rig::Status;
 use crate::rig::{Rig, RigJoint, RigPenalty};
 use crate::skeleton::Skeleton;
 use crate::skin::{self, Skin};
@@ -183,9 +185,22 @@ impl Pipeline {
         for (name, ms) in &chosen.fit.embedding.timings_ms {
             timings.insert((*name).to_string(), *ms);
         }
-        let Chosen { fit, trials } = chosen;
+        let Chosen {
+            fit,
+            trials,
+            curve,
+            notes,
+        } = chosen;
         let mut rig = build_rig(req, &prepared, &fit);
         rig.templates = trials;
+        rig.warnings.extend(notes);
+        if let Some(report) = curve {
+            rig.method = crate::curveskel::METHOD_NAME.into();
+            for (name, ms) in &report.timings_ms {
+                timings.insert(format!("curve_{name}"), *ms);
+            }
+            rig.curve = Some(report);
+        }
         if let Some(src) = &source {
             rig.warnings.extend(src.warnings.iter().cloned());
         }
@@ -256,6 +271,10 @@ fn run_stage<T>(
 struct Chosen {
     fit: Fit,
     trials: Vec<TemplateTrial>,
+    /// The curve-skeleton report when the curve method made the joints.
+    curve: Option<crate::rig::CurveReport>,
+    /// Plain-language notes on the choice (rig.json `warnings`).
+    notes: Vec<String>,
 }
 
 impl Pipeline {
@@ -271,6 +290,15 @@ impl Pipeline {
         progress: &dyn Progress,
     ) -> Result<Chosen, RigError> {
         let path = &req.mesh_path;
+        if let Template::Curve(mode) = req.skeleton {
+            let c = self.curve(req, prepared, disc, mode)?;
+            return Ok(Chosen {
+                trials: vec![choose::curve_trial(&c, true, String::new())],
+                curve: Some(c.report.clone()),
+                notes: Vec::new(),
+                fit: c.into(),
+            });
+        }
         let opts = choose::options(&self.config.embed_options(), &req.skeleton, req.orientation);
         let mut fits = Vec::new();
         let mut first_err: Option<RigError> = None;
@@ -307,6 +335,20 @@ impl Pipeline {
             }
         }
         let Some(best) = choose::best(&fits) else {
+            // Under `auto`, a shape no template embeds into may still have a curve skeleton.
+            if matches!(req.skeleton, Template::Auto) {
+                if let Ok(c) = self.curve(req, prepared, disc, CurveMode::Robust) {
+                    let note = "no template embeds into this shape; the curve skeleton built from \
+                                the mesh's outline was used"
+                        .to_string();
+                    return Ok(Chosen {
+                        trials: vec![choose::curve_trial(&c, true, note.clone())],
+                        curve: Some(c.report.clone()),
+                        notes: vec![note],
+                        fit: c.into(),
+                    });
+                }
+            }
             return Err(first_err.unwrap_or(RigError::Cancelled));
         };
         let mut others: Vec<(String, f64, bool)> = fits
@@ -340,7 +382,102 @@ impl Pipeline {
             fit.confidence.status = crate::rig::Status::LowConfidence;
             fit.confidence.reasons.push(reason);
         }
-        Ok(Chosen { fit, trials })
+        if matches!(req.skeleton, Template::Auto) && fit.confidence.status != Status::Ok {
+            return self.curve_competes(req, prepared, disc, fit, trials);
+        }
+        Ok(Chosen {
+            fit,
+            trials,
+            curve: None,
+            notes: Vec::new(),
+        })
+    }
+
+    /// `auto` with no trustworthy template: the curve skeleton competes (it wins only if it is
+    /// `ok`); rig.json's trials and warnings say which won and why, in plain words.
+    fn curve_competes(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        fit: Fit,
+        mut trials: Vec<TemplateTrial>,
+    ) -> Result<Chosen, RigError> {
+        let c = match self.curve(req, prepared, disc, CurveMode::Robust) {
+            Ok(c) => c,
+            Err(e) if e.is_cancelled() => return Err(e),
+            Err(e) => {
+                trials.push(TemplateTrial {
+                    template: crate::curveskel::METHOD_NAME.into(),
+                    note: e.to_string(),
+                    ..TemplateTrial::default()
+                });
+                return Ok(Chosen {
+                    fit,
+                    trials,
+                    curve: None,
+                    notes: Vec::new(),
+                });
+            }
+        };
+        if let Some(why) = choose::curve_wins(&fit, &c) {
+            trials.iter_mut().for_each(|t| t.chosen = false);
+            trials.push(choose::curve_trial(&c, true, why.clone()));
+            return Ok(Chosen {
+                curve: Some(c.report.clone()),
+                fit: c.into(),
+                trials,
+                notes: vec![why],
+            });
+        }
+        let reason = c.confidence.reasons.first().cloned().unwrap_or_default();
+        trials.push(choose::curve_trial(
+            &c,
+            false,
+            format!("the curve skeleton is not trustworthy either: {reason}"),
+        ));
+        Ok(Chosen {
+            fit,
+            trials,
+            curve: None,
+            notes: Vec::new(),
+        })
+    }
+
+    /// The curve-skeleton method on the prepared mesh, with the request's hints (pins by joint
+    /// name, branch ends added or deleted) mapped to the normalized frame.
+    fn curve(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        mode: CurveMode,
+    ) -> Result<crate::curveskel::CurveFit, RigError> {
+        let norm = &prepared.normalization;
+        let to_norm = |p: &[f64; 3]| norm.to_normalized(&crate::geom::P3::from(*p));
+        let mut hints = crate::curveskel::CurveHints::default();
+        if let Some((h, _)) = &req.hints {
+            hints.pins = h
+                .hints
+                .iter()
+                .map(|j| (j.joint.clone(), to_norm(&j.position)))
+                .collect();
+            if let Some(c) = &h.curve {
+                hints.add_ends = c.add_ends.iter().map(to_norm).collect();
+                hints.remove_ends = c.remove_ends.iter().map(to_norm).collect();
+            }
+        }
+        let opts = crate::curveskel::CurveOptions { mode, view: None };
+        let inside = |p: &crate::geom::P3| {
+            crate::discretize::Field::eval(&disc.field, p) < crate::confidence::OUTSIDE_TOLERANCE
+        };
+        crate::curveskel::build(prepared, &inside, &hints, &opts).map_err(|e| RigError::Embed {
+            path: req.mesh_path.clone(),
+            source: embed::EmbedError::NoMatch {
+                skeleton: crate::curveskel::METHOD_NAME.into(),
+                reason: e.to_string(),
+            },
+        })
     }
 
     /// Hints resolved against `skel` (none without a hints file).
@@ -449,6 +586,8 @@ fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
     let mut warnings = emb.warnings.clone();
     warnings.extend(conf.reasons.iter().map(|r| format!("low confidence: {r}")));
     Rig {
+        method: "embed".into(),
+        curve: None,
         mesh: req.mesh_path.display().to_string(),
         skeleton: fit.skeleton.name.clone(),
         status: conf.status,

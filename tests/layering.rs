@@ -16,6 +16,7 @@ const LAYERS: &[&[&str]] = &[
     &["embed", "skin"],
     &["rig"],
     &["confidence", "config", "error"],
+    &["curveskel"],
     &["choose"],
     &["pipeline"],
     &["raster"],

@@ -64,10 +64,14 @@ pub struct RigArgs {
     /// across runs, machines and shards).
     #[arg(long)]
     pub no_timings: bool,
-    /// Skeleton template: `auto` (try the shipped templates, keep the best fit), human, quadruped,
-    /// horse, centaur, or a YAML file.
+    /// Skeleton template: `auto` (try the shipped templates, keep the best fit; when none fits with
+    /// confidence, a curve skeleton competes), human, quadruped, horse, centaur, a YAML file, or
+    /// `curve` (no template: a skeleton from the mesh's 3D silhouettes).
     #[arg(long, default_value = "auto")]
     pub skeleton: String,
+    /// With `--skeleton curve`: `robust` (default) or `faithful` (the paper's rules only).
+    #[arg(long, default_value = "robust")]
+    pub curve_mode: String,
     /// Hints file (default: NAME.hints.yaml next to each mesh, if present).
     #[arg(long)]
     pub hints: Option<PathBuf>,

@@ -43,6 +43,17 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    let Some(curve_mode) = crate::curveskel::CurveMode::parse(&args.curve_mode) else {
+        eprintln!(
+            "error: --curve-mode '{}': expected robust or faithful",
+            args.curve_mode
+        );
+        return Ok(ExitCode::from(2));
+    };
+    let skeleton = match skeleton {
+        Template::Curve(_) => Template::Curve(curve_mode),
+        other => other,
+    };
     let config = load_config(args.config.as_deref())?;
     let hints = match &args.hints {
         Some(p) => Some((Hints::load(p)?, p.clone())),

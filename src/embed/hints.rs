@@ -34,6 +34,27 @@ pub struct Hints {
     /// overrides the watcher's and the command line's choice for this one asset.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub skeleton: Option<String>,
+    /// Curve-skeleton edits (`--skeleton curve`): branch ends to add or delete.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<CurveEdits>,
+}
+
+/// Branch-end edits for the curve-skeleton method (positions in the **mesh frame**).
+///
+/// ```yaml
+/// curve:
+///   add_ends: [[0.1, 1.2, 0.0]]     # a branch from the nearest skeleton node to this point
+///   remove_ends: [[0.5, 0.3, 0.0]]  # delete the leaf branch whose end is nearest this point
+/// ```
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct CurveEdits {
+    /// Add a branch ending at each point.
+    #[serde(default)]
+    pub add_ends: Vec<[f64; 3]>,
+    /// Delete the leaf branch nearest each point.
+    #[serde(default)]
+    pub remove_ends: Vec<[f64; 3]>,
 }
 
 /// One pinned joint.

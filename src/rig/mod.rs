@@ -6,7 +6,10 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 
 mod json;
+pub mod curve;
 pub mod read;
+
+pub use curve::CurveReport;
 
 use crate::mesh::RepairReport;
 pub use crate::skeleton::rigged::{RigJoint, SkinTable};
@@ -35,6 +38,13 @@ pub struct RigPenalty {
 /// A complete rig, as written to `OUT/NAME.rig.json`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Rig {
+    /// How the joints were made: `embed` (template embedding) or `curve` (curve skeleton from 3D
+    /// silhouettes, `crate::curveskel`).
+    #[serde(default = "default_method")]
+    pub method: String,
+    /// The curve-skeleton method's report (branches, joints, stage times, diagnostics).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub curve: Option<CurveReport>,
     /// The mesh file the rig was made from (as given on the command line or found by the watcher).
     pub mesh: String,
     /// Skeleton template name.
@@ -76,6 +86,11 @@ pub struct Rig {
     /// Engine statistics for benchmarks (`graph_vertices`, `graph_edges`, `medial_samples`, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stats: BTreeMap<String, f64>,
+}
+
+/// rig.json files written before the method field are template embeddings.
+fn default_method() -> String {
+    "embed".into()
 }
 
 impl Rig {

@@ -210,6 +210,7 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
                 a.hints = Hints {
                     hints: rig.hints.clone(),
                     skeleton: a.hints.skeleton.clone(),
+                    curve: a.hints.curve.clone(),
                 };
             }
             a.last = Some(LastRun::Rigged(Box::new(RigInfo {

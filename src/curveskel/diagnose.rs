@@ -1,0 +1,153 @@
+//! What the silhouette method cannot see, said in plain words instead of a silently wrong rig
+//! (the paper's own limits, §12: occlusion in the primary view, limbs along the view direction):
+//!
+//! * parts overlapping in the primary view (a limb in front of or behind the body): many pixels
+//!   whose ray crosses more than two surface layers;
+//! * a branch pointing along the view: Eq. 3's second direction degenerates;
+//! * a second silhouette that found no surface (a degenerate second direction);
+//! * visible outline tips that got no branch (pruned as noise, yet large);
+//! * joints outside the mesh; no limbs at all (a blob).
+
+use super::joints::Built;
+use super::prune::{Branch, Pruned, VISIBLE_TIP};
+use super::raster::Raster;
+use super::refine::Refined;
+use super::view::Frame;
+use crate::confidence::Confidence;
+use crate::geom::P3;
+use crate::rig::Status;
+
+/// Overlap fraction of the primary view above which parts are said to hide each other.
+pub const OVERLAP_LIMIT: f64 = 0.15;
+
+/// What the diagnostics look at.
+pub struct Inputs<'a> {
+    /// Primary raster.
+    pub primary: &'a Raster,
+    /// Branches (refined).
+    pub branches: &'a [Branch],
+    /// Refinement record.
+    pub refined: &'a Refined,
+    /// Pruned twigs.
+    pub pruned: &'a [Pruned],
+    /// The skeleton.
+    pub built: &'a Built,
+    /// The primary frame.
+    pub frame: &'a Frame,
+    /// Inside test (normalized frame).
+    pub inside: &'a dyn Fn(&P3) -> bool,
+}
+
+/// Findings: reasons that lower confidence, and notes that only warn.
+#[derive(Clone, Debug, Default)]
+pub struct Diagnostics {
+    /// Make the rig `low_confidence`.
+    pub reasons: Vec<String>,
+    /// Worth knowing, not disqualifying.
+    pub warnings: Vec<String>,
+}
+
+impl Diagnostics {
+    /// Reasons then warnings.
+    pub fn all(&self) -> Vec<String> {
+        self.reasons.iter().chain(&self.warnings).cloned().collect()
+    }
+
+    /// The confidence these findings give.
+    pub fn confidence(&self) -> Confidence {
+        Confidence {
+            status: if self.reasons.is_empty() {
+                Status::Ok
+            } else {
+                Status::LowConfidence
+            },
+            reasons: self.reasons.clone(),
+        }
+    }
+}
+
+/// Run every check.
+pub fn run(i: &Inputs) -> Diagnostics {
+    let mut d = Diagnostics::default();
+    let overlap = i.primary.overlap_fraction();
+    if overlap > OVERLAP_LIMIT {
+        d.reasons.push(format!(
+            "parts overlap in the primary view ({:.0}% of the outline's area has more than two surface layers): a limb in front of or behind the body gets no branch of its own",
+            overlap * 100.0
+        ));
+    }
+    if !i.refined.along_view.is_empty() {
+        d.warnings.push(format!(
+            "{} branch(es) point along the view direction: their depth was not refined (degenerate second direction)",
+            i.refined.along_view.len()
+        ));
+    }
+    if !i.refined.empty.is_empty() {
+        d.warnings.push(format!(
+            "{} branch(es) had no surface in their second silhouette at most stations (degenerate second direction)",
+            i.refined.empty.len()
+        ));
+    }
+    let lost = i
+        .pruned
+        .iter()
+        .filter(|p| p.protrusion > VISIBLE_TIP * i.primary.extent)
+        .count();
+    if lost > 0 {
+        d.warnings.push(format!(
+            "fewer branches than the outline's visible tips: {lost} tip(s) protruding more than {:.0}% of the model were judged too stubby for a branch",
+            VISIBLE_TIP * 100.0
+        ));
+    }
+    let leaves = i.built.joints.iter().filter(|j| j.end).count();
+    if leaves < 2 {
+        d.reasons.push(
+            "the outline has no limbs (fewer than two branch ends): a blob, not a creature".into(),
+        );
+    }
+    let outside = i
+        .built
+        .joints
+        .iter()
+        .filter(|j| !(i.inside)(&i.frame.to_norm(&j.pos)))
+        .count();
+    if outside * 10 > i.built.joints.len() {
+        d.reasons.push(format!(
+            "{outside} of {} joints lie outside the mesh",
+            i.built.joints.len()
+        ));
+    } else if outside > 0 {
+        d.warnings
+            .push(format!("{outside} joint(s) lie just outside the mesh"));
+    }
+    if i.built.bridged_parts > 0 {
+        d.warnings.push(format!(
+            "{} separate outline part(s) joined to the nearest joint across a gap",
+            i.built.bridged_parts
+        ));
+    }
+    let hidden = i
+        .branches
+        .iter()
+        .filter(|b| over_another_part(i.primary, b))
+        .count();
+    if hidden > 0 {
+        d.warnings.push(format!(
+            "{hidden} branch(es) lie over another part in the primary view (a limb in front of or behind the body): their depth is uncertain"
+        ));
+    }
+    d
+}
+
+/// Most of the branch's nodes look through more than two surface layers.
+fn over_another_part(r: &Raster, b: &Branch) -> bool {
+    let deep = b
+        .pts
+        .iter()
+        .filter(|q| {
+            let (u, v) = r.to_px(q.x, q.y);
+            r.index(u, v).is_some_and(|k| r.layers[k] > 2)
+        })
+        .count();
+    b.pts.len() >= 3 && deep * 2 > b.pts.len()
+}

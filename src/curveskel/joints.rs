@@ -1,0 +1,476 @@
+//! From the curve skeleton to an animation skeleton (paper §8): key joints at branch ends and
+//! junctions (§8.1), middle joints where the curve bends by more than 18° (§8.2), a root, names.
+//!
+//! The paper's "down sampling" has no scale; measured on adjacent chord midpoints the 18° test is
+//! noise. Each branch is first simplified (Douglas–Peucker, tolerance [`SIMPLIFY_RADIUS`] × its
+//! mean radius), then the bend test runs on what remains; middle joints closer than a local radius
+//! merge. Robust mode also splits bones longer than [`MAX_BONE`] of the model (a tentacle or a
+//! finger straight in the rest pose still needs to bend: the paper's acknowledged limitation §8.2,
+//! kept in faithful mode). Root (the paper has no rule, §8.4): the junction at the tree's centre
+//! (smallest eccentricity by length; ties: the thicker), else the centre of the single branch.
+
+use std::collections::VecDeque;
+
+use super::prune::{Branch, Tree};
+use super::view::Frame;
+use super::{CurveHints, CurveMode};
+use crate::geom::{JointId, P3};
+use crate::skeleton::{Joint, Skeleton};
+
+/// Middle joint where the curve bends by more than this (paper §8.2).
+pub const BEND_DEGREES: f64 = 18.0;
+/// Douglas–Peucker tolerance, in mean radii of the branch.
+pub const SIMPLIFY_RADIUS: f64 = 0.25;
+/// Robust mode: longest bone, in mean radii of its branch (two diameters: a finger's phalanx, a
+/// fish's spine segment and a tentacle's bend all measure about two widths; a rule relative to the
+/// limb, not the model, so thin limbs get short bones and bend smoothly).
+pub const MAX_BONE: f64 = 4.0;
+/// …but never shorter than this fraction of the model's largest side (a spider's thin legs would
+/// otherwise get dozens of bones too short to animate).
+pub const MIN_SPLIT_BONE: f64 = 0.05;
+/// Leaf branches sharing one junction, at least this many, are tentacles (an octopus; a hand's
+/// five fingers and wrist stay `branch`).
+pub const TENTACLE_MIN: usize = 7;
+
+/// One joint, frame coordinates.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BJoint {
+    /// Name.
+    pub name: String,
+    /// Parent (index), `None` for the root.
+    pub parent: Option<usize>,
+    /// Position, frame coordinates.
+    pub pos: P3,
+    /// Leaf tip: an end marker (owns no vertices).
+    pub end: bool,
+    /// Key joint (branch end or junction) rather than a middle joint.
+    pub key: bool,
+}
+
+/// The animation skeleton.
+#[derive(Clone, Debug, Default)]
+pub struct Built {
+    /// Joints, parent first.
+    pub joints: Vec<BJoint>,
+    /// Key joints.
+    pub key_count: usize,
+    /// Branches.
+    pub branch_count: usize,
+    /// Joints the user pinned.
+    pub pinned: Vec<usize>,
+    /// Separate outline parts parented across a gap.
+    pub bridged_parts: usize,
+}
+
+/// Graph vertex before ordering.
+#[derive(Clone, Debug)]
+struct GV {
+    pos: P3,
+    r: f64,
+    key: bool,
+}
+
+/// Build the joints from the branches.
+pub fn build(branches: &[Branch], tree: &Tree, extent: f64, mode: CurveMode) -> Built {
+    let mut verts: Vec<GV> = Vec::new();
+    let mut key_of = std::collections::BTreeMap::new();
+    for i in (0..tree.nodes.len()).filter(|&i| tree.is_key(i)) {
+        key_of.insert(i, verts.len());
+        verts.push(GV {
+            pos: tree.nodes[i].pos,
+            r: tree.nodes[i].r,
+            key: true,
+        });
+    }
+    // Edges carry their branch index.
+    let mut edges: Vec<(usize, usize, usize)> = Vec::new();
+    for (b, br) in branches.iter().enumerate() {
+        let (mids, smooth) = middle_joints(br, extent, mode);
+        // A leaf's terminal triangle can sit off the limb's axis at a round tip: the end joint
+        // takes the smoothed end instead.
+        for (end, k) in [
+            (br.nodes[0], 0),
+            (br.nodes[br.nodes.len() - 1], smooth.len() - 1),
+        ] {
+            if tree.nodes[end].alive && tree.is_key(end) && is_leaf(tree, end) {
+                verts[key_of[&end]].pos = smooth[k];
+            }
+        }
+        let mut prev = key_of[&br.nodes[0]];
+        for k in mids {
+            verts.push(GV {
+                pos: smooth[k],
+                r: br.radius[k],
+                key: false,
+            });
+            edges.push((prev, verts.len() - 1, b));
+            prev = verts.len() - 1;
+        }
+        edges.push((prev, key_of[&br.nodes[br.nodes.len() - 1]], b));
+    }
+    order(&verts, &edges, branches.len())
+}
+
+/// Indices (into the branch polyline) of the middle joints, in order, and the polyline smoothed over
+/// about one local radius (chord midpoints zigzag as sleeve triangles alternate sides; a joint sits
+/// on the smoothed curve, the branch's nodes stay the exact chord midpoints).
+pub fn middle_joints(br: &Branch, extent: f64, mode: CurveMode) -> (Vec<usize>, Vec<P3>) {
+    let n = br.pts.len();
+    if n < 3 {
+        return (Vec::new(), br.pts.clone());
+    }
+    let mean_r = br.radius.iter().sum::<f64>() / n as f64;
+    let pts = smoothed(&br.pts, mean_r);
+    let mut keep = vec![false; n];
+    (keep[0], keep[n - 1]) = (true, true);
+    douglas_peucker(&pts, 0, n - 1, SIMPLIFY_RADIUS * mean_r, &mut keep);
+    let cand: Vec<usize> = (0..n).filter(|&k| keep[k]).collect();
+    let mut mids = Vec::new();
+    for w in cand.windows(3) {
+        let (a, b, c) = (pts[w[0]], pts[w[1]], pts[w[2]]);
+        let (d1, d2) = ((b - a).normalize(), (c - b).normalize());
+        if d1.dot(&d2).clamp(-1.0, 1.0).acos().to_degrees() > BEND_DEGREES {
+            // A bone shorter than its limb's diameter cannot bend visibly: such a bend joint merges.
+            let last = mids.last().copied().unwrap_or(0);
+            let min_bone = br.radius[w[1]].max(MIN_SPLIT_BONE * extent);
+            let near_end = (pts[w[1]] - pts[n - 1]).norm() < min_bone.max(mean_r);
+            if (pts[w[1]] - pts[last]).norm() >= min_bone && !near_end {
+                mids.push(w[1]);
+            }
+        }
+    }
+    if mode == CurveMode::Robust {
+        mids = subdivide(&pts, mids, (MAX_BONE * mean_r).max(MIN_SPLIT_BONE * extent));
+    }
+    (mids, pts)
+}
+
+fn is_leaf(tree: &Tree, i: usize) -> bool {
+    tree.adj[i].len() == 1
+}
+
+/// Moving average over about one `radius` of arc on each side; near the ends the window is
+/// one-sided (so an off-axis tip is pulled onto the axis, about half a radius inward).
+fn smoothed(p: &[P3], radius: f64) -> Vec<P3> {
+    let n = p.len();
+    let arc: f64 = p.windows(2).map(|w| (w[1] - w[0]).norm()).sum();
+    let spacing = arc / (n - 1) as f64;
+    let h = ((radius / spacing.max(1e-12)).round() as usize).clamp(1, n / 4 + 1);
+    (0..n)
+        .map(|k| {
+            let (lo, hi) = (k.saturating_sub(h), (k + h).min(n - 1));
+            let win = &p[lo..=hi];
+            P3::from(
+                win.iter()
+                    .fold(crate::geom::V3::zeros(), |a, q| a + q.coords)
+                    / win.len() as f64,
+            )
+        })
+        .collect()
+}
+
+fn douglas_peucker(p: &[P3], a: usize, b: usize, tol: f64, keep: &mut [bool]) {
+    if b <= a + 1 {
+        return;
+    }
+    let (pa, pb) = (p[a], p[b]);
+    let ab = pb - pa;
+    let dist = |q: &P3| {
+        let t = if ab.norm_squared() > 0.0 {
+            ((q - pa).dot(&ab) / ab.norm_squared()).clamp(0.0, 1.0)
+        } else {
+            0.0
+        };
+        (q - (pa + ab * t)).norm()
+    };
+    let (k, d) = (a + 1..b)
+        .map(|k| (k, dist(&p[k])))
+        .fold((a, -1.0), |m, x| if x.1 > m.1 { x } else { m });
+    if d > tol {
+        keep[k] = true;
+        douglas_peucker(p, a, k, tol, keep);
+        douglas_peucker(p, k, b, tol, keep);
+    }
+}
+
+/// Split every bone longer than `max_len` into equal arc-length pieces along the polyline.
+fn subdivide(pts: &[P3], mids: Vec<usize>, max_len: f64) -> Vec<usize> {
+    let n = pts.len();
+    let mut arc = vec![0.0; n];
+    for k in 1..n {
+        arc[k] = arc[k - 1] + (pts[k] - pts[k - 1]).norm();
+    }
+    let mut stops = vec![0];
+    stops.extend(mids);
+    stops.push(n - 1);
+    let mut out = Vec::new();
+    for w in stops.windows(2) {
+        let (a, b) = (w[0], w[1]);
+        let pieces = ((pts[b] - pts[a]).norm() / max_len).ceil().max(1.0) as usize;
+        for i in 1..pieces {
+            let target = arc[a] + (arc[b] - arc[a]) * i as f64 / pieces as f64;
+            let k = (a..=b)
+                .min_by(|&x, &y| (arc[x] - target).abs().total_cmp(&(arc[y] - target).abs()))
+                .unwrap_or(a);
+            if k > a && k < b && out.last() != Some(&k) {
+                out.push(k);
+            }
+        }
+        if b != n - 1 {
+            out.push(b);
+        }
+    }
+    out
+}
+
+/// Root, parents in BFS order, names.
+fn order(verts: &[GV], edges: &[(usize, usize, usize)], branch_count: usize) -> Built {
+    let nv = verts.len();
+    let mut adj: Vec<Vec<(usize, usize, f64)>> = vec![Vec::new(); nv];
+    for &(a, b, br) in edges {
+        let len = (verts[a].pos - verts[b].pos).norm();
+        adj[a].push((b, br, len));
+        adj[b].push((a, br, len));
+    }
+    let comps = components(&adj);
+    let main = comps
+        .iter()
+        .max_by(|a, b| comp_len(a, &adj).total_cmp(&comp_len(b, &adj)))
+        .cloned()
+        .unwrap_or_default();
+    let root = centre(&main, verts, &adj);
+    let mut parent = vec![usize::MAX; nv];
+    let mut seq = bfs(root, &adj, &mut parent);
+    let mut bridged = 0;
+    for c in comps.iter().filter(|c| !c.contains(&root)) {
+        let r = centre(c, verts, &adj);
+        let near = seq
+            .iter()
+            .copied()
+            .min_by(|&a, &b| {
+                (verts[a].pos - verts[r].pos)
+                    .norm()
+                    .total_cmp(&(verts[b].pos - verts[r].pos).norm())
+            })
+            .unwrap_or(root);
+        parent[r] = near;
+        seq.extend(bfs(r, &adj, &mut parent));
+        bridged += 1;
+    }
+    name(verts, &adj, &seq, &parent, root, branch_count, bridged)
+}
+
+fn components(adj: &[Vec<(usize, usize, f64)>]) -> Vec<Vec<usize>> {
+    let mut seen = vec![false; adj.len()];
+    let mut out = Vec::new();
+    for s in 0..adj.len() {
+        if seen[s] {
+            continue;
+        }
+        let mut c = vec![s];
+        seen[s] = true;
+        let mut i = 0;
+        while i < c.len() {
+            for &(m, _, _) in &adj[c[i]] {
+                if !seen[m] {
+                    seen[m] = true;
+                    c.push(m);
+                }
+            }
+            i += 1;
+        }
+        out.push(c);
+    }
+    out
+}
+
+fn comp_len(c: &[usize], adj: &[Vec<(usize, usize, f64)>]) -> f64 {
+    c.iter()
+        .flat_map(|&v| adj[v].iter().map(|e| e.2))
+        .sum::<f64>()
+        + c.len() as f64 * 1e-9
+}
+
+/// The component's vertex of smallest eccentricity (junctions first when there are any; ties:
+/// the thicker, then the lower index).
+fn centre(c: &[usize], verts: &[GV], adj: &[Vec<(usize, usize, f64)>]) -> usize {
+    let junctions: Vec<usize> = c
+        .iter()
+        .copied()
+        .filter(|&v| verts[v].key && adj[v].len() >= 3)
+        .collect();
+    let cand = if junctions.is_empty() {
+        c.to_vec()
+    } else {
+        junctions
+    };
+    let ecc = |s: usize| {
+        let mut dist = vec![f64::INFINITY; adj.len()];
+        dist[s] = 0.0;
+        let mut q = VecDeque::from([s]);
+        while let Some(v) = q.pop_front() {
+            for &(m, _, l) in &adj[v] {
+                if dist[m].is_infinite() {
+                    dist[m] = dist[v] + l;
+                    q.push_back(m);
+                }
+            }
+        }
+        c.iter().map(|&v| dist[v]).fold(0.0, f64::max)
+    };
+    let mut best = (f64::INFINITY, 0.0, usize::MAX);
+    for v in cand {
+        let e = ecc(v);
+        let better = e < best.0 - 1e-12 || ((e - best.0).abs() <= 1e-12 && verts[v].r > best.1);
+        if better {
+            best = (e, verts[v].r, v);
+        }
+    }
+    best.2
+}
+
+fn bfs(root: usize, adj: &[Vec<(usize, usize, f64)>], parent: &mut [usize]) -> Vec<usize> {
+    let mut seq = vec![root];
+    let mut seen = vec![false; adj.len()];
+    seen[root] = true;
+    let mut i = 0;
+    while i < seq.len() {
+        let v = seq[i];
+        for &(m, _, _) in &adj[v] {
+            if !seen[m] {
+                seen[m] = true;
+                parent[m] = v;
+                seq.push(m);
+            }
+        }
+        i += 1;
+    }
+    seq
+}
+
+/// Names: `root`, `junction_<n>`, `<kind>_<k>_<j>` (branch k in BFS order, joint j outward).
+fn name(
+    verts: &[GV],
+    adj: &[Vec<(usize, usize, f64)>],
+    seq: &[usize],
+    parent: &[usize],
+    root: usize,
+    branch_count: usize,
+    bridged: usize,
+) -> Built {
+    let mut index = vec![usize::MAX; verts.len()];
+    let mut branch_no: Vec<Option<usize>> = vec![None; branch_count];
+    let mut step = vec![0usize; branch_count];
+    let tentacle = tentacle_branches(verts, adj, branch_count, root);
+    let (mut next_branch, mut next_junction) = (0, 0);
+    let mut joints = Vec::with_capacity(seq.len());
+    for &v in seq {
+        let p = parent[v];
+        let via = adj[v].iter().find(|e| e.0 == p).map(|e| e.1);
+        let is_junction = verts[v].key && adj[v].len() >= 3;
+        let name = if v == root {
+            "root".to_string()
+        } else if is_junction {
+            next_junction += 1;
+            format!("junction_{}", next_junction - 1)
+        } else if let Some(b) = via {
+            let k = *branch_no[b].get_or_insert_with(|| {
+                next_branch += 1;
+                next_branch - 1
+            });
+            step[b] += 1;
+            let kind = if tentacle[b] { "tentacle" } else { "branch" };
+            format!("{kind}_{k}_{}", step[b] - 1)
+        } else {
+            format!("part_{}", joints.len())
+        };
+        index[v] = joints.len();
+        joints.push(BJoint {
+            name,
+            parent: (v != root && p != usize::MAX).then(|| index[p]),
+            pos: verts[v].pos,
+            end: v != root && adj[v].len() == 1,
+            key: verts[v].key,
+        });
+    }
+    let key_count = joints.iter().filter(|j| j.key).count();
+    Built {
+        joints,
+        key_count,
+        branch_count,
+        pinned: Vec::new(),
+        bridged_parts: bridged,
+    }
+}
+
+/// Branches that are leaves of the hub (the root and the junctions within two root radii of it,
+/// one body) when the hub has at least [`TENTACLE_MIN`] of them.
+fn tentacle_branches(
+    verts: &[GV],
+    adj: &[Vec<(usize, usize, f64)>],
+    branch_count: usize,
+    root: usize,
+) -> Vec<bool> {
+    let mut out = vec![false; branch_count];
+    let reach = 2.0 * verts[root].r;
+    let mut leaves = Vec::new();
+    for (v, gv) in verts.iter().enumerate() {
+        if !(gv.key && adj[v].len() >= 3 && (gv.pos - verts[root].pos).norm() <= reach) {
+            continue;
+        }
+        leaves.extend(
+            adj[v]
+                .iter()
+                .filter(|e| leads_to_leaf(e.0, v, adj))
+                .map(|e| e.1),
+        );
+    }
+    if leaves.len() >= TENTACLE_MIN {
+        leaves.into_iter().for_each(|b| out[b] = true);
+    }
+    out
+}
+
+fn leads_to_leaf(mut v: usize, mut prev: usize, adj: &[Vec<(usize, usize, f64)>]) -> bool {
+    while adj[v].len() == 2 {
+        let next = if adj[v][0].0 == prev {
+            adj[v][1].0
+        } else {
+            adj[v][0].0
+        };
+        (prev, v) = (v, next);
+    }
+    adj[v].len() == 1
+}
+
+/// Pins from the hints: each named joint moves to its target.
+pub fn apply_pins(built: &mut Built, hints: &CurveHints, frame: &Frame) {
+    for (name, q) in &hints.pins {
+        if let Some(i) = built.joints.iter().position(|j| &j.name == name) {
+            built.joints[i].pos = frame.to_frame(q);
+            built.pinned.push(i);
+        }
+    }
+}
+
+/// The generated [`Skeleton`] (rest = the joints' normalized-frame positions).
+pub fn skeleton(built: &Built, positions: &[P3]) -> Skeleton {
+    Skeleton {
+        name: super::METHOD_NAME.to_string(),
+        joints: built
+            .joints
+            .iter()
+            .zip(positions)
+            .map(|(j, p)| Joint {
+                name: j.name.clone(),
+                parent: j.parent.map(JointId),
+                rest: *p,
+                symmetric: None,
+                foot: false,
+                fat: false,
+                end: j.end,
+                optional: false,
+            })
+            .collect(),
+    }
+}
