@@ -176,7 +176,11 @@ fn default_settings_in_tmux_keys_pin_rerig_and_quit() {
     }
     let dir = tempfile::tempdir().unwrap();
     let names = two_meshes(dir.path());
-    let tmux = Tmux::start("tmux", dir.path(), "", "");
+    // The key-to-frame trace (GEPPETTO_TUI_TRACE), outside the watched folder.
+    let trace_dir = tempfile::tempdir().unwrap();
+    let trace = trace_dir.path().join("keys.tsv");
+    let env = format!("GEPPETTO_TUI_TRACE='{}'", trace.display());
+    let tmux = Tmux::start("tmux", dir.path(), &env, "");
     rigged_and_arrows_work(&tmux, &names);
     let screen = tmux.capture();
     assert!(
@@ -211,6 +215,28 @@ fn default_settings_in_tmux_keys_pin_rerig_and_quit() {
     play_and_pause(&tmux);
     tmux.keys(&["q"]);
     clean_exit(&tmux);
+    trace_has_every_key(&trace);
+}
+
+/// The trace has one parsable line per key handled, in order, and saw the clip playing.
+fn trace_has_every_key(path: &Path) {
+    let text = std::fs::read_to_string(path).expect("the trace file is written");
+    let lines = geppetto::tui::trace::parse(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+    let keys: Vec<&str> = lines.iter().map(|l| l.key.as_str()).collect();
+    let tabs = keys.iter().filter(|k| **k == "Tab").count();
+    assert!(tabs >= 4, "four Tabs traced: {keys:?}");
+    assert_eq!(
+        keys.last(),
+        Some(&"Char('q')"),
+        "q is the last key: {keys:?}"
+    );
+    let spaces: Vec<_> = lines.iter().filter(|l| l.key == "Char(' ')").collect();
+    assert_eq!(spaces.len(), 2, "Space to play, Space to pause: {keys:?}");
+    assert!(spaces[0].playing && !spaces[1].playing, "{spaces:?}");
+    assert!(
+        lines.iter().all(|l| l.ms.is_finite() && l.ms >= 0.0),
+        "{text}"
+    );
 }
 
 /// The clip counter in the thumbnail pane's title (`▶ walk 5/17 │ Space pause`): whether it plays

@@ -10,7 +10,7 @@
 //! * [`runtime`]: the watcher, the job pool and the thumbnail thread, and effect execution;
 //! * [`probe`]: the terminal's image-protocol query (bounded, on the calling thread);
 //! * [`term`]: the interactive loop (raw mode, alternate screen, panic-safe restore) and the
-//!   headless loop.
+//!   headless loop; [`trace`]: the opt-in key-to-frame latency trace.
 
 pub mod app;
 pub mod keys;
@@ -21,6 +21,7 @@ pub mod probe;
 pub mod runtime;
 pub mod suggest;
 pub mod term;
+pub mod trace;
 pub mod update;
 pub mod view;
 

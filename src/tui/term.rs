@@ -19,6 +19,7 @@ use ratatui_image::picker::Picker;
 
 use super::app::{App, Msg, RowStatus};
 use super::runtime::{cell_pixels, Runtime};
+use super::trace::{KeyTrace, Stamps};
 use super::update::update;
 use super::view;
 use crate::config::RigConfig;
@@ -94,9 +95,13 @@ fn interactive(settings: &WatchSettings, config: RigConfig, picker: Picker) -> a
     let size = terminal.size()?;
     app.size = (size.width, size.height);
     let runtime = Runtime::start(settings, config, Some(picker), tx.clone())?;
+    let mut trace = KeyTrace::from_env()?;
     let stop = Arc::new(AtomicBool::new(false));
-    let input = spawn_input(tx, stop.clone())?;
-    let r = ui_loop(&mut app, &runtime, &rx, &mut terminal);
+    let input = spawn_input(tx, stop.clone(), trace.as_ref().map(KeyTrace::stamps))?;
+    let r = ui_loop(&mut app, &runtime, &rx, &mut terminal, trace.as_mut());
+    if let Some(t) = &mut trace {
+        t.flush()?;
+    }
     stop.store(true, Ordering::Relaxed);
     let _ = input.join();
     r
@@ -105,6 +110,7 @@ fn interactive(settings: &WatchSettings, config: RigConfig, picker: Picker) -> a
 fn spawn_input(
     tx: mpsc::Sender<Msg>,
     stop: Arc<AtomicBool>,
+    stamps: Option<Stamps>,
 ) -> std::io::Result<std::thread::JoinHandle<()>> {
     std::thread::Builder::new()
         .name("geppetto-input".into())
@@ -114,7 +120,12 @@ fn spawn_input(
                     continue;
                 }
                 let msg = match event::read() {
-                    Ok(Event::Key(k)) => Msg::Key(k),
+                    Ok(Event::Key(k)) => {
+                        if let Some(s) = &stamps {
+                            s.push(Instant::now());
+                        }
+                        Msg::Key(k)
+                    }
                     Ok(Event::Mouse(m)) => Msg::Mouse(m),
                     Ok(Event::Resize(w, h)) => Msg::Resize(w, h),
                     Ok(_) => continue,
@@ -132,6 +143,7 @@ fn ui_loop(
     runtime: &Runtime,
     rx: &Receiver<Msg>,
     terminal: &mut Terminal<CrosstermBackend<std::io::Stdout>>,
+    mut trace: Option<&mut KeyTrace>,
 ) -> anyhow::Result<()> {
     terminal.draw(|f| view::render(app, f))?;
     let mut last_tick = Instant::now();
@@ -151,6 +163,9 @@ fn ui_loop(
             .into_iter()
             .chain(std::iter::from_fn(|| rx.try_recv().ok()))
         {
+            if let (Some(t), Msg::Key(k)) = (trace.as_deref_mut(), &msg) {
+                t.key(k);
+            }
             let fx = update(app, msg);
             runtime.execute(fx);
             if app.quit {
@@ -164,6 +179,9 @@ fn ui_loop(
             runtime.execute(fx);
         }
         terminal.draw(|f| view::render(app, f))?;
+        if let Some(t) = trace.as_deref_mut() {
+            t.drawn(app);
+        }
     }
     Ok(())
 }
