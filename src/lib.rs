@@ -19,6 +19,7 @@ pub mod confidence;
 pub mod config;
 pub mod demo;
 pub mod discretize;
+pub mod edit;
 pub mod embed;
 pub mod error;
 pub mod export;

@@ -14,7 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &["mesh"],
     &["discretize", "naming"],
     &["embed", "skin"],
-    &["rig"],
+    &["rig", "edit"],
     &["confidence", "config", "error"],
     &["choose"],
     &["pipeline"],
