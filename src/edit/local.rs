@@ -12,6 +12,7 @@ use std::collections::BTreeSet;
 use std::time::Instant;
 
 use super::{EditError, Session};
+use crate::skin::bones::Bone;
 use crate::skin::heat::{self, Source};
 use crate::skin::laplacian::SymCsc;
 use crate::skin::solve::solve_spd;
@@ -35,6 +36,8 @@ pub struct Patch {
     pub raw: Vec<Vec<(u32, f64)>>,
     /// Weight columns (joints) recomputed.
     pub columns: Vec<u32>,
+    /// Heat sources of the region's vertices (cached by the session).
+    pub sources: Vec<Option<Source>>,
     /// Timings, ms.
     pub times: SolveTimes,
 }
@@ -76,11 +79,7 @@ pub fn solve_region(s: &Session, region: &[u32], watch: &[u32]) -> Result<Patch,
 
     let t = Instant::now();
     let bones = s.virtual_bones();
-    let points: Vec<_> = verts
-        .iter()
-        .map(|&v| s.mesh.positions[v as usize])
-        .collect();
-    let sources = heat::sources(&points, &bones, s.sdf);
+    let sources = region_sources(s, &verts, &bones);
     times.heat_ms = ms_since(t);
 
     let t = Instant::now();
@@ -157,9 +156,56 @@ pub fn solve_region(s: &Session, region: &[u32], watch: &[u32]) -> Result<Patch,
         rows,
         raw,
         columns,
+        sources,
         times,
     })
 }
+
+/// Heat sources on `verts`. A vertex keeps its cached source unless a bone that changed since the
+/// cache was filled could matter to it: its source joint owns a changed bone, or a changed bone is
+/// now at most as far as its source. Unchanged bones keep their distances and visibility, so the
+/// nearest visible one among them is unchanged: the result equals a full recomputation.
+fn region_sources(s: &Session, verts: &[u32], bones: &[Bone]) -> Vec<Option<Source>> {
+    let dirty: Option<Vec<&Bone>> = match &s.dirty {
+        Some(d) if d.len() == bones.len() => Some(
+            bones
+                .iter()
+                .zip(d)
+                .filter(|(_, &x)| x)
+                .map(|(b, _)| b)
+                .collect(),
+        ),
+        _ => None,
+    };
+    let stale = |v: u32| -> bool {
+        let Some(dirty) = &dirty else { return true };
+        let Some(Some(src)) = s.sources.get(v as usize) else {
+            return true;
+        };
+        let p = &s.mesh.positions[v as usize];
+        dirty.iter().any(|b| {
+            src.joints.contains(&b.joint) || b.distance(p) <= src.distance * (1.0 + TIE) + 1e-12
+        })
+    };
+    let redo: Vec<u32> = verts.iter().copied().filter(|&v| stale(v)).collect();
+    let points: Vec<_> = redo.iter().map(|&v| s.mesh.positions[v as usize]).collect();
+    let mut fresh = heat::sources(&points, bones, s.sdf).into_iter();
+    let mut redo = redo.into_iter().peekable();
+    verts
+        .iter()
+        .map(|&v| {
+            if redo.peek() == Some(&v) {
+                redo.next();
+                fresh.next().flatten()
+            } else {
+                s.sources[v as usize].clone()
+            }
+        })
+        .collect()
+}
+
+/// Relative distance under which bones tie as nearest (the plain solver's factor).
+const TIE: f64 = 1e-5;
 
 /// `M_ii · c / d²` of a vertex (row `r`) with heat source `src`; c is the magnitude of the joints
 /// the source's bones belong to (their mean when bones of several joints tie), facts §5.2.

@@ -49,6 +49,13 @@ pub struct Session<'a> {
     region_of: Vec<u32>,
     /// Replay mode: edits change joints and controls only; the caller solves globally once.
     pub(super) defer: bool,
+    /// Zero threshold of the region search.
+    eps: f64,
+    /// Cached heat source of every welded vertex, valid for the bones of `bones_cached` except
+    /// those flagged in `dirty` (changed since; `None`: all stale, e.g. after a hierarchy change).
+    pub(super) sources: Vec<Option<crate::skin::heat::Source>>,
+    bones_cached: Vec<Bone>,
+    pub(super) dirty: Option<Vec<bool>>,
 }
 
 /// What one edit did, for rig.json `timings_ms`, the CLI and the UI's status line.
@@ -125,7 +132,7 @@ impl<'a> Session<'a> {
             sdf,
             controls: vec![Control::default(); joints.len()],
             joints,
-            opts,
+            opts: opts.clone(),
             raw: vec![Vec::new(); rows.len()],
             rows,
             input_rows: skin.weights.clone(),
@@ -136,6 +143,10 @@ impl<'a> Session<'a> {
             adj: Adjacency::new(mesh.positions.len(), &mesh.triangles),
             region_of: Vec::new(),
             defer: false,
+            eps: opts.prune,
+            sources: vec![None; mesh.positions.len()],
+            bones_cached: Vec::new(),
+            dirty: None,
         };
         s.rebuild_regions();
         s.global()?;
@@ -145,7 +156,14 @@ impl<'a> Session<'a> {
     /// The zero threshold for "a weight vanishes": the solver's own prune level (weights below it
     /// are exactly 0 after post-processing, so the test is exact, facts §3.2, §9.3).
     pub fn eps(&self) -> f64 {
-        self.opts.prune
+        self.eps
+    }
+
+    /// Set the zero threshold of the region search (never below the prune level, where weights
+    /// are stored as exact zeros). A larger one gives smaller regions and a border error of about
+    /// that size (facts §9.3).
+    pub fn set_eps(&mut self, eps: f64) {
+        self.eps = eps.max(self.opts.prune);
     }
 
     /// Weight of joint `col` at welded vertex `v`.
@@ -319,12 +337,17 @@ impl<'a> Session<'a> {
 
     /// Re-solve every weight on the whole mesh with the current joints and controls.
     pub fn global(&mut self) -> Result<EditOutcome, EditError> {
+        let t = Instant::now();
+        self.dirty = None;
         let all = self.heat_verts.clone();
         let watch: Vec<u32> = (0..self.joints.len() as u32).collect();
         let patch = local::solve_region(self, &all, &watch)?;
         let mut out = self.outcome(&patch, 1);
         out.global = true;
         self.patch(patch);
+        self.bones_cached = self.virtual_bones();
+        self.dirty = Some(vec![false; self.bones_cached.len()]);
+        out.total_ms = ms_since(t);
         Ok(out)
     }
 
@@ -393,6 +416,7 @@ impl<'a> Session<'a> {
         if self.defer {
             return Ok(EditOutcome::default());
         }
+        self.mark_dirty();
         let mut passes = 0;
         let mut region_ms = 0.0;
         let mut times = SolveTimes::default();
@@ -460,9 +484,31 @@ impl<'a> Session<'a> {
     }
 
     fn patch(&mut self, patch: Patch) {
-        for ((v, row), raw) in patch.region.into_iter().zip(patch.rows).zip(patch.raw) {
+        let it = patch.region.into_iter().zip(patch.rows).zip(patch.raw);
+        for (((v, row), raw), src) in it.zip(patch.sources) {
             self.rows[v as usize] = row;
             self.raw[v as usize] = raw;
+            self.sources[v as usize] = src;
+        }
+    }
+
+    /// Flag the bones that differ from the cached ones (all, if the bone list changed shape).
+    /// Flags accumulate until the next global solve: vertices outside a region keep sources from
+    /// older bones.
+    fn mark_dirty(&mut self) {
+        let now = self.virtual_bones();
+        self.dirty = match self.dirty.take() {
+            Some(mut d) if now.len() == self.bones_cached.len() => {
+                for (i, (a, b)) in now.iter().zip(&self.bones_cached).enumerate() {
+                    d[i] |= a != b;
+                }
+                Some(d)
+            }
+            _ => None,
+        };
+        // The reference stays the geometry of the last global solve; a flag, once set, stays.
+        if self.dirty.is_none() {
+            self.bones_cached = now;
         }
     }
 
