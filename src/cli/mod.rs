@@ -142,7 +142,7 @@ pub struct EditArgs {
     /// Influence smoothness: bi-Laplacian share B in [0, 0.95] of J's weights (default 0).
     #[arg(long, num_args = 2, value_names = ["J", "B"], action = clap::ArgAction::Append)]
     pub smoothness: Vec<String>,
-    /// Zero threshold of the region search (default: the prune level, 1e-4); larger gives smaller
+    /// Zero threshold of the region search (default 1e-2; at least the prune level 1e-4); larger gives smaller
     /// regions and a weight error of about this size at the region's border.
     #[arg(long)]
     pub eps: Option<f64>,

@@ -18,7 +18,7 @@ mod session;
 pub mod sidecar;
 pub mod skeleton;
 
-pub use session::{EditOutcome, Session};
+pub use session::{EditOutcome, Session, REGION_EPS};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
