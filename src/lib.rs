@@ -21,6 +21,7 @@ pub mod config;
 pub mod curveskel;
 pub mod demo;
 pub mod discretize;
+pub mod edit;
 pub mod embed;
 pub mod error;
 pub mod export;

@@ -10,6 +10,7 @@ fn main() -> ExitCode {
     let result = match &cli.command {
         Command::Rig(a) => cli::rig::run(a),
         Command::Attach(a) => cli::attach::run(a),
+        Command::Edit(a) => cli::edit::run(a),
         Command::Pose(a) => cli::pose::run(a),
         Command::Animate(a) => cli::animate::run(a),
         Command::Score(a) => cli::score::run(a),

@@ -24,7 +24,9 @@ use crate::skin::{self, Skin};
 use crate::util::ms_since;
 
 mod attach;
+mod edit;
 pub use attach::{AttachRequest, Attached};
+pub use edit::EditBase;
 
 /// How many meshes' discretizations the cache keeps.
 const CACHE_CAPACITY: usize = 16;
@@ -210,13 +212,21 @@ impl Pipeline {
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
             let t = Instant::now();
-            let s = skin::skin(&prepared, &disc.field, &rig.joints, &self.config.skin).map_err(
-                |source| RigError::Skin {
+            let mut s = skin::skin(&prepared, &disc.field, &rig.joints, &self.config.skin)
+                .map_err(|source| RigError::Skin {
                     path: path.clone(),
                     source,
-                },
-            )?;
+                })?;
             timings.insert("skin".into(), ms_since(t));
+            let field = &disc.field;
+            edit::replay_sidecar(
+                &prepared,
+                field,
+                &mut rig,
+                &mut s,
+                &self.config.skin,
+                &mut timings,
+            );
             rig.warnings.extend(s.warnings.iter().cloned());
             rig.skin = Some(s.weights.clone());
             Some(s)

@@ -14,7 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &["mesh"],
     &["discretize", "naming", "batch"],
     &["embed", "skin"],
-    &["rig"],
+    &["rig", "edit"],
     &["confidence", "config", "error"],
     &["curveskel"],
     &["choose"],

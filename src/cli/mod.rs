@@ -5,6 +5,7 @@ pub mod animate;
 pub mod attach;
 pub mod bench;
 pub mod demo;
+pub mod edit;
 pub mod pose;
 pub mod rig;
 pub mod score;
@@ -32,6 +33,9 @@ pub enum Command {
     Rig(RigArgs),
     /// Compute skin weights for a skeleton you already have (from a rig.json or a rigged .glb).
     Attach(AttachArgs),
+    /// Edit a rig (move, insert, delete, align joints; weight range, magnitude, smoothness) with
+    /// local weight re-solves; write the edited rig.json and GLB.
+    Edit(EditArgs),
     /// Pose a rig (linear blend skinning) and write the deformed mesh as OBJ.
     Pose(PoseArgs),
     /// Play a motion on a rig: animated GLB (glTF animation) and/or an animated GIF preview.
@@ -110,6 +114,63 @@ pub struct AttachArgs {
     /// this needs the skeleton unchanged (`--skeleton-from` the same file).
     #[arg(long)]
     pub keep_animations: bool,
+    /// Output folder.
+    #[arg(long, default_value = "rigged")]
+    pub out: PathBuf,
+    /// Output formats (comma-separated).
+    #[arg(long, value_delimiter = ',', default_values = ["json", "glb"])]
+    pub format: Vec<Format>,
+    /// Engine configuration file.
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
+
+/// `geppetto edit`. Edits apply in this order: moves, inserts, deletes, align, re-root, ranges,
+/// magnitudes, smoothness. Positions and offsets are in the mesh's frame and units.
+#[derive(Debug, Args)]
+pub struct EditArgs {
+    /// The rig.json to edit.
+    pub rig: PathBuf,
+    /// Move joint J to (X, Y, Z).
+    #[arg(long = "move", num_args = 4, value_names = ["J", "X", "Y", "Z"], action = clap::ArgAction::Append, allow_negative_numbers = true)]
+    pub r#move: Vec<String>,
+    /// Moves translate the joint's descendants too.
+    #[arg(long)]
+    pub with_descendants: bool,
+    /// Split the bone from J's parent to J at fraction T from the parent (new joint J_split).
+    #[arg(long, num_args = 2, value_names = ["J", "T"], action = clap::ArgAction::Append)]
+    pub insert: Vec<String>,
+    /// Delete joint J (not the root); its children are re-parented to its parent.
+    #[arg(long, value_name = "J")]
+    pub delete: Vec<String>,
+    /// Put a contiguous chain of at least 3 joints on one bending plane.
+    #[arg(long, num_args = 3.., value_name = "J")]
+    pub align: Vec<String>,
+    /// Make joint J the root.
+    #[arg(long, value_name = "J")]
+    pub reroot: Option<String>,
+    /// Influence range: put J's weight handle at offset (DX, DY, DZ) from the joint.
+    #[arg(long, num_args = 4, value_names = ["J", "DX", "DY", "DZ"], action = clap::ArgAction::Append, allow_negative_numbers = true)]
+    pub range: Vec<String>,
+    /// Influence magnitude: heat constant C (> 0, default 1) of J's bones.
+    #[arg(long, num_args = 2, value_names = ["J", "C"], action = clap::ArgAction::Append)]
+    pub magnitude: Vec<String>,
+    /// Influence smoothness: bi-Laplacian share B in [0, 0.95] of J's weights (default 0).
+    #[arg(long, num_args = 2, value_names = ["J", "B"], action = clap::ArgAction::Append)]
+    pub smoothness: Vec<String>,
+    /// Zero threshold of the region search (default 1e-2; at least the prune level 1e-4); larger gives smaller
+    /// regions and a weight error of about this size at the region's border.
+    #[arg(long)]
+    pub eps: Option<f64>,
+    /// Also solve globally; report its time and the largest weight difference.
+    #[arg(long)]
+    pub compare_global: bool,
+    /// Append the edits to the mesh's sidecar NAME.edits.yaml (replayed by every re-rig).
+    #[arg(long)]
+    pub save_edits: bool,
+    /// The mesh (default: the `mesh` path recorded in the rig).
+    #[arg(long)]
+    pub mesh: Option<PathBuf>,
     /// Output folder.
     #[arg(long, default_value = "rigged")]
     pub out: PathBuf,

@@ -15,7 +15,7 @@ pub mod pose;
 pub mod solve;
 mod weights;
 
-pub use weights::skin_with_sdf;
+pub use weights::{shell_vertex_lists, skin_with_sdf};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -354,8 +354,8 @@ fn per_input_vertex(
 }
 
 /// Welded vertex lists of the shells: `mesh.shells` when present, else edge-connected
-/// components of `mesh.triangles` computed here.
-fn shell_vertex_lists(mesh: &PreparedMesh) -> Vec<Vec<u32>> {
+/// components of `mesh.triangles` computed here (the shell indices of [`super::ShellBinding`]).
+pub fn shell_vertex_lists(mesh: &PreparedMesh) -> Vec<Vec<u32>> {
     if !mesh.shells.is_empty() {
         return mesh.shells.iter().map(|s| s.vertices.clone()).collect();
     }

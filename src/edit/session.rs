@@ -1,0 +1,588 @@
+//! The editing session: a skinned rig on its mesh, the per-joint controls, and the one entry
+//! [`Session::apply`] for every edit.
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::local::{self, Patch, SolveTimes};
+use super::region::{self, Adjacency};
+use super::skeleton::{self as skel, Renumbering};
+use super::{Control, EditError, EditOp, MAX_SMOOTHNESS};
+use crate::geom::{P3, V3};
+use crate::mesh::PreparedMesh;
+use crate::skeleton::rigged::{RigJoint, SkinTable};
+use crate::skin::bones::{self, Bone};
+use crate::skin::laplacian::{one_ring_areas, stiffness, SymCsc, NOT_IN_SYSTEM};
+use crate::skin::{shell_vertex_lists, ShellBinding, Skin, SkinOptions};
+use crate::util::ms_since;
+
+/// Extra region searches after a solve whose watched weights are still non-zero on the region's
+/// border (the "settle" pass of facts §9.4: an edit that widens an influence wants more room).
+const SETTLE_PASSES: usize = 2;
+
+/// Default zero threshold of the region search. On a 27k-vertex human a forearm move re-solved
+/// with 1e-2 agreed with the global solve to 3e-4 (the watched weights are already tiny where the
+/// border is cut), with a region 3× smaller than at the prune level 1e-4 (bench/results.md).
+pub const REGION_EPS: f64 = 1e-2;
+
+/// A skinned rig being edited. Borrows the mesh and its signed distance (normalized frame).
+#[derive(Clone)]
+pub struct Session<'a> {
+    pub(super) mesh: &'a PreparedMesh,
+    pub(super) sdf: &'a (dyn Fn(&P3) -> f64 + Sync),
+    /// Joints, mesh frame, parent-first.
+    pub joints: Vec<RigJoint>,
+    /// Per-joint weight controls, parallel to `joints`.
+    pub controls: Vec<Control>,
+    pub(super) opts: SkinOptions,
+    /// Per welded vertex weights (joint, weight), heaviest first.
+    pub(super) rows: Vec<Vec<(u32, f64)>>,
+    /// Per welded vertex raw heat solution (before clip/prune/renormalize): the boundary values a
+    /// local solve freezes, so that re-solving with unchanged parameters reproduces the global
+    /// solution (the plain solver's post-processing is not a solution of the system near ties).
+    pub(super) raw: Vec<Vec<(u32, f64)>>,
+    /// Per input vertex weights of vertices outside heat shells (rigid shells, loose vertices).
+    input_rows: SkinTable,
+    /// Welded vertices of the heat system, in the plain solver's row order.
+    pub(super) heat_verts: Vec<u32>,
+    /// Welded vertex → heat row (`NOT_IN_SYSTEM` outside).
+    pub(super) row_of: Vec<u32>,
+    k: SymCsc,
+    pub(super) mass: Vec<f64>,
+    adj: Adjacency,
+    region_of: Vec<u32>,
+    /// Replay mode: edits change joints and controls only; the caller solves globally once.
+    pub(super) defer: bool,
+    /// Zero threshold of the region search.
+    eps: f64,
+    /// Cached heat source of every welded vertex, valid for the bones of `bones_cached` except
+    /// those flagged in `dirty` (changed since; `None`: all stale, e.g. after a hierarchy change).
+    pub(super) sources: Vec<Option<crate::skin::heat::Source>>,
+    bones_cached: Vec<Bone>,
+    pub(super) dirty: Option<Vec<bool>>,
+}
+
+/// What one edit did, for rig.json `timings_ms`, the CLI and the UI's status line.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EditOutcome {
+    /// The edit.
+    pub op: String,
+    /// Vertices re-solved (d) and heat vertices in all (m).
+    pub region: usize,
+    /// Heat-system vertices of the mesh.
+    pub vertices: usize,
+    /// Weight columns recomputed.
+    pub columns: usize,
+    /// Solves run (1 + settle passes).
+    pub passes: usize,
+    /// True when the whole mesh was solved (re-root, or [`Session::global`]).
+    pub global: bool,
+    /// The zero threshold of the region search.
+    pub eps: f64,
+    /// Region search, ms.
+    pub region_ms: f64,
+    /// Solve phases, ms.
+    #[serde(skip)]
+    pub times: SolveTimes,
+    /// Whole edit, ms.
+    pub total_ms: f64,
+    /// Up-vector shared by an aligned chain (mesh frame).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub up: Option<[f64; 3]>,
+}
+
+impl<'a> Session<'a> {
+    /// A session on `skin` (the plain solver's result for `joints` on `mesh`: its shell treatment
+    /// and the rows of rigid shells are kept). The heat weights are solved once globally here, to
+    /// keep the raw solution as boundary values. `sdf` is the signed distance in the normalized
+    /// frame used by the skin (visibility, leaf extension).
+    pub fn new(
+        mesh: &'a PreparedMesh,
+        sdf: &'a (dyn Fn(&P3) -> f64 + Sync),
+        joints: Vec<RigJoint>,
+        skin: &Skin,
+        opts: SkinOptions,
+    ) -> Result<Self, EditError> {
+        if skin.weights.len() != mesh.input.positions.len() {
+            return Err(EditError::NoSkin(format!(
+                "{} weight rows for {} vertices",
+                skin.weights.len(),
+                mesh.input.positions.len()
+            )));
+        }
+        let shells = shell_vertex_lists(mesh);
+        let heat_verts: Vec<u32> = skin
+            .shells
+            .iter()
+            .filter_map(|s| match s {
+                ShellBinding::Heat { shell, .. } => shells.get(*shell),
+                ShellBinding::Rigid { .. } => None,
+            })
+            .flat_map(|s| s.iter().copied())
+            .collect();
+        let mut row_of = vec![NOT_IN_SYSTEM; mesh.positions.len()];
+        for (r, &v) in heat_verts.iter().enumerate() {
+            row_of[v as usize] = r as u32;
+        }
+        let n = heat_verts.len();
+        let mut rows = vec![Vec::new(); mesh.positions.len()];
+        for (i, row) in skin.weights.iter().enumerate() {
+            if let Some(w) = mesh.weld.get(i).and_then(|&w| rows.get_mut(w as usize)) {
+                *w = row.clone();
+            }
+        }
+        let mut s = Self {
+            mesh,
+            sdf,
+            controls: vec![Control::default(); joints.len()],
+            joints,
+            opts: opts.clone(),
+            raw: vec![Vec::new(); rows.len()],
+            rows,
+            input_rows: skin.weights.clone(),
+            k: stiffness(&mesh.positions, &mesh.triangles, &row_of, n),
+            mass: one_ring_areas(&mesh.positions, &mesh.triangles, &row_of, n),
+            heat_verts,
+            row_of,
+            adj: Adjacency::new(mesh.positions.len(), &mesh.triangles),
+            region_of: Vec::new(),
+            defer: false,
+            eps: REGION_EPS.max(opts.prune),
+            sources: vec![None; mesh.positions.len()],
+            bones_cached: Vec::new(),
+            dirty: None,
+        };
+        s.rebuild_regions();
+        s.global()?;
+        Ok(s)
+    }
+
+    /// The zero threshold for "a weight vanishes" ([`REGION_EPS`] unless set; facts §3.2, §9.3).
+    pub fn eps(&self) -> f64 {
+        self.eps
+    }
+
+    /// Set the zero threshold of the region search (never below the prune level, where weights
+    /// are stored as exact zeros). A larger one gives smaller regions and a border error of about
+    /// that size (facts §9.3).
+    pub fn set_eps(&mut self, eps: f64) {
+        self.eps = eps.max(self.opts.prune);
+    }
+
+    /// Weight of joint `col` at welded vertex `v`.
+    pub fn weight(&self, v: usize, col: u32) -> f64 {
+        self.rows[v]
+            .iter()
+            .find(|e| e.0 == col)
+            .map_or(0.0, |e| e.1)
+    }
+
+    /// Raw heat solution of joint `col` at welded vertex `v`.
+    pub(super) fn raw_weight(&self, v: usize, col: u32) -> f64 {
+        self.raw[v].iter().find(|e| e.0 == col).map_or(0.0, |e| e.1)
+    }
+
+    /// Weights per welded vertex.
+    pub fn welded_rows(&self) -> &[Vec<(u32, f64)>] {
+        &self.rows
+    }
+
+    /// The proxy corresponding region of every welded vertex (`u32::MAX` outside heat shells).
+    pub fn regions(&self) -> &[u32] {
+        &self.region_of
+    }
+
+    /// Skin weights per **input** vertex, as rig.json holds them.
+    pub fn skin_table(&self) -> SkinTable {
+        (0..self.mesh.input.positions.len())
+            .map(|i| {
+                let w = self.mesh.weld.get(i).map_or(usize::MAX, |&w| w as usize);
+                match self.row_of.get(w) {
+                    Some(&r) if r != NOT_IN_SYSTEM => self.rows[w].clone(),
+                    _ => self.input_rows[i].clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Column `r` of the stiffness matrix: (row, value) pairs, diagonal included.
+    pub(super) fn k_column(&self, r: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let (lo, hi) = (self.k.col_ptr[r], self.k.col_ptr[r + 1]);
+        self.k.row_idx[lo..hi]
+            .iter()
+            .copied()
+            .zip(self.k.values[lo..hi].iter().copied())
+    }
+
+    /// The heat-emitting segments between the joints' handles (virtual bones, facts §5.1),
+    /// normalized frame. With every handle on its joint these are the plain solver's bones.
+    pub fn virtual_bones(&self) -> Vec<Bone> {
+        bones::bones(&self.joint_tuples(true), self.sdf)
+    }
+
+    fn joint_tuples(&self, handles: bool) -> Vec<(P3, Option<usize>, bool)> {
+        let norm = &self.mesh.normalization;
+        self.joints
+            .iter()
+            .zip(&self.controls)
+            .map(|(j, c)| {
+                let off = if handles {
+                    V3::from(c.handle)
+                } else {
+                    V3::zeros()
+                };
+                (
+                    norm.to_normalized(&(P3::from(j.position) + off)),
+                    j.parent,
+                    j.end,
+                )
+            })
+            .collect()
+    }
+
+    /// Rebuild the proxy regions (after a hierarchy change; facts §3.2: not after moves).
+    fn rebuild_regions(&mut self) {
+        let tuples = self.joint_tuples(false);
+        let bones = bones::bones(&tuples, self.sdf);
+        let ends = bone_ends(&self.joints);
+        let pos: Vec<P3> = tuples.iter().map(|t| t.0).collect();
+        self.region_of =
+            region::proxy_regions(&self.mesh.positions, &self.heat_verts, &bones, &ends, &pos);
+    }
+
+    /// The weight columns a change at joints `js` touches: each joint's own (its outgoing bones)
+    /// and its parent's (the incoming bone), end markers excepted (facts §9.5).
+    fn attached(&self, js: &[usize]) -> Vec<u32> {
+        let mut out: Vec<u32> = js
+            .iter()
+            .flat_map(|&j| [Some(j), self.joints[j].parent])
+            .flatten()
+            .filter(|&j| !self.joints[j].end)
+            .map(|j| j as u32)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// The computing region for seeds `js` watching columns `watch` (current weights).
+    fn region(&self, js: &[usize], watch: &[u32]) -> Vec<u32> {
+        let eps = self.eps();
+        let hot = |v: usize| {
+            self.rows[v]
+                .iter()
+                .any(|e| e.1 > eps && watch.contains(&e.0))
+        };
+        region::computing_region(&self.adj, &self.region_of, js, &hot)
+    }
+
+    /// Apply one edit and re-solve the weights it affects.
+    pub fn apply(&mut self, op: &EditOp) -> Result<EditOutcome, EditError> {
+        let t = Instant::now();
+        let mut out = match op {
+            EditOp::MoveJoint {
+                joint,
+                to,
+                with_descendants,
+            } => {
+                let k = skel::find(&self.joints, joint)?;
+                check_finite("move_joint", to)?;
+                let moved = skel::subtree(&self.joints, k);
+                let moved = if *with_descendants { moved } else { vec![k] };
+                let watch = self.attached(&moved);
+                let region = self.region(&moved, &watch);
+                skel::move_joint(&mut self.joints, k, *to, *with_descendants);
+                self.solve(region, &watch, &moved)?
+            }
+            EditOp::InsertJoint { child, at, name } => self.insert(child, *at, name)?,
+            EditOp::DeleteJoint { joint } => self.delete(joint)?,
+            EditOp::Align { joints } => {
+                let chain = joints
+                    .iter()
+                    .map(|n| skel::find(&self.joints, n))
+                    .collect::<Result<Vec<_>, _>>()?;
+                let watch = self.attached(&chain);
+                let region = self.region(&chain, &watch);
+                let (_, up) = skel::align(&mut self.joints, &chain)?;
+                let mut o = self.solve(region, &watch, &chain)?;
+                o.up = Some(up);
+                o
+            }
+            EditOp::Reroot { joint } => {
+                let r = skel::find(&self.joints, joint)?;
+                let map = skel::reroot(&mut self.joints, r)?;
+                self.renumber(&map, None);
+                self.rebuild_regions();
+                self.global()?
+            }
+            EditOp::Handle { joint, offset } => {
+                check_finite("handle", offset)?;
+                self.set_control(joint, |c| c.handle = *offset, true)?
+            }
+            EditOp::Magnitude { joint, c } => {
+                if !(c.is_finite() && *c > 0.0) {
+                    return Err(refused("magnitude", format!("c must be > 0, got {c}")));
+                }
+                self.set_control(joint, |k| k.magnitude = *c, false)?
+            }
+            EditOp::Smoothness { joint, b } => {
+                if !(0.0..=MAX_SMOOTHNESS).contains(b) {
+                    let why = format!("b must lie in [0, {MAX_SMOOTHNESS}], got {b}");
+                    return Err(refused("smoothness", why));
+                }
+                self.set_control(joint, |k| k.smoothness = *b, false)?
+            }
+        };
+        out.op = op.label();
+        out.total_ms = ms_since(t);
+        Ok(out)
+    }
+
+    /// Re-solve every weight on the whole mesh with the current joints and controls.
+    pub fn global(&mut self) -> Result<EditOutcome, EditError> {
+        let t = Instant::now();
+        self.dirty = None;
+        let all = self.heat_verts.clone();
+        let watch: Vec<u32> = (0..self.joints.len() as u32).collect();
+        let patch = local::solve_region(self, &all, &watch)?;
+        let mut out = self.outcome(&patch, 1);
+        out.global = true;
+        self.patch(patch);
+        self.bones_cached = self.virtual_bones();
+        self.dirty = Some(vec![false; self.bones_cached.len()]);
+        out.total_ms = ms_since(t);
+        Ok(out)
+    }
+
+    fn set_control(
+        &mut self,
+        joint: &str,
+        set: impl FnOnce(&mut Control),
+        incoming: bool,
+    ) -> Result<EditOutcome, EditError> {
+        let j = skel::find(&self.joints, joint)?;
+        let watch = if incoming {
+            self.attached(&[j])
+        } else {
+            vec![j as u32]
+        };
+        let region = self.region(&[j], &watch);
+        set(&mut self.controls[j]);
+        self.solve(region, &watch, &[j])
+    }
+
+    fn insert(&mut self, child: &str, at: f64, name: &str) -> Result<EditOutcome, EditError> {
+        let k = skel::find(&self.joints, child)?;
+        let p = self.joints[k].parent.ok_or_else(|| {
+            refused(
+                "insert",
+                format!("{child} is a root: there is no bone to split"),
+            )
+        })?;
+        let watch = self.attached(&[k]);
+        let region = self.region(&[p, k], &watch);
+        let (n, map) = skel::insert(&mut self.joints, k, at, name)?;
+        self.renumber(&map, None);
+        self.controls.insert(n, Control::default());
+        self.rebuild_regions();
+        let watch = self.attached(&[n, n + 1]);
+        self.solve(region, &watch, &[n])
+    }
+
+    fn delete(&mut self, joint: &str) -> Result<EditOutcome, EditError> {
+        let k = skel::find(&self.joints, joint)?;
+        if self.joints[k].parent.is_none() {
+            return Err(refused(
+                "delete",
+                format!("{joint} is a root and cannot be deleted"),
+            ));
+        }
+        let watch = self.attached(&[k]);
+        let region = self.region(&[k], &watch);
+        let (parent, map) = skel::delete(&mut self.joints, k)?;
+        let parent_new = map[parent].unwrap_or(parent);
+        self.renumber(&map, Some(parent_new as u32));
+        self.controls.remove(k);
+        self.rebuild_regions();
+        let watch = self.attached(&[parent_new]);
+        self.solve(region, &watch, &[parent_new])
+    }
+
+    /// Solve on `region`, then settle: while the watched weights are still above zero on the
+    /// border, grow the region from the new weights and solve again.
+    fn solve(
+        &mut self,
+        mut region: Vec<u32>,
+        watch: &[u32],
+        seeds: &[usize],
+    ) -> Result<EditOutcome, EditError> {
+        if self.defer {
+            return Ok(EditOutcome::default());
+        }
+        self.mark_dirty();
+        let mut passes = 0;
+        let mut region_ms = 0.0;
+        let mut times = SolveTimes::default();
+        loop {
+            let patch = local::solve_region(self, &region, watch)?;
+            passes += 1;
+            add_times(&mut times, &patch.times);
+            let solved = patch.region.clone();
+            let last = self.outcome(&patch, passes);
+            self.patch(patch);
+            let t = Instant::now();
+            let grow = passes <= SETTLE_PASSES && self.border_hot(&solved, watch);
+            let next = if grow {
+                let mut r = self.region(seeds, watch);
+                r.extend_from_slice(&solved);
+                r.sort_unstable();
+                r.dedup();
+                (r.len() > solved.len()).then_some(r)
+            } else {
+                None
+            };
+            region_ms += ms_since(t);
+            match next {
+                Some(r) => region = r,
+                None => {
+                    return Ok(EditOutcome {
+                        region_ms,
+                        times,
+                        ..last
+                    })
+                }
+            }
+        }
+    }
+
+    /// True if a vertex of `region` next to a heat vertex outside it has a watched weight.
+    fn border_hot(&self, region: &[u32], watch: &[u32]) -> bool {
+        let eps = self.eps();
+        let mut inside = vec![false; self.rows.len()];
+        for &v in region {
+            inside[v as usize] = true;
+        }
+        region.iter().any(|&v| {
+            let v = v as usize;
+            self.adj
+                .of(v)
+                .iter()
+                .any(|&u| !inside[u as usize] && self.row_of[u as usize] != NOT_IN_SYSTEM)
+                && self.rows[v]
+                    .iter()
+                    .any(|e| e.1 > eps && watch.contains(&e.0))
+        })
+    }
+
+    fn outcome(&self, patch: &Patch, passes: usize) -> EditOutcome {
+        EditOutcome {
+            region: patch.region.len(),
+            vertices: self.heat_verts.len(),
+            columns: patch.columns.len(),
+            passes,
+            eps: self.eps(),
+            times: patch.times.clone(),
+            ..EditOutcome::default()
+        }
+    }
+
+    fn patch(&mut self, patch: Patch) {
+        let it = patch.region.into_iter().zip(patch.rows).zip(patch.raw);
+        for (((v, row), raw), src) in it.zip(patch.sources) {
+            self.rows[v as usize] = row;
+            self.raw[v as usize] = raw;
+            self.sources[v as usize] = src;
+        }
+    }
+
+    /// Flag the bones that differ from the cached ones (all, if the bone list changed shape).
+    /// Flags accumulate until the next global solve: vertices outside a region keep sources from
+    /// older bones.
+    fn mark_dirty(&mut self) {
+        let now = self.virtual_bones();
+        self.dirty = match self.dirty.take() {
+            Some(mut d) if now.len() == self.bones_cached.len() => {
+                for (i, (a, b)) in now.iter().zip(&self.bones_cached).enumerate() {
+                    d[i] |= a != b;
+                }
+                Some(d)
+            }
+            _ => None,
+        };
+        // The reference stays the geometry of the last global solve; a flag, once set, stays.
+        if self.dirty.is_none() {
+            self.bones_cached = now;
+        }
+    }
+
+    /// Re-index weight columns after a hierarchy change; a deleted joint's weight goes to `merge`.
+    fn renumber(&mut self, map: &Renumbering, merge: Option<u32>) {
+        let remap = |row: &mut Vec<(u32, f64)>| {
+            let mut out: Vec<(u32, f64)> = Vec::with_capacity(row.len());
+            for &(j, w) in row.iter() {
+                let Some(nj) = map
+                    .get(j as usize)
+                    .copied()
+                    .flatten()
+                    .map(|n| n as u32)
+                    .or(merge)
+                else {
+                    continue;
+                };
+                match out.iter_mut().find(|e| e.0 == nj) {
+                    Some(e) => e.1 += w,
+                    None => out.push((nj, w)),
+                }
+            }
+            out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            *row = out;
+        };
+        self.rows.iter_mut().for_each(remap);
+        self.raw.iter_mut().for_each(remap);
+        self.input_rows.iter_mut().for_each(remap);
+    }
+}
+
+/// `(parent end, child end)` joint of every bone, in [`bones::bones`] order: one bone per
+/// parent → child link whose parent is not an end marker, then one virtual bone per leaf.
+fn bone_ends(joints: &[RigJoint]) -> Vec<(u32, u32)> {
+    let n = joints.len();
+    let parent = |j: usize| joints[j].parent.filter(|&p| p < n && p != j);
+    let mut has_child = vec![false; n];
+    let mut out = Vec::new();
+    for c in 0..n {
+        if let Some(p) = parent(c) {
+            has_child[p] = true;
+            if !joints[p].end {
+                out.push((p as u32, c as u32));
+            }
+        }
+    }
+    for (j, joint) in joints.iter().enumerate() {
+        if !has_child[j] && !joint.end {
+            out.push((j as u32, j as u32));
+        }
+    }
+    out
+}
+
+fn add_times(sum: &mut SolveTimes, t: &SolveTimes) {
+    sum.heat_ms += t.heat_ms;
+    sum.assemble_ms += t.assemble_ms;
+    sum.factor_ms += t.factor_ms;
+    sum.solve_ms += t.solve_ms;
+    sum.post_ms += t.post_ms;
+}
+
+fn refused(op: &'static str, reason: String) -> EditError {
+    EditError::Refused { op, reason }
+}
+
+fn check_finite(op: &'static str, p: &[f64; 3]) -> Result<(), EditError> {
+    if p.iter().all(|x| x.is_finite()) {
+        Ok(())
+    } else {
+        Err(refused(op, format!("non-finite position {p:?}")))
+    }
+}
