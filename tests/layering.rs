@@ -13,7 +13,7 @@ const LAYERS: &[&[&str]] = &[
     &["skeleton"],
     &["mesh"],
     &["discretize", "naming"],
-    &["embed", "skin"],
+    &["embed", "skin", "multipart"],
     &["rig"],
     &["confidence", "config", "error"],
     &["choose"],

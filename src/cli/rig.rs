@@ -13,7 +13,7 @@ use crate::embed::hints::Hints;
 use crate::embed::OrientationMode;
 use crate::export::{self, Format};
 use crate::naming::{self, OutputBase};
-use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
+use crate::pipeline::{Method, Pipeline, RigOutcome, RigRequest};
 use crate::progress::{NoProgress, Progress};
 use crate::rig::Status;
 use crate::{config::RigConfig, RigError};
@@ -41,6 +41,13 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
             eprintln!("error: --skeleton: {e}");
             return Ok(ExitCode::from(2));
         }
+    };
+    let Some(method) = Method::parse(&args.method) else {
+        eprintln!(
+            "error: --method '{}': expected auto, embed or multi",
+            args.method
+        );
+        return Ok(ExitCode::from(2));
     };
     let config = load_config(args.config.as_deref())?;
     let hints = match &args.hints {
@@ -71,10 +78,12 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
                         hints: Some(h.clone()),
                         orientation,
                         skin: !args.no_skin,
+                        method,
                     }),
                     None => RigRequest::with_sidecar(mesh, skeleton.clone()).and_then(|mut r| {
                         r.orientation = orientation;
                         r.skin = !args.no_skin;
+                        r.method = method;
                         sidecar_template(&mut r, &args.skeleton)?;
                         Ok(r)
                     }),

@@ -8,6 +8,7 @@ use serde::{Deserialize, Serialize};
 pub mod read;
 
 use crate::mesh::RepairReport;
+pub use crate::multipart::MultipartReport;
 pub use crate::skeleton::rigged::{RigJoint, SkinTable};
 pub use read::RigReadError;
 
@@ -73,6 +74,21 @@ pub struct Rig {
     /// Engine statistics for benchmarks (`graph_vertices`, `graph_edges`, `medial_samples`, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stats: BTreeMap<String, f64>,
+    /// Which method made the joints: [`METHOD_EMBED`] (template embedding) or [`METHOD_MULTIPART`].
+    #[serde(default = "default_method")]
+    pub method: String,
+    /// What the multi-component method found (components, contact graph, trees, limb mapping).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipart: Option<MultipartReport>,
+}
+
+/// `method` of a rig made by template embedding (Baran & Popović 2007).
+pub const METHOD_EMBED: &str = "embed";
+/// `method` of a rig made by the multi-component method (Bharaj et al. 2012).
+pub const METHOD_MULTIPART: &str = "multipart";
+
+fn default_method() -> String {
+    METHOD_EMBED.into()
 }
 
 impl Rig {
