@@ -14,6 +14,8 @@ pub mod joints;
 pub mod mapping;
 mod report;
 pub mod samples;
+#[cfg(test)]
+mod tests;
 pub mod tree;
 
 pub use report::{detect, Detection, LimbMap, MultipartReport};
