@@ -46,6 +46,14 @@ pub enum RigError {
         /// Cause.
         source: EmbedError,
     },
+    /// The multi-component method could not run.
+    #[error("{}: {source}", path.display())]
+    Multipart {
+        /// Mesh file.
+        path: PathBuf,
+        /// Cause.
+        source: crate::multipart::MultipartError,
+    },
     /// Skin weights failed.
     #[error("{}: {source}", path.display())]
     Skin {

@@ -30,6 +30,7 @@ pub mod glob;
 pub mod measure;
 pub mod mesh;
 pub mod motion;
+pub mod multipart;
 pub mod naming;
 pub mod pipeline;
 pub mod progress;

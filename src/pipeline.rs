@@ -25,8 +25,10 @@ use crate::util::ms_since;
 
 mod attach;
 mod edit;
+mod multi;
 pub use attach::{AttachRequest, Attached};
 pub use edit::EditBase;
+pub use multi::Method;
 
 /// How many meshes' discretizations the cache keeps.
 const CACHE_CAPACITY: usize = 16;
@@ -44,6 +46,8 @@ pub struct RigRequest {
     pub orientation: OrientationMode,
     /// Compute skin weights too.
     pub skin: bool,
+    /// Template embedding, the multi-component method, or the choice by shape (`auto`).
+    pub method: Method,
 }
 
 impl RigRequest {
@@ -57,6 +61,7 @@ impl RigRequest {
             hints,
             orientation: OrientationMode::Default,
             skin: true,
+            method: Method::Auto,
         })
     }
 }
@@ -68,8 +73,9 @@ pub struct RigOutcome {
     pub rig: Rig,
     /// The prepared mesh (input mesh inside).
     pub prepared: Arc<PreparedMesh>,
-    /// The discretization (cached across hint re-runs).
-    pub discretization: Arc<Discretization>,
+    /// The discretization (cached across hint re-runs); `None` on the multi-component path, which
+    /// needs none.
+    pub discretization: Option<Arc<Discretization>>,
     /// The template of the rig (the chosen one under `auto`).
     pub skeleton: Arc<Skeleton>,
     /// The embedding, normalized frame.
@@ -137,24 +143,36 @@ impl Pipeline {
         progress: &dyn Progress,
         timings: &mut BTreeMap<String, f64>,
     ) -> Result<Discretized, RigError> {
-        let err_path = || path.to_path_buf();
         let (mesh, source, key) = self.load(path, progress, timings)?;
         if let Some((prepared, disc)) = self.cache_get(key) {
             return Ok((prepared, disc, true, source));
         }
-        let prepared = prepare(path, mesh, progress, timings)?;
-        let disc = discretize::discretize(&prepared, &self.config.discretize, progress).map_err(
+        let prepared = Arc::new(prepare(path, mesh, progress, timings)?);
+        let disc = self.discretize_stage(path, key, &prepared, progress, timings)?;
+        Ok((prepared, disc, false, source))
+    }
+
+    /// Discretize `prepared` (key: its cache key) and cache both.
+    fn discretize_stage(
+        &self,
+        path: &Path,
+        key: u64,
+        prepared: &Arc<PreparedMesh>,
+        progress: &dyn Progress,
+        timings: &mut BTreeMap<String, f64>,
+    ) -> Result<Arc<Discretization>, RigError> {
+        let disc = discretize::discretize(prepared, &self.config.discretize, progress).map_err(
             |source| RigError::Discretize {
-                path: err_path(),
+                path: path.to_path_buf(),
                 source,
             },
         )?;
         for (name, ms) in &disc.timings_ms {
             timings.insert((*name).to_string(), *ms);
         }
-        let (prepared, disc) = (Arc::new(prepared), Arc::new(disc));
+        let disc = Arc::new(disc);
         self.cache_put(key, prepared.clone(), disc.clone());
-        Ok((prepared, disc, false, source))
+        Ok(disc)
     }
 
     /// Load `path` (the load stage): the mesh, the file's own document (glTF, textured OBJ, FBX) and the cache key (mesh content and discretization options).
@@ -180,7 +198,22 @@ impl Pipeline {
         let t_total = Instant::now();
         let path = &req.mesh_path;
         let mut timings = BTreeMap::new();
-        let (prepared, disc, reused, source) = self.discretized(path, progress, &mut timings)?;
+        let (mesh, source, key) = self.load(path, progress, &mut timings)?;
+        let cached = self.cache_get(key);
+        let prepared = match &cached {
+            Some((p, _)) => p.clone(),
+            None => Arc::new(prepare(path, mesh, progress, &mut timings)?),
+        };
+        if multi::use_multipart(req.method, &prepared) {
+            return self.rig_multipart(req, prepared, source, timings, t_total, progress);
+        }
+        let (disc, reused) = match cached {
+            Some((_, d)) => (d, true),
+            None => (
+                self.discretize_stage(path, key, &prepared, progress, &mut timings)?,
+                false,
+            ),
+        };
 
         check(progress, Stage::Embed)?;
         let chosen = self.choose(req, &prepared, &disc, progress)?;
@@ -238,7 +271,7 @@ impl Pipeline {
         Ok(RigOutcome {
             rig,
             prepared,
-            discretization: disc,
+            discretization: Some(disc),
             skeleton: fit.skeleton,
             embedding,
             skin,
@@ -596,7 +629,6 @@ fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
     let mut warnings = emb.warnings.clone();
     warnings.extend(conf.reasons.iter().map(|r| format!("low confidence: {r}")));
     Rig {
-        method: "embed".into(),
         curve: None,
         mesh: req.mesh_path.display().to_string(),
         skeleton: fit.skeleton.name.clone(),
@@ -624,6 +656,8 @@ fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
         skin: None,
         stats: BTreeMap::new(),
         templates: Vec::new(),
+        method: crate::rig::METHOD_EMBED.into(),
+        multipart: None,
     }
 }
 

@@ -61,20 +61,50 @@ fn rig_one(mesh: PathBuf, skel: &str, out: PathBuf) -> Result<Rigged, String> {
     let req = RigRequest::with_sidecar(&mesh, skeleton).map_err(|e| e.to_string())?;
     let outcome = pipeline.rig(&req, &NoProgress).map_err(|e| e.to_string())?;
     let name = mesh.file_stem().unwrap_or_default().to_string_lossy();
-    // Joints lie inside the mesh (the embedding's constraint; a joint outside is a wrong rig).
+    // Joints lie inside the mesh (the embedding's constraint; a joint outside is a wrong rig). The
+    // multi-component path has no distance field: its joints sit at contacts between pieces.
     let norm = &outcome.prepared.normalization;
-    for j in &outcome.rig.joints {
-        let f = outcome
-            .discretization
-            .field
-            .eval(&norm.to_normalized(&P3::from(j.position)));
-        assert!(
-            f <= JOINT_OUTSIDE_TOL,
-            "{name}: joint {} is outside the mesh (field {f:.4})",
-            j.name
-        );
+    if let Some(disc) = &outcome.discretization {
+        for j in &outcome.rig.joints {
+            let f = disc.field.eval(&norm.to_normalized(&P3::from(j.position)));
+            assert!(
+                f <= JOINT_OUTSIDE_TOL,
+                "{name}: joint {} is outside the mesh (field {f:.4})",
+                j.name
+            );
+        }
+        check_discretization(&name, disc);
     }
-    check_discretization(&name, &outcome.discretization);
+    let skin = outcome.skin.as_ref().expect("skin requested");
+    let vertices = outcome.prepared.input.positions.len();
+    skin_common::assert_valid(skin, vertices, outcome.rig.joints.len());
+    if outcome.rig.method == geppetto::rig::METHOD_MULTIPART {
+        // Rigid skin (Bharaj et al. 2012 §7): one bone of weight 1 per vertex, one bone per piece;
+        // a joint whose cluster holds no piece may own nothing.
+        assert!(
+            skin.weights.iter().all(|w| w.len() == 1 && w[0].1 == 1.0),
+            "{name}: multipart skin is not rigid"
+        );
+        for shell in &outcome.prepared.shells {
+            let first = outcome
+                .prepared
+                .weld
+                .iter()
+                .position(|w| shell.vertices.binary_search(w).is_ok());
+            let bone = first.map(|i| skin.weights[i][0].0);
+            let all_same = (0..vertices)
+                .filter(|&i| {
+                    shell
+                        .vertices
+                        .binary_search(&outcome.prepared.weld[i])
+                        .is_ok()
+                })
+                .all(|i| Some(skin.weights[i][0].0) == bone);
+            assert!(all_same, "{name}: a piece is split between bones");
+        }
+    } else {
+        assert_bone_owners_have_vertices(&name, &outcome.rig.joints, skin);
+    }
     let written =
         write_outputs(&outcome, &out, &[Format::Json, Format::Glb]).map_err(|e| e.to_string())?;
     let find = |ext: &str| {
@@ -86,22 +116,22 @@ fn rig_one(mesh: PathBuf, skel: &str, out: PathBuf) -> Result<Rigged, String> {
     };
     let back = Rig::load(&find(".rig.json")?).map_err(|e| e.to_string())?;
     assert_eq!(back, outcome.rig, "{name}: rig.json does not read back");
-    let skin = outcome.skin.as_ref().expect("skin requested");
-    let vertices = outcome.prepared.input.positions.len();
-    skin_common::assert_valid(skin, vertices, outcome.rig.joints.len());
-    let owners_without_vertices: Vec<&str> = bone_owners(&outcome.rig.joints)
+    Ok(Rigged {
+        glb: find(".glb")?,
+        rig: outcome.rig,
+    })
+}
+
+fn assert_bone_owners_have_vertices(name: &str, joints: &[RigJoint], skin: &geppetto::skin::Skin) {
+    let owners_without_vertices: Vec<&str> = bone_owners(joints)
         .into_iter()
         .filter(|&j| !skin.weights.iter().flatten().any(|e| e.0 as usize == j))
-        .map(|j| outcome.rig.joints[j].name.as_str())
+        .map(|j| joints[j].name.as_str())
         .collect();
     assert!(
         owners_without_vertices.is_empty(),
         "{name}: bone-owning joints without vertices: {owners_without_vertices:?}"
     );
-    Ok(Rigged {
-        glb: find(".glb")?,
-        rig: outcome.rig,
-    })
 }
 
 /// The sphere graph: within the sphere budget, centres inside, connected, and every bridge (a

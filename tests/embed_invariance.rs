@@ -32,6 +32,7 @@ fn rig(pipeline: &Pipeline, path: &Path, orientation: OrientationMode) -> Rig {
         hints: None,
         orientation,
         skin: false,
+        method: geppetto::pipeline::Method::Embed,
     };
     pipeline.rig(&req, &NoProgress).expect("rigs").rig
 }

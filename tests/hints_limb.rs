@@ -134,7 +134,12 @@ fn judge_moved(out: &RigOutcome, skel: &Skeleton, moves: &[(&str, P3)]) -> Vec<S
         let j = skel.find(name).expect(name);
         emb.joints[j.0] = norm.to_normalized(p);
     }
-    let conf = assess(&out.prepared, &out.discretization, skel, &emb);
+    let conf = assess(
+        &out.prepared,
+        out.discretization.as_ref().expect("embedding path"),
+        skel,
+        &emb,
+    );
     println!("{moves:?}: {:?} {:?}", conf.status, conf.reasons);
     conf.reasons
 }
@@ -205,7 +210,12 @@ fn a_big_head_rigs_ok_and_feet_off_the_ground_are_reported() {
     // The same rig judged with mesh +X as up (a figure lying on its side): the feet are at half height.
     let mut lying = out.embedding.clone();
     lying.orientation = Orientation::parse("+x,+z").expect("orientation");
-    let conf = assess(&out.prepared, &out.discretization, &skel, &lying);
+    let conf = assess(
+        &out.prepared,
+        out.discretization.as_ref().expect("embedding path"),
+        &skel,
+        &lying,
+    );
     println!("lying: {:?}", conf.reasons);
     assert!(
         conf.reasons.iter().any(|r| r.contains("not at the bottom")),

@@ -14,6 +14,7 @@ const LAYERS: &[&[&str]] = &[
     &["mesh"],
     &["discretize", "naming", "batch"],
     &["embed", "skin"],
+    &["multipart"],
     &["rig", "edit"],
     &["confidence", "config", "error"],
     &["curveskel"],

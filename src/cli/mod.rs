@@ -86,6 +86,10 @@ pub struct RigArgs {
     /// (the mesh axes that point up and forward). With `--skeleton auto`, `default` means `auto`.
     #[arg(long, default_value = "default")]
     pub orientation: String,
+    /// `auto` (the multi-component method for a mesh of many parts with none dominant, else the
+    /// template embedding), `embed`, or `multi`.
+    #[arg(long, default_value = "auto")]
+    pub method: String,
     /// Engine configuration file (default: the built-in config/rig.yaml).
     #[arg(long)]
     pub config: Option<PathBuf>,

@@ -14,7 +14,7 @@ use crate::embed::hints::Hints;
 use crate::embed::OrientationMode;
 use crate::export::{self, Format};
 use crate::naming::{self, OutputBase};
-use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
+use crate::pipeline::{Method, Pipeline, RigOutcome, RigRequest};
 use crate::progress::{NoProgress, Progress};
 use crate::rig::Status;
 use crate::{config::RigConfig, RigError};
@@ -54,6 +54,13 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
         Template::Curve(_) => Template::Curve(curve_mode),
         other => other,
     };
+    let Some(method) = Method::parse(&args.method) else {
+        eprintln!(
+            "error: --method '{}': expected auto, embed or multi",
+            args.method
+        );
+        return Ok(ExitCode::from(2));
+    };
     let config = load_config(args.config.as_deref())?;
     let hints = match &args.hints {
         Some(p) => Some((Hints::load(p)?, p.clone())),
@@ -78,7 +85,7 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
         meshes
             .par_iter()
             .map(|mesh| {
-                let out = request(args, mesh, &hints, &skeleton, orientation)
+                let out = request(args, mesh, &hints, &skeleton, orientation, method)
                     .and_then(|r| pipeline.rig(&r, &NoProgress as &dyn Progress))
                     .and_then(|mut o| {
                         let summary = Summary::of(&o, naming::output_base(mesh, &root, &args.out));
@@ -152,6 +159,7 @@ fn request(
     hints: &Option<(Hints, PathBuf)>,
     skeleton: &Template,
     orientation: OrientationMode,
+    method: Method,
 ) -> Result<RigRequest, RigError> {
     match hints {
         Some(h) => Ok(RigRequest {
@@ -160,10 +168,12 @@ fn request(
             hints: Some(h.clone()),
             orientation,
             skin: !args.no_skin,
+            method,
         }),
         None => RigRequest::with_sidecar(mesh, skeleton.clone()).and_then(|mut r| {
             r.orientation = orientation;
             r.skin = !args.no_skin;
+            r.method = method;
             sidecar_template(&mut r, &args.skeleton)?;
             Ok(r)
         }),

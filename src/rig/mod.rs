@@ -5,13 +5,14 @@ use std::path::Path;
 
 use serde::{Deserialize, Serialize};
 
-mod json;
 pub mod curve;
+mod json;
 pub mod read;
 
 pub use curve::CurveReport;
 
 use crate::mesh::RepairReport;
+pub use crate::multipart::MultipartReport;
 pub use crate::skeleton::rigged::{RigJoint, SkinTable};
 pub use read::RigReadError;
 
@@ -38,10 +39,6 @@ pub struct RigPenalty {
 /// A complete rig, as written to `OUT/NAME.rig.json`.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct Rig {
-    /// How the joints were made: `embed` (template embedding) or `curve` (curve skeleton from 3D
-    /// silhouettes, `crate::curveskel`).
-    #[serde(default = "default_method")]
-    pub method: String,
     /// The curve-skeleton method's report (branches, joints, stage times, diagnostics).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub curve: Option<CurveReport>,
@@ -86,11 +83,23 @@ pub struct Rig {
     /// Engine statistics for benchmarks (`graph_vertices`, `graph_edges`, `medial_samples`, …).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stats: BTreeMap<String, f64>,
+    /// Which method made the joints: [`METHOD_EMBED`] (template embedding), [`METHOD_MULTIPART`]
+    /// or `curve` (curve skeleton from 3D silhouettes, `crate::curveskel::METHOD_NAME`).
+    #[serde(default = "default_method")]
+    pub method: String,
+    /// What the multi-component method found (components, contact graph, trees, limb mapping).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub multipart: Option<MultipartReport>,
 }
+
+/// `method` of a rig made by template embedding (Baran & Popović 2007).
+pub const METHOD_EMBED: &str = "embed";
+/// `method` of a rig made by the multi-component method (Bharaj et al. 2012).
+pub const METHOD_MULTIPART: &str = "multipart";
 
 /// rig.json files written before the method field are template embeddings.
 fn default_method() -> String {
-    "embed".into()
+    METHOD_EMBED.into()
 }
 
 impl Rig {

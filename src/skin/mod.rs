@@ -12,9 +12,11 @@ pub mod bones;
 pub mod heat;
 pub mod laplacian;
 pub mod pose;
+mod rigid;
 pub mod solve;
 mod weights;
 
+pub use rigid::rigid;
 pub use weights::{shell_vertex_lists, skin_with_sdf};
 
 use serde::{Deserialize, Serialize};

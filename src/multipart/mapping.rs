@@ -1,0 +1,322 @@
+//! Joint mapping (Bharaj et al. 2012 §8): each high-resolution branch is matched to each template
+//! branch by an order-preserving dynamic program over the node cost K (Eq. 8); each row of the
+//! branch matrix keeps its cheapest column (Eq. 6); the low-resolution tree keeps one high-resolution
+//! branch per limb (§8.6); shared nodes go to the cheapest kept branch (§8.7); unmapped nodes ride
+//! with their nearest mapped ancestor (§8.8).
+
+use super::tree::{betweenness, Tree};
+use crate::geom::P3;
+
+/// α1..α5 of Eq. 8: position, relative position along the branch, degree, betweenness
+/// (subtracted), area (subtracted).
+pub const ALPHA: [f64; 5] = [10.0, 2.0, 0.2, 1.0, 0.5];
+/// Weight of a pinned joint's distance term (hints): large enough to dominate K_Pos (α1 = 10).
+pub const PIN_WEIGHT: f64 = 100.0;
+
+/// The template as the mapper sees it: placed positions (normalized frame, §18.1), parents,
+/// and pins (a hint's target, normalized frame).
+#[derive(Clone, Debug)]
+pub struct Target {
+    /// Joint position after placement.
+    pub position: Vec<P3>,
+    /// Parent joint.
+    pub parent: Vec<Option<usize>>,
+    /// Pinned target per joint.
+    pub pin: Vec<Option<P3>>,
+    /// Mesh height (the default-height unit of K_Pos).
+    pub height: f64,
+}
+
+impl Target {
+    fn children(&self, j: usize) -> impl Iterator<Item = usize> + '_ {
+        (0..self.parent.len()).filter(move |&c| self.parent[c] == Some(j))
+    }
+
+    fn degree(&self, j: usize) -> usize {
+        self.children(j).count() + usize::from(self.parent[j].is_some())
+    }
+
+    /// Root-to-leaf joint paths.
+    pub fn branches(&self) -> Vec<Vec<usize>> {
+        (0..self.parent.len())
+            .filter(|&j| self.children(j).next().is_none() && self.parent[j].is_some())
+            .map(|leaf| {
+                let mut p = vec![leaf];
+                while let Some(q) = self.parent[*p.last().unwrap_or(&0)] {
+                    p.push(q);
+                }
+                p.reverse();
+                p
+            })
+            .collect()
+    }
+}
+
+/// Relative position of each node along a branch: cumulative length ÷ total (a fraction, §8.3).
+fn fractions(points: &[P3]) -> Vec<f64> {
+    let mut acc = vec![0.0];
+    for w in points.windows(2) {
+        acc.push(acc.last().unwrap_or(&0.0) + (w[1] - w[0]).norm());
+    }
+    let total = acc.last().copied().unwrap_or(0.0).max(1e-12);
+    acc.iter().map(|a| a / total).collect()
+}
+
+/// Per-node quantities of the high-resolution tree that K needs.
+pub struct NodeTerms {
+    degree: Vec<usize>,
+    betweenness: Vec<f64>,
+    area: Vec<f64>,
+}
+
+impl NodeTerms {
+    /// Degree, normalized betweenness and normalized area of every node.
+    pub fn of(tree: &Tree) -> Self {
+        let bet = betweenness(&tree.adjacency());
+        let norm = |v: &[f64]| {
+            let m = v.iter().copied().fold(0.0, f64::max).max(1e-300);
+            v.iter().map(|x| x / m).collect()
+        };
+        Self {
+            degree: (0..tree.len()).map(|i| tree.degree(i)).collect(),
+            betweenness: norm(&bet),
+            area: norm(&tree.area),
+        }
+    }
+}
+
+/// Q and the matched `(node, joint)` pairs of one high-resolution branch against one template branch.
+pub fn match_branch(
+    tree: &Tree,
+    terms: &NodeTerms,
+    target: &Target,
+    hb: &[usize],
+    ab: &[usize],
+) -> (f64, Vec<(usize, usize)>) {
+    let fh = fractions(&hb.iter().map(|&i| tree.centre[i]).collect::<Vec<_>>());
+    let fa = fractions(&ab.iter().map(|&j| target.position[j]).collect::<Vec<_>>());
+    let k = |s: usize, t: usize| -> f64 {
+        let (h, a) = (hb[s], ab[t]);
+        let pos = (tree.centre[h] - target.position[a]).norm() / target.height;
+        let perc = (fh[s] - fa[t]).abs();
+        let deg = terms.degree[h].abs_diff(target.degree(a)) as f64;
+        let pin = target.pin[a].map_or(0.0, |p| {
+            PIN_WEIGHT * (tree.centre[h] - p).norm() / target.height
+        });
+        ALPHA[0] * pos + ALPHA[1] * perc + ALPHA[2] * deg
+            - ALPHA[3] * terms.betweenness[h]
+            - ALPHA[4] * terms.area[h]
+            + pin
+    };
+    if hb.len() <= ab.len() {
+        let (q, t) = monotone_match(hb.len(), ab.len(), &k);
+        (
+            q,
+            t.iter().enumerate().map(|(s, &t)| (hb[s], ab[t])).collect(),
+        )
+    } else {
+        // Roles swap (§8.2): every template joint gets a distinct node, in order.
+        let (q, t) = monotone_match(ab.len(), hb.len(), &|s, t| k(t, s));
+        (
+            q,
+            t.iter().enumerate().map(|(s, &t)| (hb[t], ab[s])).collect(),
+        )
+    }
+}
+
+/// The cheapest strictly increasing map t(s) of `short` items (0..s_len) into `long` items
+/// (0..t_len), s_len ≤ t_len, by dynamic programming over the trellis (§8.4). Returns Σ cost and t.
+pub fn monotone_match(
+    s_len: usize,
+    t_len: usize,
+    cost: &dyn Fn(usize, usize) -> f64,
+) -> (f64, Vec<usize>) {
+    if s_len == 0 || s_len > t_len {
+        return (0.0, Vec::new());
+    }
+    let slack = t_len - s_len;
+    let mut d = vec![vec![f64::INFINITY; t_len]; s_len];
+    let mut from = vec![vec![usize::MAX; t_len]; s_len];
+    for (t, cell) in d[0].iter_mut().enumerate().take(slack + 1) {
+        *cell = cost(0, t);
+    }
+    for s in 1..s_len {
+        let mut best = (f64::INFINITY, usize::MAX);
+        for t in s..=slack + s {
+            if d[s - 1][t - 1] < best.0 {
+                best = (d[s - 1][t - 1], t - 1);
+            }
+            d[s][t] = cost(s, t) + best.0;
+            from[s][t] = best.1;
+        }
+    }
+    let last = &d[s_len - 1];
+    let mut t = (s_len - 1..t_len)
+        .min_by(|&a, &b| last[a].total_cmp(&last[b]).then(a.cmp(&b)))
+        .unwrap_or(s_len - 1);
+    let q = last[t];
+    let mut path = vec![t; s_len];
+    for s in (1..s_len).rev() {
+        t = from[s][t];
+        path[s - 1] = t;
+    }
+    (q, path)
+}
+
+/// One high-resolution branch kept after §8.6.
+#[derive(Clone, Debug)]
+pub struct Kept {
+    /// Its leaf node (high-resolution tree).
+    pub leaf: usize,
+    /// The template branch it maps to (index into [`Target::branches`]).
+    pub column: usize,
+    /// Its Q.
+    pub q: f64,
+    /// Matched pairs.
+    pub pairs: Vec<(usize, usize)>,
+    /// The cheapest kept branch of its template branch (defines the joints); the others are extra
+    /// limbs (many-to-one, §8.2), bound rigidly with their first shared ancestor (see `joints`).
+    pub primary: bool,
+}
+
+/// The mapping's outcome.
+#[derive(Clone, Debug)]
+pub struct Mapping {
+    /// Kept branches, by ascending Q.
+    pub kept: Vec<Kept>,
+    /// Joint per high-resolution node after conflict resolution (primary branches only).
+    pub node_joint: Vec<Option<usize>>,
+    /// High-resolution branches (I) and low-resolution branches (L).
+    pub branch_counts: (usize, usize),
+}
+
+/// A row minimum of the branch matrix: template branch, Q, matched `(node, joint)` pairs.
+type RowMin = (usize, f64, Vec<(usize, usize)>);
+
+/// Map `target` onto `high`, choosing among high-resolution branches with `low_branches` (each a
+/// set of components).
+pub fn map(high: &Tree, low_branches: &[Vec<usize>], target: &Target) -> Mapping {
+    let terms = NodeTerms::of(high);
+    let hbs = high.branches();
+    let abs = target.branches();
+    // Row minima of the I × J matrix (Eq. 6).
+    let rows: Vec<RowMin> = hbs
+        .iter()
+        .map(|hb| {
+            abs.iter()
+                .enumerate()
+                .map(|(j, ab)| {
+                    let (q, p) = match_branch(high, &terms, target, hb, ab);
+                    (j, q, p)
+                })
+                .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
+                .unwrap_or((0, f64::INFINITY, Vec::new()))
+        })
+        .collect();
+    // §8.6: group by the low-resolution branch sharing most components; keep the cheapest per group.
+    // The shared root is left out on both sides (see `report::cluster_both`); a branch sharing no
+    // piece with any low-resolution limb lies inside the body and joins no group [INTERPRETATION].
+    let mut best_in_group: Vec<Option<(usize, f64, usize)>> = vec![None; low_branches.len()];
+    for (i, hb) in hbs.iter().enumerate() {
+        let comps: Vec<usize> = hb[1..]
+            .iter()
+            .flat_map(|&n| high.members[n].iter().copied())
+            .collect();
+        let common = |l: usize| {
+            comps
+                .iter()
+                .filter(|c| low_branches[l].binary_search(c).is_ok())
+                .count()
+        };
+        let Some(group) = (0..low_branches.len())
+            .filter(|&l| common(l) > 0)
+            .max_by_key(|&l| (common(l), std::cmp::Reverse(l)))
+        else {
+            continue;
+        };
+        // The paper keeps the lowest Q per group; Q is an unnormalized sum over a branch's nodes
+        // (§8.3), so a one-piece branch that barely enters the limb beats the limb itself. We keep
+        // the branch covering most of the limb's pieces, then the lowest Q [INTERPRETATION].
+        let (cover, q) = (common(group), rows[i].1);
+        let slot = &mut best_in_group[group];
+        if slot.is_none_or(|(c, _, b)| cover > c || (cover == c && q < rows[b].1)) {
+            *slot = Some((cover, q, i));
+        }
+    }
+    let mut kept: Vec<Kept> = best_in_group
+        .into_iter()
+        .flatten()
+        .map(|(_, _, i)| Kept {
+            leaf: *hbs[i].last().unwrap_or(&0),
+            column: rows[i].0,
+            q: rows[i].1,
+            pairs: rows[i].2.clone(),
+            primary: false,
+        })
+        .collect();
+    kept.sort_by(|a, b| a.q.total_cmp(&b.q).then(a.leaf.cmp(&b.leaf)));
+    let mut seen = vec![false; abs.len()];
+    for k in &mut kept {
+        k.primary = !std::mem::replace(&mut seen[k.column], true);
+    }
+    kept.extend(fill_unmapped(
+        high, &terms, target, &hbs, &abs, &seen, &kept,
+    ));
+    // §8.7 winner takes all: kept branches in ascending Q, a node keeps its first joint.
+    let mut node_joint = vec![None; high.len()];
+    for k in kept.iter().filter(|k| k.primary) {
+        for &(n, j) in &k.pairs {
+            node_joint[n].get_or_insert(j);
+        }
+    }
+    Mapping {
+        kept,
+        node_joint,
+        branch_counts: (hbs.len(), low_branches.len()),
+    }
+}
+
+/// Template limbs no kept branch maps to (the low-resolution tree merged that limb into the body,
+/// e.g. a head held by many small contacts) take the cheapest high-resolution branch not kept,
+/// whose leaf is on no kept branch. Not in the paper: it lets every template limb find a branch
+/// when the part tree has one.
+fn fill_unmapped(
+    high: &Tree,
+    terms: &NodeTerms,
+    target: &Target,
+    hbs: &[Vec<usize>],
+    abs: &[Vec<usize>],
+    seen: &[bool],
+    kept: &[Kept],
+) -> Vec<Kept> {
+    let mut used: Vec<bool> = vec![false; high.len()];
+    for k in kept {
+        for n in high.path_to(k.leaf).into_iter().skip(1) {
+            used[n] = true;
+        }
+    }
+    let mut out: Vec<Kept> = Vec::new();
+    for (j, ab) in abs.iter().enumerate().filter(|(j, _)| !seen[*j]) {
+        let best = hbs
+            .iter()
+            .filter(|hb| hb[1..].iter().all(|&n| !used[n]))
+            .map(|hb| {
+                let (q, pairs) = match_branch(high, terms, target, hb, ab);
+                (q, *hb.last().unwrap_or(&0), pairs)
+            })
+            .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+        if let Some((q, leaf, pairs)) = best {
+            for n in high.path_to(leaf).into_iter().skip(1) {
+                used[n] = true;
+            }
+            out.push(Kept {
+                leaf,
+                column: j,
+                q,
+                pairs,
+                primary: true,
+            });
+        }
+    }
+    out
+}

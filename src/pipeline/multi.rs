@@ -1,0 +1,199 @@
+//! The multi-component path of [`Pipeline::rig`]: the method choice, the multipart fit made into a
+//! [`Fit`] (so the rig record, export, thumbnails and scoring are shared with the embedding path),
+//! and rigid skin.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use super::{build_rig, check, Pipeline, RigOutcome, RigRequest};
+use crate::choose::{Fit, Template};
+use crate::confidence::Confidence;
+use crate::embed::{Embedding, OrientationMode};
+use crate::error::RigError;
+use crate::mesh::{self, PreparedMesh};
+use crate::multipart::{self, MultipartFit, MultipartOptions};
+use crate::progress::{Progress, Stage};
+use crate::rig::{Status, TemplateTrial, METHOD_MULTIPART};
+use crate::skeleton::Skeleton;
+use crate::util::ms_since;
+
+/// Which method makes the joints.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Method {
+    /// By shape: the multi-component method for many parts with none dominant
+    /// ([`multipart::detect`]), else the template embedding.
+    #[default]
+    Auto,
+    /// Template embedding (Baran & Popović 2007).
+    Embed,
+    /// Multi-component method (Bharaj et al. 2012).
+    Multi,
+}
+
+impl Method {
+    /// `auto`, `embed` or `multi`.
+    pub fn parse(text: &str) -> Option<Self> {
+        match text.trim().to_ascii_lowercase().as_str() {
+            "auto" => Some(Self::Auto),
+            "embed" => Some(Self::Embed),
+            "multi" | "multipart" => Some(Self::Multi),
+            _ => None,
+        }
+    }
+}
+
+/// True if `method` sends `prepared` down the multi-component path.
+pub(super) fn use_multipart(method: Method, prepared: &PreparedMesh) -> bool {
+    match method {
+        Method::Embed => false,
+        Method::Multi => true,
+        Method::Auto => multipart::detect(prepared).multipart,
+    }
+}
+
+/// A multipart fit of `skel` with its template, as the embedding path's [`Fit`].
+fn as_fit(
+    skel: Arc<Skeleton>,
+    f: &MultipartFit,
+    orientation: crate::embed::Orientation,
+    pinned: Vec<crate::geom::JointId>,
+    ms: f64,
+) -> Fit {
+    let embedding = Embedding {
+        joints: f.joints.clone(),
+        discrete: Vec::new(),
+        orientation,
+        penalty: Default::default(),
+        budget_hit: false,
+        nodes_expanded: 0,
+        warnings: f.warnings.clone(),
+        timings_ms: vec![("multipart", ms)],
+        forced: false,
+        bridged: Vec::new(),
+        pinned,
+    };
+    let status = if f.reasons.is_empty() {
+        Status::Ok
+    } else {
+        Status::LowConfidence
+    };
+    Fit {
+        skeleton: skel,
+        embedding,
+        confidence: Confidence {
+            status,
+            reasons: f.reasons.clone(),
+        },
+    }
+}
+
+/// Mean Q of the primary limbs: how well a template's limbs matched the part tree.
+fn mean_primary_cost(f: &MultipartFit) -> f64 {
+    let q: Vec<f64> = f
+        .report
+        .limbs
+        .iter()
+        .filter(|l| l.primary)
+        .map(|l| l.cost)
+        .collect();
+    if q.is_empty() {
+        f64::INFINITY
+    } else {
+        q.iter().sum::<f64>() / q.len() as f64
+    }
+}
+
+impl Pipeline {
+    /// Rig with the multi-component method: each candidate template mapped onto the part tree;
+    /// under `auto` the one with fewer confidence reasons, then the lower mean limb cost, wins.
+    pub(super) fn rig_multipart(
+        &self,
+        req: &RigRequest,
+        prepared: Arc<PreparedMesh>,
+        source: Option<Arc<mesh::load::SourceDocument>>,
+        mut timings: BTreeMap<String, f64>,
+        t_total: Instant,
+        progress: &dyn Progress,
+    ) -> Result<RigOutcome, RigError> {
+        check(progress, Stage::Embed)?;
+        let orientation = match req.orientation {
+            OrientationMode::Fixed(o) => o,
+            _ => crate::embed::Orientation::IDENTITY,
+        };
+        let opts = MultipartOptions {
+            orientation,
+            ..MultipartOptions::default()
+        };
+        let mut fits = Vec::new();
+        for skel in req.skeleton.candidates()? {
+            let hints = match self.hints_for(req, &prepared, &skel) {
+                Ok(h) => h,
+                Err(_) if matches!(req.skeleton, Template::Auto) => continue,
+                Err(e) => return Err(e),
+            };
+            let t = Instant::now();
+            let f = multipart::rig(&prepared, &skel, &hints, &opts).map_err(|e| {
+                RigError::Multipart {
+                    path: req.mesh_path.clone(),
+                    source: e,
+                }
+            })?;
+            let pinned = hints.iter().map(|h| h.joint).collect();
+            fits.push((as_fit(skel, &f, orientation, pinned, ms_since(t)), f));
+        }
+        let best = (0..fits.len())
+            .min_by(|&a, &b| {
+                let key = |i: usize| (fits[i].1.reasons.len(), mean_primary_cost(&fits[i].1));
+                let (ka, kb) = (key(a), key(b));
+                ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.cmp(&b))
+            })
+            .ok_or(RigError::Cancelled)?;
+        let trials: Vec<TemplateTrial> = fits
+            .iter()
+            .enumerate()
+            .map(|(i, (fit, f))| TemplateTrial {
+                penalty: mean_primary_cost(f),
+                penalty_per_chain: mean_primary_cost(f),
+                note: "multipart: mean limb cost".into(),
+                ..fit.trial(i == best)
+            })
+            .collect();
+        let (fit, mf) = fits.swap_remove(best);
+        for (name, ms) in &mf.report.times_ms {
+            timings.insert(format!("multipart_{name}"), *ms);
+        }
+        let mut rig = build_rig(req, &prepared, &fit);
+        rig.method = METHOD_MULTIPART.into();
+        rig.multipart = Some(mf.report.clone());
+        rig.templates = if trials.len() > 1 { trials } else { Vec::new() };
+        if let Some(src) = &source {
+            rig.warnings.extend(src.warnings.iter().cloned());
+        }
+        let skin = req.skin.then(|| {
+            let t = Instant::now();
+            let root = fit
+                .skeleton
+                .joints
+                .iter()
+                .position(|j| j.parent.is_none())
+                .unwrap_or(0);
+            let s = crate::skin::rigid(&prepared, &rig.joints, &mf.shell_bone, root);
+            timings.insert("skin".into(), ms_since(t));
+            rig.skin = Some(s.weights.clone());
+            s
+        });
+        timings.insert("total".into(), ms_since(t_total));
+        rig.timings_ms = timings;
+        Ok(RigOutcome {
+            rig,
+            prepared,
+            discretization: None,
+            skeleton: fit.skeleton,
+            embedding: fit.embedding,
+            skin,
+            reused_discretization: false,
+            source,
+        })
+    }
+}
