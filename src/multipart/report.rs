@@ -60,7 +60,10 @@ pub struct MultipartReport {
     pub unmapped_nodes: usize,
     /// Components per bone (joint name → count).
     pub parts_per_bone: BTreeMap<String, usize>,
-    /// Milliseconds per stage: samples, contacts, clustering, mapping.
+    /// Milliseconds per stage: samples, contacts, clustering, mapping. Not serialized: the
+    /// pipeline copies them into rig.json's `timings_ms` (as `multipart_*`), the one place for
+    /// times, so the rest of rig.json depends on the input only.
+    #[serde(skip)]
     pub times_ms: BTreeMap<String, f64>,
 }
 

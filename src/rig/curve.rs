@@ -24,6 +24,9 @@ pub struct CurveReport {
     /// Middle joints (18° rule and bone subdivision).
     pub middle_joints: usize,
     /// Milliseconds per stage (`silhouette`, `curve_skeleton`, `refine`, `joints`; Table I's names).
+    /// Not serialized: the pipeline copies them into rig.json's `timings_ms` (as `curve_*`), the
+    /// one place for times, so the rest of rig.json depends on the input only.
+    #[serde(skip)]
     pub timings_ms: Vec<(String, f64)>,
     /// Plain-language diagnostics (also confidence reasons when they make the rig untrustworthy).
     pub diagnostics: Vec<String>,
