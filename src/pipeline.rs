@@ -229,10 +229,11 @@ impl Pipeline {
         let mut rig = build_rig(req, &prepared, &fit);
         rig.templates = trials;
         rig.warnings.extend(notes);
-        if let Some(report) = curve {
+        if let Some(mut report) = curve {
             rig.method = crate::curveskel::METHOD_NAME.into();
-            for (name, ms) in &report.timings_ms {
-                timings.insert(format!("curve_{name}"), *ms);
+            // Times live in rig.json's `timings_ms` only (the report's copy is not serialized).
+            for (name, ms) in std::mem::take(&mut report.timings_ms) {
+                timings.insert(format!("curve_{name}"), ms);
             }
             rig.curve = Some(report);
         }

@@ -159,9 +159,10 @@ impl Pipeline {
                 ..fit.trial(i == best)
             })
             .collect();
-        let (fit, mf) = fits.swap_remove(best);
-        for (name, ms) in &mf.report.times_ms {
-            timings.insert(format!("multipart_{name}"), *ms);
+        let (fit, mut mf) = fits.swap_remove(best);
+        // Times live in rig.json's `timings_ms` only (the report's copy is not serialized).
+        for (name, ms) in std::mem::take(&mut mf.report.times_ms) {
+            timings.insert(format!("multipart_{name}"), ms);
         }
         let mut rig = build_rig(req, &prepared, &fit);
         rig.method = METHOD_MULTIPART.into();
