@@ -92,6 +92,63 @@ fn figure_front_and_side_with_skeleton() {
     check("figure.png", &img);
 }
 
+/// Index of the palette colour a pixel shows (same hue up to shading), if any.
+fn palette_index(p: [u8; 4]) -> Option<usize> {
+    let max = p[..3].iter().copied().max().unwrap_or(0);
+    if max < 30 {
+        return None; // background or too dark to tell hues apart
+    }
+    let norm = |c: [f32; 3]| {
+        let m = c.iter().copied().fold(0.0f32, f32::max);
+        c.map(|v| v / m)
+    };
+    let px = norm([0, 1, 2].map(|k| f32::from(p[k])));
+    geppetto::raster::parts::BONE_PALETTE
+        .iter()
+        .position(|c| norm(*c).iter().zip(px).all(|(a, b)| (a - b).abs() < 0.06))
+}
+
+#[test]
+fn multipart_rig_colours_each_bone_of_the_figure_apart() {
+    let (mesh, mut rig) = box_figure(true);
+    // Rigid weights as the multi-component method binds them: each vertex to its dominant bone.
+    let skin = rig.skin.as_mut().expect("box figure has weights");
+    for row in skin.iter_mut() {
+        let j = row
+            .iter()
+            .max_by(|a, b| a.1.total_cmp(&b.1))
+            .expect("weighted vertex")
+            .0;
+        *row = vec![(j, 1.0)];
+    }
+    let owners: std::collections::BTreeSet<usize> =
+        skin.iter().map(|row| row[0].0 as usize).collect();
+    assert!(
+        owners.len() >= 4,
+        "the figure binds several bones: {owners:?}"
+    );
+    let view = ThumbnailView {
+        width: 240,
+        height: 150,
+        ..ThumbnailView::default()
+    };
+    let (grey, _) = render_rig(&mesh, &rig, &view);
+    rig.method = geppetto::rig::METHOD_MULTIPART.into();
+    let (img, _) = render_rig(&mesh, &rig, &view);
+    let palette = geppetto::raster::parts::BONE_PALETTE.len();
+    for &j in &owners {
+        let want = j % palette;
+        let seen = count(&img, |p| palette_index(p) == Some(want));
+        assert!(seen > 10, "bone {j}: {seen} pixels of its colour");
+        let before = count(&grey, |p| palette_index(p) == Some(want));
+        assert_eq!(
+            before, 0,
+            "bone {j}'s colour is absent from the embed rendering"
+        );
+    }
+    check("figure-multipart.png", &img);
+}
+
 #[test]
 fn figure_heat_map_of_the_left_hand() {
     let (mesh, rig) = box_figure(true);

@@ -98,6 +98,18 @@ impl Harness {
     }
 
     fn done(&mut self, name: &str, id: u64, status: Status, penalty: f64) {
+        self.done_with(name, id, status, penalty, |_| {});
+    }
+
+    /// As `done`, with the rig adjusted by `edit` before it is delivered.
+    fn done_with(
+        &mut self,
+        name: &str,
+        id: u64,
+        status: Status,
+        penalty: f64,
+        edit: impl FnOnce(&mut geppetto::rig::Rig),
+    ) {
         let (m, mut rig) = box_figure(true);
         rig.mesh = mesh(name).display().to_string();
         rig.status = status;
@@ -127,6 +139,7 @@ impl Harness {
         ] {
             rig.timings_ms.insert(s.into(), ms);
         }
+        edit(&mut rig);
         let stem = name.trim_end_matches(".obj");
         // bob's GLB could not be written (a read-only file the user left in the output folder).
         let (outputs, output_errors) = if stem == "bob" {
@@ -281,6 +294,62 @@ fn list_and_detail_of_a_good_rig() {
     let h = busy_folder();
     assert_eq!(h.app.counts(), (1, 1, 1, 1, 0));
     insta::assert_snapshot!(h.screen());
+}
+
+/// A multi-component report as the method writes it: one floating part, one extra limb, one
+/// template limb left without a branch.
+fn multipart_report() -> geppetto::rig::MultipartReport {
+    let limb = |limb: &str, parts, cost, primary| geppetto::multipart::LimbMap {
+        limb: limb.into(),
+        parts,
+        cost,
+        primary,
+    };
+    geppetto::rig::MultipartReport {
+        components: 8,
+        contact_edges: 8,
+        forced_links: 1,
+        floating_shells: vec![7],
+        high_tree: [8, 5],
+        low_tree: [4, 3],
+        limbs: vec![
+            limb("LeftHand", 2, 0.125, true),
+            limb("RightHand", 2, 0.25, true),
+            limb("LeftFoot", 1, 0.5, true),
+            limb("Tail", 1, 1.5, false),
+        ],
+        unmapped_limbs: vec!["RightFoot".into()],
+        unmapped_nodes: 1,
+        ..Default::default()
+    }
+}
+
+#[test]
+fn multipart_rig_detail_names_the_method_and_the_limb_mapping() {
+    let mut h = Harness::new();
+    h.send(Msg::Fs(FsChange::ScanDone(vec![mesh("robot.obj")])));
+    h.send(Msg::Fs(FsChange::Ready(mesh("robot.obj"))));
+    h.job(JobEvent::Started {
+        path: mesh("robot.obj"),
+        id: 1,
+    });
+    h.done_with("robot.obj", 1, Status::Ok, 0.0, |rig| {
+        rig.method = geppetto::rig::METHOD_MULTIPART.into();
+        rig.multipart = Some(multipart_report());
+    });
+    h.at(3.0);
+    let screen = h.screen();
+    for want in [
+        "multi-component method (Bharaj et al. 2012)",
+        "8 components",
+        "1 forced links",
+        "shells #7",
+        "limb RightHand",
+        "limbs no branch mapped to: RightFoot",
+    ] {
+        assert!(screen.contains(want), "missing {want:?}:\n{screen}");
+    }
+    insta::assert_snapshot!(screen);
 }
 
 #[test]

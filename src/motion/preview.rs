@@ -100,6 +100,7 @@ pub fn render_posed(
         triangles: &mesh.triangles,
         joints: &posed.joints,
         heat: None,
+        vertex_rgb: None,
     };
     render_framed(&scene, view, map)
 }

@@ -190,6 +190,49 @@ pub struct Mapping {
     pub branch_counts: (usize, usize),
 }
 
+/// Which template branches each high-resolution branch may map to, given the pins. A pin on a
+/// limb joint (one on a single template branch, below the template's last fork) names the part
+/// node nearest its target; the limb may then map only to branches through that node, and a branch
+/// through it only to the limbs pinned there. A pin on a shared joint (spine, hips) names no limb
+/// and constrains nothing. Not in the paper (it has no hints): a pin is the user's word on which
+/// cluster is which limb, so it must override the costs, not just add one.
+fn allowed_columns(
+    high: &Tree,
+    hbs: &[Vec<usize>],
+    abs: &[Vec<usize>],
+    target: &Target,
+) -> Vec<Vec<bool>> {
+    // The part node nearest each pinned limb (the root is shared by every branch: never a limb).
+    let pinned_node: Vec<Option<usize>> = abs
+        .iter()
+        .map(|ab| {
+            ab.iter()
+                .filter(|&&a| abs.iter().filter(|o| o.contains(&a)).count() == 1)
+                .find_map(|&a| target.pin[a])
+                .and_then(|p| {
+                    (0..high.len())
+                        .filter(|&n| high.parent[n].is_some())
+                        .min_by(|&x, &y| {
+                            let d = |n: usize| (high.centre[n] - p).norm();
+                            d(x).total_cmp(&d(y)).then(x.cmp(&y))
+                        })
+                })
+        })
+        .collect();
+    hbs.iter()
+        .map(|hb| {
+            let through = |j: usize| pinned_node[j].is_some_and(|n| hb[1..].contains(&n));
+            let pinned_here = (0..abs.len()).any(through);
+            (0..abs.len())
+                .map(|j| match pinned_node[j] {
+                    Some(_) => through(j),
+                    None => !pinned_here,
+                })
+                .collect()
+        })
+        .collect()
+}
+
 /// A row minimum of the branch matrix: template branch, Q, matched `(node, joint)` pairs.
 type RowMin = (usize, f64, Vec<(usize, usize)>);
 
@@ -199,12 +242,15 @@ pub fn map(high: &Tree, low_branches: &[Vec<usize>], target: &Target) -> Mapping
     let terms = NodeTerms::of(high);
     let hbs = high.branches();
     let abs = target.branches();
-    // Row minima of the I × J matrix (Eq. 6).
+    let allowed = allowed_columns(high, &hbs, &abs, target);
+    // Row minima of the I × J matrix (Eq. 6), over the columns the pins allow.
     let rows: Vec<RowMin> = hbs
         .iter()
-        .map(|hb| {
+        .zip(&allowed)
+        .map(|(hb, ok)| {
             abs.iter()
                 .enumerate()
+                .filter(|(j, _)| ok[*j])
                 .map(|(j, ab)| {
                     let (q, p) = match_branch(high, &terms, target, hb, ab);
                     (j, q, p)
@@ -217,7 +263,11 @@ pub fn map(high: &Tree, low_branches: &[Vec<usize>], target: &Target) -> Mapping
     // The shared root is left out on both sides (see `report::cluster_both`); a branch sharing no
     // piece with any low-resolution limb lies inside the body and joins no group [INTERPRETATION].
     let mut best_in_group: Vec<Option<(usize, f64, usize)>> = vec![None; low_branches.len()];
-    for (i, hb) in hbs.iter().enumerate() {
+    for (i, hb) in hbs
+        .iter()
+        .enumerate()
+        .filter(|(i, _)| rows[*i].1.is_finite())
+    {
         let comps: Vec<usize> = hb[1..]
             .iter()
             .flat_map(|&n| high.members[n].iter().copied())
@@ -259,9 +309,15 @@ pub fn map(high: &Tree, low_branches: &[Vec<usize>], target: &Target) -> Mapping
     for k in &mut kept {
         k.primary = !std::mem::replace(&mut seen[k.column], true);
     }
-    kept.extend(fill_unmapped(
-        high, &terms, target, &hbs, &abs, &seen, &kept,
-    ));
+    let ctx = Fill {
+        high,
+        terms: &terms,
+        target,
+        hbs: &hbs,
+        abs: &abs,
+        allowed: &allowed,
+    };
+    kept.extend(fill_unmapped(&ctx, &seen, &kept));
     // §8.7 winner takes all: kept branches in ascending Q, a node keeps its first joint.
     let mut node_joint = vec![None; high.len()];
     for k in kept.iter().filter(|k| k.primary) {
@@ -276,19 +332,22 @@ pub fn map(high: &Tree, low_branches: &[Vec<usize>], target: &Target) -> Mapping
     }
 }
 
+/// What `fill_unmapped` reads.
+struct Fill<'a> {
+    high: &'a Tree,
+    terms: &'a NodeTerms,
+    target: &'a Target,
+    hbs: &'a [Vec<usize>],
+    abs: &'a [Vec<usize>],
+    allowed: &'a [Vec<bool>],
+}
+
 /// Template limbs no kept branch maps to (the low-resolution tree merged that limb into the body,
 /// e.g. a head held by many small contacts) take the cheapest high-resolution branch not kept,
 /// whose leaf is on no kept branch. Not in the paper: it lets every template limb find a branch
 /// when the part tree has one.
-fn fill_unmapped(
-    high: &Tree,
-    terms: &NodeTerms,
-    target: &Target,
-    hbs: &[Vec<usize>],
-    abs: &[Vec<usize>],
-    seen: &[bool],
-    kept: &[Kept],
-) -> Vec<Kept> {
+fn fill_unmapped(c: &Fill<'_>, seen: &[bool], kept: &[Kept]) -> Vec<Kept> {
+    let (high, hbs, abs) = (c.high, c.hbs, c.abs);
     let mut used: Vec<bool> = vec![false; high.len()];
     for k in kept {
         for n in high.path_to(k.leaf).into_iter().skip(1) {
@@ -299,9 +358,10 @@ fn fill_unmapped(
     for (j, ab) in abs.iter().enumerate().filter(|(j, _)| !seen[*j]) {
         let best = hbs
             .iter()
-            .filter(|hb| hb[1..].iter().all(|&n| !used[n]))
-            .map(|hb| {
-                let (q, pairs) = match_branch(high, terms, target, hb, ab);
+            .zip(c.allowed)
+            .filter(|(hb, ok)| ok[j] && hb[1..].iter().all(|&n| !used[n]))
+            .map(|(hb, _)| {
+                let (q, pairs) = match_branch(high, c.terms, c.target, hb, ab);
                 (q, *hb.last().unwrap_or(&0), pairs)
             })
             .min_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));

@@ -280,3 +280,70 @@ fn box_robot_maps_every_limb_and_is_deterministic() {
     assert!(a.report.unmapped_limbs.is_empty(), "{:?}", a.report);
     assert!(a.shell_bone.iter().all(Option::is_some));
 }
+
+/// The shell of the box robot whose centre is nearest `p` (mesh frame).
+fn shell_near(prepared: &crate::mesh::PreparedMesh, p: P3) -> usize {
+    let centre = |s: usize| {
+        let tris = &prepared.shells[s].triangles;
+        let sum = tris
+            .iter()
+            .flat_map(|&t| prepared.triangles[t as usize])
+            .fold(V3::zeros(), |a, v| {
+                a + prepared.positions[v as usize].coords
+            });
+        prepared
+            .normalization
+            .to_mesh(&P3::from(sum / (3 * tris.len()) as f64))
+    };
+    (0..prepared.shells.len())
+        .min_by(|&a, &b| (centre(a) - p).norm().total_cmp(&(centre(b) - p).norm()))
+        .unwrap()
+}
+
+#[test]
+fn a_pin_on_the_other_arm_swaps_the_arms() {
+    let prepared = prepare(box_robot()).unwrap();
+    let template = crate::skeleton::load_template("human").unwrap();
+    let opts = MultipartOptions::default();
+    let left = template.find("LeftHand").unwrap();
+    let free = rig(&prepared, &template, &[], &opts).unwrap();
+    // The hand piece the unpinned mapping gave the left arm, and the one on the other side.
+    // Joints are in the normalized frame; the robot is symmetric about x = 0 in the mesh frame.
+    let side = prepared
+        .normalization
+        .to_mesh(&free.joints[left.0])
+        .x
+        .signum();
+    let own = shell_near(&prepared, P3::new(side * 0.875, 1.4, 0.0));
+    let other_hand = P3::new(-side * 0.875, 1.4, 0.0);
+    let other = shell_near(&prepared, other_hand);
+    assert_ne!(free.shell_bone[own], free.shell_bone[other], "precondition");
+    let hint = crate::embed::hints::ResolvedHint {
+        joint: left,
+        position: prepared.normalization.to_normalized(&other_hand),
+        radius: 0.05,
+    };
+    let pinned = rig(&prepared, &template, &[hint], &opts).unwrap();
+    let limbs = &pinned.report.limbs;
+    let name = |b: Option<usize>| b.map_or("", |b| template.joints[b].name.as_str());
+    assert!(
+        name(free.shell_bone[other]).starts_with("Right"),
+        "precondition: {}",
+        name(free.shell_bone[other])
+    );
+    // The limb follows the pin: the pinned piece is on the left arm's chain, the other hand not.
+    assert!(
+        name(pinned.shell_bone[other]).starts_with("Left"),
+        "pinned hand bound to {}: {limbs:?}",
+        name(pinned.shell_bone[other])
+    );
+    assert!(
+        !name(pinned.shell_bone[own]).starts_with("Left"),
+        "the free hand left the left arm, bound to {}: {limbs:?}",
+        name(pinned.shell_bone[own])
+    );
+    assert!(
+        limbs.iter().any(|l| l.limb == "LeftHand_End" && l.primary),
+        "{limbs:?}"
+    );
+}

@@ -9,6 +9,7 @@
 pub mod draw;
 #[cfg(any(test, feature = "test-support"))]
 pub mod figure;
+pub mod parts;
 
 use std::path::Path;
 
@@ -50,6 +51,8 @@ pub struct Scene<'a> {
     pub joints: &'a [SceneJoint],
     /// One heat value per vertex (the selected joint's weight), or none.
     pub heat: Option<&'a [f32]>,
+    /// One base colour per vertex (a multipart rig's bone colours, see [`parts`]), or none (grey).
+    pub vertex_rgb: Option<&'a [[f32; 3]]>,
 }
 
 /// How to draw: size, selection, heat map, a draft joint position being edited.
@@ -234,8 +237,9 @@ fn draw_mesh(
                 ViewKind::Front => p[k][2],
                 ViewKind::Side => -p[k][0],
             };
-            let base = match (heat, s.heat) {
-                (true, Some(hv)) => heat_colour(hv.get(t[k] as usize).copied().unwrap_or(0.0)),
+            let base = match (heat, s.heat, s.vertex_rgb) {
+                (true, Some(hv), _) => heat_colour(hv.get(t[k] as usize).copied().unwrap_or(0.0)),
+                (_, _, Some(rgb)) => rgb.get(t[k] as usize).copied().unwrap_or(BASE),
                 _ => BASE,
             };
             sv[k] = SVert {
@@ -337,11 +341,13 @@ pub fn render_rig(mesh: &Mesh, rig: &Rig, view: &ThumbnailView) -> (RgbaImage, V
         (true, Some(j)) => joint_heat(rig, j),
         _ => None,
     };
+    let bone_rgb = parts::vertex_bone_colours(rig, BASE);
     let scene = Scene {
         positions: &mesh.positions,
         triangles: &mesh.triangles,
         joints: &joints,
         heat: heat.as_deref(),
+        vertex_rgb: bone_rgb.as_deref(),
     };
     render(&scene, view)
 }

@@ -15,6 +15,7 @@
 pub mod app;
 pub mod keys;
 pub mod layout;
+pub mod method;
 pub mod play;
 pub mod player;
 pub mod probe;

@@ -162,7 +162,7 @@ fn render_thumb(app: &App, f: &mut Frame, block_area: Rect, inner: Rect) {
     }
 }
 
-fn heading(s: &str) -> Line<'static> {
+pub(super) fn heading(s: &str) -> Line<'static> {
     Line::from(Span::styled(
         s.to_string(),
         Style::new().add_modifier(Modifier::BOLD),
@@ -275,6 +275,7 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
         out.push(Line::from(Span::styled(line, Style::new().fg(Color::Cyan))));
     }
     template_lines(rig, out);
+    super::method::method_lines(rig, out);
     out.push(heading(&format!(
         "penalty {:.4} (weighted terms)",
         rig.penalty.total
