@@ -75,12 +75,15 @@ fn run_scaling(args: &BenchArgs, opts: &BenchOptions, mesh: &Path) -> anyhow::Re
         eprintln!("error: --scaling {}: no such file", mesh.display());
         return Ok(ExitCode::from(2));
     }
-    // The corpus category picks the template when the mesh is a corpus mesh; else `human`.
+    // `--skeleton` if given; else the corpus category picks the template when the mesh is a
+    // corpus mesh; else `human`.
     let stem = crate::pipeline::asset_name(mesh);
-    let skeleton = manifest::read(&opts.corpus)
-        .ok()
-        .and_then(|es| es.into_iter().find(|e| e.name == stem))
-        .map_or_else(|| "human".to_string(), |e| e.skeleton);
+    let skeleton = args.skeleton.clone().unwrap_or_else(|| {
+        manifest::read(&opts.corpus)
+            .ok()
+            .and_then(|es| es.into_iter().find(|e| e.name == stem))
+            .map_or_else(|| "human".to_string(), |e| e.skeleton)
+    });
     let report = match scaling::run(opts, mesh, &skeleton) {
         Ok(r) => r,
         Err(e) => {

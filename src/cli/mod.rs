@@ -279,6 +279,10 @@ pub struct BenchArgs {
     /// Scaling study of one mesh (subdivided to ~1x, 4x, 16x vertices).
     #[arg(long)]
     pub scaling: Option<PathBuf>,
+    /// With --scaling: the template or method each run uses (`curve` for the curve skeleton);
+    /// default: the corpus manifest's template for a corpus mesh, else `human`.
+    #[arg(long)]
+    pub skeleton: Option<String>,
     /// Engine configuration file.
     #[arg(long)]
     pub config: Option<PathBuf>,

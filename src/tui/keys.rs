@@ -235,8 +235,16 @@ fn pin(app: &mut App) -> Vec<Effect> {
     write_hints(app, mesh, hints, what)
 }
 
-/// The templates the `t` key cycles through, in order.
-pub const TEMPLATE_CYCLE: [&str; 5] = ["auto", "human", "quadruped", "horse", "centaur"];
+/// The templates the `t` key cycles through, in order; `curve` is no template but the
+/// curve-skeleton method ([`crate::curveskel::METHOD_NAME`]), chosen through the same sidecar key.
+pub const TEMPLATE_CYCLE: [&str; 6] = [
+    "auto",
+    "human",
+    "quadruped",
+    "horse",
+    "centaur",
+    crate::curveskel::METHOD_NAME,
+];
 
 /// The next template in [`TEMPLATE_CYCLE`] after `current` (a name not in the cycle, e.g. a YAML
 /// file, goes back to the start).

@@ -143,14 +143,16 @@ pub fn run(
 /// The study as a table: one row per stage, one column per vertex count, then the exponent.
 pub fn format(r: &ScalingReport) -> String {
     let mut s = format!("scaling of {} (skeleton {})\n", r.mesh, r.skeleton);
-    let _ = write!(s, "{:<12}", "V");
+    // The name column fits the longest stage name (`curve_silhouette ms`), at least 12 wide.
+    let width = r.exponents.keys().map(|k| k.len() + 3).fold(12, usize::max);
+    let _ = write!(s, "{:<width$}", "V");
     for p in &r.points {
         let _ = write!(s, " {:>10}", p.vertices);
     }
     let _ = writeln!(s, " {:>9}", "exponent");
     let cell = |v: Option<f64>| v.map_or("-".into(), |v| format!("{v:.1}"));
     let mut row = |name: &str, vals: Vec<Option<f64>>, key: &str| {
-        let _ = write!(s, "{name:<12}");
+        let _ = write!(s, "{name:<width$}");
         for v in vals {
             let _ = write!(s, " {:>10}", cell(v));
         }
