@@ -77,6 +77,16 @@ fn pivot(tree: &Tree, contacts: &[Contact], owner: &[usize], n: usize) -> P3 {
     }
 }
 
+/// Fill `tree.pivot` from the contacts. The mapping compares template joints with pivots, not
+/// centres: a node's joint is placed at its pivot, so matching by centre shifts the names one
+/// node down a limb (a thigh's centre is as near the knee as the hip, and the knee joint then
+/// lands at the hip).
+pub fn set_pivots(tree: &mut Tree, contacts: &[Contact], owner: &[usize]) {
+    tree.pivot = (0..tree.len())
+        .map(|n| pivot(tree, contacts, owner, n))
+        .collect();
+}
+
 /// Everything joint placement reads.
 pub struct Placement<'a> {
     /// The high-resolution tree.
@@ -106,7 +116,7 @@ pub fn positions(pl: &Placement, skeleton: &Skeleton, joint_node: &[Option<usize
         } else if skeleton.joints[j].parent.is_none() {
             continue; // placed from its children below
         } else if let Some(node) = joint_node[j] {
-            out[j] = Some(pivot(pl.tree, pl.contacts, pl.owner, node));
+            out[j] = Some(pl.tree.pivot[node]);
         }
     }
     for j in 0..n {

@@ -93,15 +93,16 @@ pub fn match_branch(
     hb: &[usize],
     ab: &[usize],
 ) -> (f64, Vec<(usize, usize)>) {
-    let fh = fractions(&hb.iter().map(|&i| tree.centre[i]).collect::<Vec<_>>());
+    let fh = fractions(&hb.iter().map(|&i| tree.pivot[i]).collect::<Vec<_>>());
     let fa = fractions(&ab.iter().map(|&j| target.position[j]).collect::<Vec<_>>());
     let k = |s: usize, t: usize| -> f64 {
         let (h, a) = (hb[s], ab[t]);
-        let pos = (tree.centre[h] - target.position[a]).norm() / target.height;
+        // K_Pos at the node's pivot, where its joint will sit (see `joints::set_pivots`).
+        let pos = (tree.pivot[h] - target.position[a]).norm() / target.height;
         let perc = (fh[s] - fa[t]).abs();
         let deg = terms.degree[h].abs_diff(target.degree(a)) as f64;
         let pin = target.pin[a].map_or(0.0, |p| {
-            PIN_WEIGHT * (tree.centre[h] - p).norm() / target.height
+            PIN_WEIGHT * (tree.pivot[h] - p).norm() / target.height
         });
         ALPHA[0] * pos + ALPHA[1] * perc + ALPHA[2] * deg
             - ALPHA[3] * terms.betweenness[h]

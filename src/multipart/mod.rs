@@ -128,7 +128,8 @@ pub fn rig(
         .map(|k| bb.extent()[k] * up[k].abs())
         .sum::<f64>()
         .max(1e-9);
-    let stages = report::cluster_both(&parts, &graph, opts, total_area, height);
+    let mut stages = report::cluster_both(&parts, &graph, opts, total_area, height);
+    joints::set_pivots(&mut stages.high, &graph.contacts, &stages.high_owner);
     times.push(("clustering", ms_since(t)));
     let t = Instant::now();
     let target = report::place_template(template, hints, &bb, opts.orientation, height);

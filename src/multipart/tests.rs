@@ -347,3 +347,69 @@ fn a_pin_on_the_other_arm_swaps_the_arms() {
         "{limbs:?}"
     );
 }
+
+/// A walker robot of 16 boxes whose pieces differ in thickness (so clustering keeps thigh, shin
+/// and foot apart), touching at the joints: Y up, facing +Z.
+fn walker_robot() -> Mesh {
+    let mut m = Mesh::default();
+    let mut b = |lo: [f64; 3], hi: [f64; 3]| push_box(&mut m, P3::from(lo), P3::from(hi));
+    b([-0.25, 0.95, -0.15], [0.25, 1.15, 0.15]); // pelvis
+    b([-0.3, 1.13, -0.18], [0.3, 1.65, 0.18]); // torso
+    b([-0.06, 1.63, -0.06], [0.06, 1.75, 0.06]); // neck
+    b([-0.16, 1.73, -0.16], [0.16, 2.0, 0.16]); // head
+    for s in [-1.0f64, 1.0] {
+        let x = |a: f64, b: f64| ((s * a).min(s * b), (s * a).max(s * b));
+        let mut piece =
+            |(x0, x1): (f64, f64), y: [f64; 2], z: [f64; 2]| b([x0, y[0], z[0]], [x1, y[1], z[1]]);
+        piece(x(0.29, 0.62), [1.50, 1.62], [-0.07, 0.07]); // upper arm
+        piece(x(0.60, 0.92), [1.51, 1.61], [-0.06, 0.06]); // forearm
+        piece(x(0.90, 1.05), [1.49, 1.63], [-0.05, 0.05]); // hand
+        piece(x(0.04, 0.20), [0.52, 0.97], [-0.08, 0.08]); // thigh
+        piece(x(0.05, 0.19), [0.08, 0.54], [-0.07, 0.07]); // shin
+        piece(x(0.04, 0.20), [0.0, 0.1], [-0.08, 0.22]); // foot
+    }
+    m
+}
+
+/// Regression (a box walker rigged with its leg names one piece off): the joint a piece is bound
+/// to sits where that piece meets its parent, and the names follow the template down the limb:
+/// the thigh moves with the hip joint (`*UpLeg`, at the torso–thigh contact), the shin with the
+/// knee (`*Leg`, at the thigh–shin contact), the upper arm with `*Arm`.
+#[test]
+fn leg_and_arm_pieces_move_with_the_joint_at_their_top() {
+    let prepared = prepare(walker_robot()).unwrap();
+    let template = crate::skeleton::load_template("human").unwrap();
+    let fit = rig(&prepared, &template, &[], &MultipartOptions::default()).unwrap();
+    let name =
+        |s: usize| fit.shell_bone[s].map_or(String::new(), |b| template.joints[b].name.clone());
+    let at = |j: &str| {
+        let id = template.find(j).unwrap();
+        prepared.normalization.to_mesh(&fit.joints[id.0])
+    };
+    for s in [-1.0f64, 1.0] {
+        let thigh = name(shell_near(&prepared, P3::new(s * 0.12, 0.75, 0.0)));
+        let shin = name(shell_near(&prepared, P3::new(s * 0.12, 0.31, 0.0)));
+        let upper_arm = name(shell_near(&prepared, P3::new(s * 0.45, 1.56, 0.0)));
+        assert!(thigh.ends_with("UpLeg"), "thigh moves with {thigh}");
+        assert!(
+            shin.ends_with("Leg") && !shin.ends_with("UpLeg"),
+            "shin moves with {shin}"
+        );
+        assert!(
+            upper_arm.ends_with("Arm") && !upper_arm.contains("Fore"),
+            "{upper_arm}"
+        );
+        let side = &thigh[..thigh.len() - "UpLeg".len()];
+        let (hip, knee) = (at(&format!("{side}UpLeg")), at(&format!("{side}Leg")));
+        assert!(
+            (hip.y - 0.9).abs() < 0.06,
+            "{side}UpLeg at height {}",
+            hip.y
+        );
+        assert!(
+            (knee.y - 0.5).abs() < 0.06,
+            "{side}Leg at height {}",
+            knee.y
+        );
+    }
+}

@@ -16,6 +16,10 @@ pub struct Tree {
     pub children: Vec<Vec<usize>>,
     /// Node centre, normalized frame.
     pub centre: Vec<P3>,
+    /// Where the joint that moves the node would sit (its pivot, §9: the contact centroid with the
+    /// parent's pieces), normalized frame. The centre until contacts are known
+    /// ([`super::joints::set_pivots`]).
+    pub pivot: Vec<P3>,
     /// Node area (sum of its pieces).
     pub area: Vec<f64>,
     /// Components per node (sorted).
@@ -150,6 +154,7 @@ pub fn rooted(c: &Clustering, root_component: usize) -> Tree {
         parent,
         children,
         centre: ids.iter().map(|&v| g.nodes[v].centre).collect(),
+        pivot: ids.iter().map(|&v| g.nodes[v].centre).collect(),
         area: ids.iter().map(|&v| g.nodes[v].area).collect(),
         members: ids.iter().map(|&v| g.nodes[v].members.clone()).collect(),
     }
