@@ -426,6 +426,10 @@ impl Pipeline {
             fit.confidence.status = crate::rig::Status::LowConfidence;
             fit.confidence.reasons.push(reason);
         }
+        // The record of the chosen trial shows its final status, after the checks above.
+        if let Some(t) = trials.iter_mut().find(|t| t.chosen) {
+            t.status = Some(fit.confidence.status);
+        }
         if matches!(req.skeleton, Template::Auto) && fit.confidence.status != Status::Ok {
             return self.curve_competes(req, prepared, disc, fit, trials);
         }

@@ -8,6 +8,7 @@
 //! problem: `A_CC x = (M H p)_C − A_CF w_F`, one factorization per distinct b, one right-hand side
 //! per recomputed weight column. With C = every heat vertex it is the global solve.
 
+use crate::skin::finish_row;
 use std::collections::BTreeSet;
 use std::time::Instant;
 
@@ -342,25 +343,6 @@ fn fill_rhs(
         v -= coupling;
         out[l] = v;
     }
-}
-
-/// Clip to [0, 1], drop weights below `prune`, renormalize, heaviest first (the plain solver's
-/// post-processing, Baran & Popović's code). Empty if nothing is left.
-pub fn finish_row(raw: impl Iterator<Item = (u32, f64)>, prune: f64) -> Vec<(u32, f64)> {
-    let mut w: Vec<(u32, f64)> = raw
-        .filter(|(_, v)| v.is_finite())
-        .map(|(j, v)| (j, v.clamp(0.0, 1.0)))
-        .filter(|&(_, v)| v >= prune && v > 0.0)
-        .collect();
-    let sum: f64 = w.iter().map(|e| e.1).sum();
-    if sum <= 0.0 {
-        return Vec::new();
-    }
-    for e in &mut w {
-        e.1 /= sum;
-    }
-    w.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
-    w
 }
 
 fn source_row(src: Option<&Source>) -> Option<Vec<(u32, f64)>> {

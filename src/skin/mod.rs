@@ -17,7 +17,7 @@ pub mod solve;
 mod weights;
 
 pub use rigid::rigid;
-pub use weights::{shell_vertex_lists, skin_with_sdf};
+pub use weights::{finish_row, shell_vertex_lists, skin_with_sdf};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

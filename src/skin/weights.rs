@@ -273,8 +273,8 @@ fn assemble(
 }
 
 /// Clip to [0, 1], drop weights below `prune`, renormalize, sort heaviest first. Empty if nothing
-/// is left.
-fn finish_row(raw: impl Iterator<Item = (u32, f64)>, prune: f64) -> Vec<(u32, f64)> {
+/// is left. Also the post-processing of `edit`'s local re-solves, so both give the same rows.
+pub fn finish_row(raw: impl Iterator<Item = (u32, f64)>, prune: f64) -> Vec<(u32, f64)> {
     let mut w: Vec<(u32, f64)> = raw
         .filter(|(_, v)| v.is_finite())
         .map(|(j, v)| (j, v.clamp(0.0, 1.0)))

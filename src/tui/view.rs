@@ -276,21 +276,10 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
     }
     template_lines(rig, out);
     super::method::method_lines(rig, out);
-    out.push(heading(&format!(
-        "penalty {:.4} (weighted terms)",
-        rig.penalty.total
-    )));
-    for chunk in PENALTY_TERMS.chunks(2) {
-        let cells: Vec<String> = chunk
-            .iter()
-            .map(|t| {
-                format!(
-                    "{t:>17} {:<9.4}",
-                    rig.penalty.terms.get(*t).copied().unwrap_or(0.0)
-                )
-            })
-            .collect();
-        out.push(Line::from(cells.join(" ")));
+    // The nine penalty terms belong to the template embedding; the other methods have none.
+    let other = [crate::rig::METHOD_MULTIPART, crate::curveskel::METHOD_NAME];
+    if !other.contains(&rig.method.as_str()) {
+        penalty_lines(rig, out);
     }
     let warn: Vec<&String> = rig.warnings.iter().collect();
     if !warn.is_empty() {
@@ -378,4 +367,24 @@ fn render_help(f: &mut Frame, area: Rect) {
         spans.push(Span::raw(format!(" {what} ")));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// The embedding's penalty and its nine weighted terms, two per line.
+fn penalty_lines(rig: &crate::rig::Rig, out: &mut Vec<Line<'static>>) {
+    out.push(heading(&format!(
+        "penalty {:.4} (weighted terms)",
+        rig.penalty.total
+    )));
+    for chunk in PENALTY_TERMS.chunks(2) {
+        let cells: Vec<String> = chunk
+            .iter()
+            .map(|t| {
+                format!(
+                    "{t:>17} {:<9.4}",
+                    rig.penalty.terms.get(*t).copied().unwrap_or(0.0)
+                )
+            })
+            .collect();
+        out.push(Line::from(cells.join(" ")));
+    }
 }
