@@ -204,7 +204,10 @@ impl Pipeline {
             Some((p, _)) => p.clone(),
             None => Arc::new(prepare(path, mesh, progress, &mut timings)?),
         };
-        if multi::use_multipart(req.method, &prepared) {
+        // An explicit `--skeleton curve` asks for the shape's own skeleton: it reads the outline of
+        // every part together, so it never takes the multi-component path (which maps templates).
+        let curve_asked = matches!(req.skeleton, Template::Curve(_));
+        if !curve_asked && multi::use_multipart(req.method, &prepared) {
             return self.rig_multipart(req, prepared, source, timings, t_total, progress);
         }
         let (disc, reused) = match cached {

@@ -321,3 +321,26 @@ fn hints_move_a_joint_and_add_or_delete_branch_ends() {
     );
     assert_eq!(pinned.embedding.pinned.len(), 1);
 }
+
+/// The report's diagnostics of a forced-view (+Z) robust build.
+fn diagnostics(caps: &[(P3, P3, f64)]) -> Vec<String> {
+    let f = build(&shape(caps), CurveMode::Robust);
+    println!("{:?}", f.report.diagnostics);
+    f.report.diagnostics
+}
+
+#[test]
+fn an_arm_in_front_of_the_torso_is_reported() {
+    // Facts §15 check 13: a torso along y, an arm bent across its front (in depth) in the view.
+    let caps = vec![
+        (P3::new(0.0, -0.9, 0.0), P3::new(0.0, 0.9, 0.0), 0.25),
+        (P3::new(0.0, 0.6, 0.0), P3::new(0.5, 0.3, 0.35), 0.08),
+        (P3::new(0.5, 0.3, 0.35), P3::new(-0.2, -0.2, 0.4), 0.08),
+    ];
+    let d = diagnostics(&caps);
+    assert!(
+        d.iter()
+            .any(|w| w.contains("overlap") || w.contains("over another part")),
+        "no occlusion diagnostic: {d:?}"
+    );
+}

@@ -281,6 +281,7 @@ fn constants(mode: CurveMode) -> Vec<(String, f64)> {
             ("max_bone_radii".to_string(), joints::MAX_BONE),
             ("min_split_bone".to_string(), joints::MIN_SPLIT_BONE),
             ("plate_ratio".to_string(), prune::PLATE_RATIO),
+            ("layer_gap_radii".to_string(), refine::LAYER_GAP_RADII),
         ]);
     }
     c

@@ -7,9 +7,11 @@
 //!   round, the smallest, so a real limb is never judged against a junction that only noise made.
 //! * Faithful: Teddy's test (the chordal-axis method the paper builds on): a twig whose tip lies in
 //!   the disc spanned by its base chord is a bump.
-//! * Junctions joined by a chain shorter than [`JUNCTION_MERGE`] × the larger junction radius are
-//!   one branching point (the paper's "large junction triangle", §5.4: a palm's or pelvis's many
-//!   small junction triangles become one).
+//! * Junctions whose maximal discs overlap (joined by a chain shorter than [`JUNCTION_MERGE`] ×
+//!   the sum of their radii) are one branching point (the paper's "large junction triangle", §5.4:
+//!   a palm's, pelvis's or mantle's many small junction triangles become one; the chain between
+//!   them never leaves the body the two discs cover). Junctions farther apart keep the chain
+//!   between them as a branch (a hand's palm between the fingers' and the thumb's junctions).
 
 use std::collections::BTreeSet;
 
@@ -22,7 +24,8 @@ use crate::geom::P3;
 pub const PRUNE_RATIO: f64 = 0.5;
 /// …and by at least this fraction of the model's largest side.
 pub const MIN_PROTRUSION: f64 = 0.02;
-/// Junctions closer than this many junction radii (along the axis) merge.
+/// Junctions closer (along the axis) than this many times the sum of their radii merge: 1.0 is
+/// "the two maximal discs overlap".
 pub const JUNCTION_MERGE: f64 = 1.0;
 /// Robust mode: a leaf branch whose thickness along the view is below this fraction of its width
 /// (median over its nodes) is a plate (a fin, an ear, a wing membrane): it gets no bones of its
@@ -222,17 +225,47 @@ impl Tree {
     }
 
     /// A leaf branch that ends in a plate (a tail fin after its other lobe was cut) ends where the
-    /// plate starts.
+    /// plate starts: the longest tip-side part whose median flatness is a plate's, ending on a flat
+    /// node. A median, not every node, because the tip's own node sits where the plate is about a
+    /// pixel wide and its thickness/width ratio is noise.
+    ///
+    /// A single-branch creature (a fish) has no junction: its chain runs leaf to leaf, and each end
+    /// may trim at most half of it.
     fn trim_plate_tips(&mut self, r: &super::raster::Raster) {
-        for path in self.leaf_chains() {
-            let flat = path[..path.len() - 2]
-                .iter()
-                .take_while(|&&k| self.flatness(r, k).is_some_and(|f| f < PLATE_RATIO))
-                .count();
-            if flat > 0 {
-                let keep = path[flat];
-                let mut cut: Vec<usize> = path[..flat].to_vec();
-                cut.push(keep);
+        let leaves: Vec<usize> = (0..self.nodes.len())
+            .filter(|&i| self.nodes[i].alive && self.deg(i) == 1)
+            .collect();
+        for leaf in leaves {
+            if !(self.nodes[leaf].alive && self.deg(leaf) == 1) {
+                continue;
+            }
+            let path = self.walk(leaf, *self.adj[leaf].iter().next().expect("degree 1"));
+            let end = *path.last().expect("non-empty");
+            let limit = if self.deg(end) == 1 {
+                path.len() / 2
+            } else {
+                path.len().saturating_sub(2)
+            };
+            let inner = &path[..limit];
+            let flat: Vec<Option<f64>> = inner.iter().map(|&k| self.flatness(r, k)).collect();
+            let mut cut_to = 0;
+            let mut seen: Vec<f64> = Vec::new();
+            for (k, f) in flat.iter().enumerate() {
+                if let Some(f) = *f {
+                    seen.push(f);
+                }
+                if seen.is_empty() || !f.is_some_and(|f| f < PLATE_RATIO) {
+                    continue;
+                }
+                let mut sorted = seen.clone();
+                sorted.sort_by(f64::total_cmp);
+                if sorted[sorted.len() / 2] < PLATE_RATIO {
+                    cut_to = k + 1;
+                }
+            }
+            if cut_to > 0 {
+                let mut cut: Vec<usize> = path[..cut_to].to_vec();
+                cut.push(path[cut_to]);
                 self.cut(&cut);
             }
         }
@@ -250,7 +283,7 @@ impl Tree {
                         continue;
                     }
                     let len = self.length(&path);
-                    let limit = JUNCTION_MERGE * self.nodes[i].r.max(self.nodes[j].r);
+                    let limit = JUNCTION_MERGE * (self.nodes[i].r + self.nodes[j].r);
                     if len < limit && best.as_ref().is_none_or(|b| len < b.0) {
                         best = Some((len, path));
                     }

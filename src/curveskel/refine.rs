@@ -25,6 +25,9 @@ const SMOOTH_WINDOW: usize = 5;
 /// The station cut keeps surface within this many local radii of the node across the branch (a
 /// curled tentacle crosses the same station more than once).
 const CROSS_RADII: f64 = 2.0;
+/// Robust mode: surface points at a station more than this many local radii apart along p belong
+/// to different parts (a round limb's section has no empty stretch longer than its radius).
+pub const LAYER_GAP_RADII: f64 = 1.5;
 
 /// Per mesh triangle (prepared order): its branch, if it lies on one.
 pub struct Labels {
@@ -121,7 +124,7 @@ pub fn depth(
                     (ux, uy),
                     CROSS_RADII * br.radius[k],
                 );
-                centre_of(zs, mode)
+                centre_of(zs, br.pts[k].z, br.radius[k], mode)
             })
             .collect();
         let found = new_z.iter().filter(|z| z.is_some()).count();
@@ -166,20 +169,47 @@ fn station_depths(
     zs
 }
 
-/// The middle of the extent (robust), or the mean of the two highest and two lowest (faithful).
-fn centre_of(mut zs: Vec<f64>, mode: CurveMode) -> Option<f64> {
+/// Robust: the middle of the part (surface layer) the node's outline depth `z_ref` lies in or is
+/// nearest; faithful: the mean of the two highest and two lowest crossings.
+///
+/// Where parts overlap along p at a station (a scorpion's tail raised over its back, a tentacle
+/// over another), the station's surface points form separate groups along p; the middle of the
+/// whole extent would lie between them, outside the mesh. The primary outline there is drawn by
+/// the part whose contour gave the node its depth, so the node stays in that part. Groups are
+/// separated by an empty stretch longer than [`LAYER_GAP_RADII`] local radii `r`.
+fn centre_of(mut zs: Vec<f64>, z_ref: f64, r: f64, mode: CurveMode) -> Option<f64> {
     if zs.len() < 2 {
         return None;
     }
     zs.sort_by(f64::total_cmp);
     let n = zs.len();
     Some(match mode {
-        CurveMode::Robust => 0.5 * (zs[0] + zs[n - 1]),
+        CurveMode::Robust => {
+            let mut groups: Vec<(f64, f64)> = vec![(zs[0], zs[0])];
+            for &z in &zs[1..] {
+                let last = groups.last_mut().expect("non-empty");
+                if z - last.1 > LAYER_GAP_RADII * r {
+                    groups.push((z, z));
+                } else {
+                    last.1 = z;
+                }
+            }
+            let (lo, hi) = groups
+                .into_iter()
+                .min_by(|a, b| gap(*a, z_ref).total_cmp(&gap(*b, z_ref)))
+                .expect("non-empty");
+            0.5 * (lo + hi)
+        }
         CurveMode::Faithful => {
             let k = (NEIGHBOURS / 2).min(n / 2).max(1);
             (zs[..k].iter().sum::<f64>() + zs[n - k..].iter().sum::<f64>()) / (2 * k) as f64
         }
     })
+}
+
+/// Distance from `z` to the interval `[lo, hi]` (0 inside).
+fn gap((lo, hi): (f64, f64), z: f64) -> f64 {
+    (lo - z).max(z - hi).max(0.0)
 }
 
 /// Write the refined depths (robust: smoothed, and kept within the primary raster's depth range at

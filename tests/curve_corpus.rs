@@ -1,0 +1,109 @@
+//! The curve-skeleton method (issue 10) on corpus creatures no template fits: quality floors that
+//! turn red on a drop. CD-J2J against the artist joints (hand_tet, fish_ogre), one branch end per
+//! visible tentacle (octopus), a bounded joint count on a many-legged part model (spider_parts),
+//! and `--skeleton curve` on a multi-component mesh takes the curve method, not the multipart one.
+//!
+//! Ceilings are the measured values (see the report of the change that set them) plus a small
+//! margin, like tests/quality/corpus_quality.tsv.
+
+mod common;
+
+use std::path::Path;
+
+use geppetto::choose::Template;
+use geppetto::config::RigConfig;
+use geppetto::curveskel::{CurveMode, METHOD_NAME};
+use geppetto::geom::P3;
+use geppetto::measure::{joints, truth};
+use geppetto::pipeline::{Pipeline, RigOutcome, RigRequest};
+use geppetto::progress::NoProgress;
+
+/// The curve rig of `name` (robust mode, no skin), or `None` after a skip.
+fn curve_rig(name: &str) -> Option<RigOutcome> {
+    let path = common::corpus_mesh(name)?;
+    let mut req =
+        RigRequest::with_sidecar(&path, Template::Curve(CurveMode::Robust)).expect("request");
+    req.skin = false;
+    let out = Pipeline::new(RigConfig::default())
+        .rig(&req, &NoProgress)
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    assert_eq!(out.rig.method, METHOD_NAME, "{name}: not a curve rig");
+    Some(out)
+}
+
+/// CD-J2J (% of the largest side) of the curve rig against the artist joints.
+fn cd_j2j(name: &str) -> Option<f64> {
+    let out = curve_rig(name)?;
+    let truth_path = common::corpus()?.join("truth").join(format!("{name}.json"));
+    let t = truth::load(Path::new(&truth_path)).expect("truth");
+    let pos: Vec<P3> = out
+        .rig
+        .joints
+        .iter()
+        .map(|j| P3::from(j.position))
+        .collect();
+    let par: Vec<Option<usize>> = out.rig.joints.iter().map(|j| j.parent).collect();
+    let m = joints::measure(
+        (&pos, &par),
+        (&t.positions, &t.parents),
+        out.rig.max_extent(),
+    );
+    println!("{name}: CD-J2J {:.3} % ({} joints)", m.cd_j2j, pos.len());
+    Some(m.cd_j2j)
+}
+
+#[test]
+fn hand_joints_match_the_artist_within_six_percent() {
+    // Issue 10's goal is 6 %; measured 5.10 % (before and after the junction-disc and plate rules).
+    // The human template gets 13.9 %.
+    let Some(cd) = cd_j2j("hand_tet") else { return };
+    assert!(cd <= 5.6, "hand_tet CD-J2J {cd:.2} %");
+}
+
+#[test]
+fn fish_joints_match_the_artist_spine() {
+    let Some(cd) = cd_j2j("fish_ogre") else {
+        return;
+    };
+    // The human template gets 7.8 %; the curve skeleton must stay well below it.
+    assert!(cd <= FISH_CEILING, "fish_ogre CD-J2J {cd:.2} %");
+}
+
+/// Measured 7.08 % (was 7.36 % before the tail fin stopped ending the spine), plus margin. Issue
+/// 10's goal is 5 %: not met yet.
+const FISH_CEILING: f64 = 7.5;
+
+#[test]
+fn octopus_has_one_branch_end_per_tentacle() {
+    let Some(out) = curve_rig("octopus") else {
+        return;
+    };
+    let ends = out.rig.joints.iter().filter(|j| j.end).count();
+    assert_eq!(ends, 8, "octopus: {ends} branch ends, want the 8 tentacles");
+    let report = out.rig.curve.as_ref().expect("curve report");
+    assert!(
+        report.branches <= OCTOPUS_MAX_BRANCHES,
+        "octopus: {} branches (8 tentacles and the chains between the junctions where \
+         tentacles touch in the view)",
+        report.branches
+    );
+}
+
+/// 8 tentacles plus at most two chains to the places where tentacles cross in the view.
+const OCTOPUS_MAX_BRANCHES: usize = 10;
+
+#[test]
+fn curve_on_a_part_model_is_the_curve_method_with_bounded_joints() {
+    let Some(out) = curve_rig("spider_parts") else {
+        return;
+    };
+    let report = out.rig.curve.as_ref().expect("curve report");
+    let n = out.rig.joints.len();
+    let per_branch = n as f64 / report.branches.max(1) as f64;
+    println!("spider_parts: {n} joints, {} branches", report.branches);
+    assert!(
+        per_branch <= 8.0,
+        "spider_parts: {n} joints over {} branches",
+        report.branches
+    );
+}
