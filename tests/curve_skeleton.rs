@@ -344,3 +344,30 @@ fn an_arm_in_front_of_the_torso_is_reported() {
         "no occlusion diagnostic: {d:?}"
     );
 }
+
+#[test]
+fn refinement_keeps_a_node_in_the_part_that_draws_the_outline() {
+    // A thick limb along x and, in front of it along the view, a thin separate bar over its middle
+    // (a tail raised over a back): the thick limb draws the outline, so its nodes must stay in it,
+    // not move to the middle of both parts (outside the mesh).
+    let caps = vec![
+        (P3::new(-0.9, 0.0, 0.0), P3::new(0.9, 0.0, 0.0), 0.12),
+        (P3::new(-0.4, 0.0, 0.4), P3::new(0.4, 0.0, 0.4), 0.05),
+    ];
+    let m = shape(&caps);
+    let (frame, r, ax) = stages(&m, CurveMode::Robust);
+    let mut tree = prune::Tree::from_axis(&ax, CurveMode::Robust);
+    tree.prune(CurveMode::Robust, r.extent);
+    let mut branches = tree.branches();
+    let labels = refine::labels(&m, &frame, &ax, &tree, &branches);
+    refine::depth(&m, &frame, &labels, &mut branches, &r, CurveMode::Robust);
+    let mut checked = 0;
+    for q in branches.iter().flat_map(|b| &b.pts) {
+        let c = m.normalization.to_mesh(&frame.to_norm(q));
+        if c.x.abs() < 0.35 {
+            assert!(c.z.abs() < 0.12, "node over the bar left the limb: {c}");
+            checked += 1;
+        }
+    }
+    assert!(checked > 5, "{checked} nodes under the bar");
+}

@@ -112,18 +112,14 @@ pub fn depth(
         }
         // u = normalize(v_k × p): the branch's in-image direction; stations are along it.
         let (ux, uy) = (d.x / planar, d.y / planar);
-        let new_z: Vec<Option<f64>> = (0..n)
-            .map(|k| {
+        let zs = station_depths(&pts, &tris[b], br, (ux, uy));
+        let new_z: Vec<Option<f64>> = zs
+            .into_iter()
+            .enumerate()
+            .map(|(k, zs)| {
                 if k == 0 || k + 1 == n {
                     return None;
                 }
-                let zs = station_depths(
-                    &pts,
-                    &tris[b],
-                    br.pts[k],
-                    (ux, uy),
-                    CROSS_RADII * br.radius[k],
-                );
                 centre_of(zs, br.pts[k].z, br.radius[k], mode)
             })
             .collect();
@@ -136,37 +132,50 @@ pub fn depth(
     out
 }
 
-/// Depths along p where the branch's surface crosses the station plane through `m` (perpendicular
-/// to `u`), within `cross` of `m` across the branch: the second silhouette's two sides there.
+/// Per node of `br`: depths along p where the branch's surface crosses the node's station plane
+/// (through the node, perpendicular to `u`), within [`CROSS_RADII`] local radii of the node across
+/// the branch: the second silhouette's sides there. Each triangle is tested only against the
+/// stations its own extent along `u` spans (nodes sorted by station, a binary search), so the
+/// cost is linear in the triangles, not triangles × nodes.
 fn station_depths(
     pts: &[crate::geom::P3],
     tris: &[[usize; 3]],
-    m: crate::geom::P3,
+    br: &Branch,
     u: (f64, f64),
-    cross: f64,
-) -> Vec<f64> {
-    let s0 = m.x * u.0 + m.y * u.1;
-    let w0 = -m.x * u.1 + m.y * u.0;
-    let mut zs = Vec::new();
+) -> Vec<Vec<f64>> {
+    let along = |q: &crate::geom::P3| q.x * u.0 + q.y * u.1;
+    let across = |q: &crate::geom::P3| -q.x * u.1 + q.y * u.0;
+    let mut order: Vec<(f64, usize)> = br.pts.iter().map(|m| (along(m), 0)).collect();
+    for (k, o) in order.iter_mut().enumerate() {
+        o.1 = k;
+    }
+    order.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.cmp(&b.1)));
+    let mut out = vec![Vec::new(); br.pts.len()];
     for t in tris {
-        let s = t.map(|i| pts[i].x * u.0 + pts[i].y * u.1 - s0);
-        if s.iter().all(|v| *v > 0.0) || s.iter().all(|v| *v < 0.0) {
-            continue;
-        }
-        for e in 0..3 {
-            let (a, b) = (e, (e + 1) % 3);
-            if (s[a] > 0.0) == (s[b] > 0.0) {
-                continue;
-            }
-            let t01 = s[a] / (s[a] - s[b]);
-            let (pa, pb) = (pts[t[a]], pts[t[b]]);
-            let q = pa + (pb - pa) * t01;
-            if (-q.x * u.1 + q.y * u.0 - w0).abs() <= cross {
-                zs.push(q.z);
+        let s = t.map(|i| along(&pts[i]));
+        let (lo, hi) = (
+            s.iter().copied().fold(f64::INFINITY, f64::min),
+            s.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        );
+        let first = order.partition_point(|o| o.0 < lo);
+        for &(s0, k) in order[first..].iter().take_while(|o| o.0 <= hi) {
+            let m = br.pts[k];
+            let (w0, cross) = (across(&m), CROSS_RADII * br.radius[k]);
+            let d = s.map(|v| v - s0);
+            for e in 0..3 {
+                let (a, b) = (e, (e + 1) % 3);
+                if (d[a] > 0.0) == (d[b] > 0.0) {
+                    continue;
+                }
+                let (pa, pb) = (pts[t[a]], pts[t[b]]);
+                let q = pa + (pb - pa) * (d[a] / (d[a] - d[b]));
+                if (across(&q) - w0).abs() <= cross {
+                    out[k].push(q.z);
+                }
             }
         }
     }
-    zs
+    out
 }
 
 /// Robust: the middle of the part (surface layer) the node's outline depth `z_ref` lies in or is
