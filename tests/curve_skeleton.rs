@@ -371,3 +371,15 @@ fn refinement_keeps_a_node_in_the_part_that_draws_the_outline() {
     }
     assert!(checked > 5, "{checked} nodes under the bar");
 }
+
+#[test]
+fn a_limb_along_the_view_direction_is_reported() {
+    // Facts §15 check 13: a limb pointing (almost) along the view, seen end-on: its outline is
+    // short, its depth runs along p and Eq. 3's second direction degenerates.
+    let caps = vec![(P3::new(-0.02, 0.0, -0.4), P3::new(0.02, 0.0, 0.4), 0.06)];
+    let d = diagnostics(&caps);
+    assert!(
+        d.iter().any(|w| w.contains("along the view direction")),
+        "no along-the-view diagnostic: {d:?}"
+    );
+}
