@@ -37,26 +37,7 @@ pub fn run(args: &LearnArgs) -> anyhow::Result<ExitCode> {
         collect::corpus_characters(&dir).with_context(|| format!("corpus {}", dir.display()))
     };
     if args.collect {
-        let mut got = Vec::new();
-        for c in corpus()? {
-            let l = collect::collect(&c, &config, args.seed)
-                .with_context(|| format!("labelling {}", c.name))?;
-            let good = l.iter().filter(|x| x.good).count();
-            eprintln!(
-                "{}: {} embeddings, {good} good, {} bad",
-                c.name,
-                l.len(),
-                l.len() - good
-            );
-            got.extend(l);
-        }
-        labels::write(&args.labels_out, &got)?;
-        eprintln!(
-            "wrote {} labels to {}",
-            got.len(),
-            args.labels_out.display()
-        );
-        all.extend(got);
+        all.extend(collect_corpus(&corpus()?, &config, args)?);
     }
     let learned = match learn::learn(&all, shipped, &search) {
         Ok(l) => l,
@@ -96,6 +77,34 @@ pub fn run(args: &LearnArgs) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--collect`: label every corpus character and write the labels to `--labels-out`.
+fn collect_corpus(
+    characters: &[collect::Character],
+    config: &crate::config::RigConfig,
+    args: &LearnArgs,
+) -> anyhow::Result<Vec<labels::Label>> {
+    let mut got = Vec::new();
+    for c in characters {
+        let l = collect::collect(c, config, args.seed)
+            .with_context(|| format!("labelling {}", c.name))?;
+        let good = l.iter().filter(|x| x.good).count();
+        eprintln!(
+            "{}: {} embeddings, {good} good, {} bad",
+            c.name,
+            l.len(),
+            l.len() - good
+        );
+        got.extend(l);
+    }
+    labels::write(&args.labels_out, &got)?;
+    eprintln!(
+        "wrote {} labels to {}",
+        got.len(),
+        args.labels_out.display()
+    );
+    Ok(got)
 }
 
 /// `--corpus`, else `$GEPPETTO_CORPUS`, else `../shared/corpus`.

@@ -100,7 +100,8 @@ pub fn gammas(base: [f64; 9], seed: u64) -> Vec<[f64; 9]> {
 }
 
 /// Labelled embeddings of one character (deterministic: searches are budgeted in work and results
-/// collected in Γ order).
+/// collected in a fixed order). Embedded in the default orientation (+Y up, facing +Z), as the
+/// corpus rigs are.
 pub fn collect(c: &Character, config: &RigConfig, seed: u64) -> Result<Vec<Label>, LearnError> {
     let pipeline = Pipeline::new(config.clone());
     let mut timings = Default::default();
@@ -112,57 +113,14 @@ pub fn collect(c: &Character, config: &RigConfig, seed: u64) -> Result<Vec<Label
         crate::skeleton::load_template(&c.template).map_err(|e| LearnError::Rig(e.to_string()))?;
     let o = Orientation::IDENTITY;
     let scene = Scene::new(&disc.graph, &skel, o);
-    let opts = config.embed_options();
-    let work = opts.max_work(scene.red.len(), disc.graph.len());
-    let list = gammas(opts.weights, seed);
-    let found: Vec<Vec<u32>> = list
-        .par_iter()
-        .enumerate()
-        .flat_map_iter(|(i, g)| {
-            let w = if i == 0 {
-                work
-            } else {
-                work / PERTURBED_BUDGET_DIVISOR
-            };
-            let full = scene.search(*g, opts.max_nodes, w, Mode::Full);
-            let dive = scene.search(*g, opts.max_nodes, w, Mode::Screen);
-            [full, dive]
-                .into_iter()
-                .flatten()
-                .filter(|f| !f.forced)
-                .map(|f| f.matched)
-        })
-        .collect();
-    let pins: Vec<(usize, u32)> = (1..scene.red.len())
-        .flat_map(|j| {
-            scene
-                .spread_candidates(j, PINNED_PER_JOINT)
-                .into_iter()
-                .map(move |v| (j, v))
-        })
-        .collect();
-    let pinned: Vec<Vec<u32>> = pins
-        .par_iter()
-        .filter_map(|jv| {
-            let w = work / PERTURBED_BUDGET_DIVISOR;
-            let f = scene.search_pinned(opts.weights, *jv, opts.max_nodes, w)?;
-            (!f.forced).then_some(f.matched)
-        })
-        .collect();
-    let mut unique: Vec<Vec<u32>> = Vec::new();
-    for m in found.into_iter().chain(pinned) {
-        if !unique.contains(&m) {
-            unique.push(m);
-        }
-    }
     let extent = prepared.input.aabb().max_extent();
     let norm = &prepared.normalization;
     let parents: Vec<Option<usize>> = skel.joints.iter().map(|j| j.parent.map(|p| p.0)).collect();
-    let scored: Vec<(Vec<u32>, [f64; 9], f64)> = unique
+    let scored: Vec<(Vec<u32>, [f64; 9], f64)> = reached(&scene, config, seed)
         .into_par_iter()
         .filter_map(|m| {
             let b = scene.basis(&m)?;
-            let joints_n = place(
+            let at = place(
                 &disc.graph,
                 &disc.field,
                 &disc.medial.samples,
@@ -170,13 +128,9 @@ pub fn collect(c: &Character, config: &RigConfig, seed: u64) -> Result<Vec<Label
                 &o,
                 &m,
             );
-            let pred: Vec<P3> = joints_n.iter().map(|p| norm.to_mesh(p)).collect();
-            let cd = joints::measure(
-                (&pred, &parents),
-                (&artist.positions, &artist.parents),
-                extent,
-            )
-            .cd_j2j;
+            let pred: Vec<P3> = at.iter().map(|p| norm.to_mesh(p)).collect();
+            let artist = (&artist.positions[..], &artist.parents[..]);
+            let cd = joints::measure((&pred, &parents), artist, extent).cd_j2j;
             Some((m, b, cd))
         })
         .collect();
@@ -194,4 +148,47 @@ pub fn collect(c: &Character, config: &RigConfig, seed: u64) -> Result<Vec<Label
             cd_j2j: Some(cd),
         })
         .collect())
+}
+
+/// The distinct complete embeddings (not forced fits) the searches of the module docs reach, in
+/// a fixed order: per Γ of [`gammas`] the full search then the greedy dive, then the pinned
+/// runners-up joint by joint.
+fn reached(scene: &Scene, config: &RigConfig, seed: u64) -> Vec<Vec<u32>> {
+    let opts = config.embed_options();
+    let work = opts.max_work(scene.red.len(), scene.graph.len());
+    let small = work / PERTURBED_BUDGET_DIVISOR;
+    let found: Vec<Vec<u32>> = gammas(opts.weights, seed)
+        .par_iter()
+        .enumerate()
+        .flat_map_iter(|(i, g)| {
+            let w = if i == 0 { work } else { small };
+            let full = scene.search(*g, opts.max_nodes, w, Mode::Full);
+            let dive = scene.search(*g, opts.max_nodes, w, Mode::Screen);
+            [full, dive]
+                .into_iter()
+                .flatten()
+                .filter(|f| !f.forced)
+                .map(|f| f.matched)
+        })
+        .collect();
+    let pins: Vec<(usize, u32)> = (1..scene.red.len())
+        .flat_map(|j| {
+            let spread = scene.spread_candidates(j, PINNED_PER_JOINT);
+            spread.into_iter().map(move |v| (j, v))
+        })
+        .collect();
+    let pinned: Vec<Vec<u32>> = pins
+        .par_iter()
+        .filter_map(|jv| {
+            let f = scene.search_pinned(opts.weights, *jv, opts.max_nodes, small)?;
+            (!f.forced).then_some(f.matched)
+        })
+        .collect();
+    let mut unique: Vec<Vec<u32>> = Vec::new();
+    for m in found.into_iter().chain(pinned) {
+        if !unique.contains(&m) {
+            unique.push(m);
+        }
+    }
+    unique
 }
