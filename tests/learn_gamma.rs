@@ -164,3 +164,36 @@ fn corpus_labels_are_reproducible() {
     );
     assert!(fresh.iter().any(|l| l.good) && fresh.iter().any(|l| !l.good));
 }
+
+#[test]
+fn cli_learns_to_a_config_file_and_names_a_bad_label_file() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let out = dir.path().join("learned.yaml");
+    let bin = env!("CARGO_BIN_EXE_geppetto");
+    let run = std::process::Command::new(bin)
+        .args(["learn", STORED_LABELS, "--out"])
+        .arg(&out)
+        .output()
+        .expect("run geppetto learn");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    assert!(run.status.success(), "{stdout}");
+    assert!(
+        stdout.contains("margin per character") && stdout.contains("turtle"),
+        "{stdout}"
+    );
+    let c = RigConfig::load(&out).expect("the output is a usable --config file");
+    assert!(c.penalties.as_array().iter().all(|g| *g >= 0.0));
+    let bad = dir.path().join("bad.jsonl");
+    std::fs::write(&bad, "not json\n").expect("write");
+    let run = std::process::Command::new(bin)
+        .args(["learn"])
+        .arg(&bad)
+        .output()
+        .expect("run geppetto learn");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert_eq!(run.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("bad.jsonl") && stderr.contains("line 1"),
+        "{stderr}"
+    );
+}
