@@ -27,6 +27,7 @@ pub mod error;
 pub mod export;
 pub mod geom;
 pub mod glob;
+pub mod learn;
 pub mod measure;
 pub mod mesh;
 pub mod motion;

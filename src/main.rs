@@ -17,6 +17,7 @@ fn main() -> ExitCode {
         Command::Bench(a) => cli::bench::run(a),
         Command::Watch(a) => cli::watch::run(a),
         Command::Demo(a) => cli::demo::run(a),
+        Command::Learn(a) => cli::learn::run(a),
     };
     match result {
         Ok(code) => code,

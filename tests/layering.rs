@@ -23,6 +23,7 @@ const LAYERS: &[&[&str]] = &[
     &["raster"],
     &["motion"],
     &["export", "measure", "demo"],
+    &["learn"],
     &["watch"],
     &["tui"],
     &["cli"],

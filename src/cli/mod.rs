@@ -6,6 +6,7 @@ pub mod attach;
 pub mod bench;
 pub mod demo;
 pub mod edit;
+pub mod learn;
 pub mod pose;
 pub mod rig;
 pub mod score;
@@ -48,6 +49,40 @@ pub enum Command {
     Watch(WatchArgs),
     /// Generate procedural demo characters into a folder and open the watch UI on it.
     Demo(DemoArgs),
+    /// Learn the penalty weights Γ by maximum margin from labelled embeddings (corpus artist rigs,
+    /// users' hints); write a config/rig.yaml-shaped file for --config.
+    Learn(LearnArgs),
+}
+
+/// `geppetto learn`.
+#[derive(Debug, Args)]
+pub struct LearnArgs {
+    /// Label files (JSON lines: `--collect` output, or `geppetto-labels.jsonl` from a watched
+    /// folder's output).
+    pub labels: Vec<PathBuf>,
+    /// First label the corpus meshes that have an artist rig (searches under many Γ; slow), write
+    /// them to --labels-out, and learn from them too.
+    #[arg(long)]
+    pub collect: bool,
+    /// Where --collect writes its labels.
+    #[arg(long, default_value = "learn-labels.jsonl")]
+    pub labels_out: PathBuf,
+    /// The corpus folder (default: $GEPPETTO_CORPUS, else ../shared/corpus).
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    /// Write the learned Γ as a config/rig.yaml-shaped file here (use it with --config).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Seed of the random starts (and of --collect's random Γ).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Evaluate leave-one-character-out on the corpus: learn without each character, rig it with
+    /// that Γ and with the configured Γ, compare CD-J2J (real searches; slow).
+    #[arg(long)]
+    pub leave_one_out: bool,
+    /// Engine configuration whose Γ is the baseline (default: the built-in config/rig.yaml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
 }
 
 /// `geppetto rig`.

@@ -18,6 +18,7 @@ pub mod refine;
 mod run;
 
 pub use run::embed_with as run_with;
+pub use run::place;
 pub use run::screen_with;
 pub mod hints;
 pub mod search;

@@ -208,6 +208,30 @@ impl<'a> Ctx<'a> {
         next: u32,
         relaxed: bool,
     ) -> Option<[f64; 9]> {
+        let mut t = self.basis(m, taken, idx, next)?;
+        for (k, v) in t.iter_mut().enumerate() {
+            // A zero weight switches a term off entirely, veto included.
+            let w = if self.weights[k] == 0.0 {
+                0.0
+            } else {
+                self.weights[k] * *v
+            };
+            *v = if w.is_finite() && w <= 1.0 {
+                w
+            } else if relaxed {
+                1.0
+            } else {
+                return None;
+            };
+        }
+        Some(t)
+    }
+
+    /// The 9 **unweighted** basis values b (Baran & Popović 2007 §3.3: the penalty is Γᵀb) of
+    /// placing `idx` at `next`; a hard veto (the original's `NOMATCH`) is `+∞` on its term. `None`
+    /// only when `next` is unreachable or out of range. Γ never enters: these are what
+    /// `crate::learn` stores and learns from.
+    pub fn basis(&self, m: &[u32], taken: &[u64], idx: usize, next: u32) -> Option<[f64; 9]> {
         let mut t = [0.0; 9];
         let Some(prev) = self.red.joints.get(idx)?.parent else {
             return Some(t);
@@ -237,21 +261,6 @@ impl<'a> Ctx<'a> {
         t[8] = self.disjoint_term(m, idx, prev, next);
         if !self.paths.dist(next, pv).is_finite() {
             return None;
-        }
-        for (k, v) in t.iter_mut().enumerate() {
-            // A zero weight switches a term off entirely, veto included.
-            let w = if self.weights[k] == 0.0 {
-                0.0
-            } else {
-                self.weights[k] * *v
-            };
-            *v = if w.is_finite() && w <= 1.0 {
-                w
-            } else if relaxed {
-                1.0
-            } else {
-                return None;
-            };
         }
         Some(t)
     }

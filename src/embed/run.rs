@@ -122,6 +122,31 @@ pub fn screen_with(
     Some((best.orientation, f.total, f.forced))
 }
 
+/// Full-skeleton joint positions (normalized frame) of a discrete match `matched` (graph vertex per
+/// reduced joint, search order) seen through `orientation`: the same split, end extension and
+/// refinement as [`embed_with`], without hints. Lets a caller measure embeddings other than the
+/// search's pick (`crate::learn` labels the runners-up by their final joints).
+pub fn place(
+    graph: &SphereGraph,
+    field: &dyn Field,
+    medial: &[Sphere],
+    skel: &Skeleton,
+    orientation: &Orientation,
+    matched: &[u32],
+) -> Vec<P3> {
+    let red = Reduced::new(skel);
+    let place = Placement {
+        graph,
+        paths: graph.paths(),
+        red: &red,
+        skel,
+        field,
+        medial,
+        hints: &[],
+    };
+    place.run(orientation, matched)
+}
+
 /// The chosen orientation and its discrete match.
 struct Pick {
     orientation: Orientation,

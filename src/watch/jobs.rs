@@ -16,6 +16,7 @@ use std::thread::JoinHandle;
 
 use crate::choose::Template;
 use crate::export::{write_rig_to, Format, GlbSource};
+use crate::learn;
 use crate::mesh::Mesh;
 use crate::naming::output_base;
 use crate::pipeline::{Pipeline, RigRequest};
@@ -298,6 +299,11 @@ fn run_job(ctx: &JobContext, path: &Path, progress: &JobProgress<'_>) -> JobResu
             Ok(paths) => outputs.extend(paths),
             Err(e) => output_errors.push(e.to_string()),
         }
+    }
+    // An accepted hinted rig is a training label for Γ (`crate::learn::hints`); failing to record
+    // it never fails the rig.
+    if let Err(e) = learn::hints::record(&ctx.pipeline, &req, &outcome, &ctx.out_dir, progress) {
+        output_errors.push(e.to_string());
     }
     let thumbnail = outputs
         .iter()

@@ -1,0 +1,139 @@
+//! `geppetto learn LABELS... [--collect] [--out FILE] [--seed N] [--leave-one-out]`: maximum-margin
+//! Γ (see [`crate::learn`]). Prints the learned Γ and the margin of every character (a negative
+//! one is a character whose labels the 9 basis terms cannot separate).
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::Context;
+
+use super::rig::load_config;
+use super::LearnArgs;
+use crate::embed::PENALTY_TERMS;
+use crate::learn::{self, collect, labels, loo, optimize::Search, Learned};
+
+/// Run `geppetto learn`. Exit 0 on success, 1 when an input cannot be read or nothing can be
+/// learned, 2 for usage errors.
+pub fn run(args: &LearnArgs) -> anyhow::Result<ExitCode> {
+    if args.labels.is_empty() && !args.collect {
+        eprintln!("error: give label files, or --collect to label the corpus");
+        return Ok(ExitCode::from(2));
+    }
+    let config = load_config(args.config.as_deref())?;
+    let shipped = config.penalties.as_array();
+    let search = Search {
+        seed: args.seed,
+        ..Search::default()
+    };
+    let mut all = match labels::read(&args.labels) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    let corpus = || -> anyhow::Result<Vec<collect::Character>> {
+        let dir = corpus_dir(args.corpus.clone());
+        collect::corpus_characters(&dir).with_context(|| format!("corpus {}", dir.display()))
+    };
+    if args.collect {
+        all.extend(collect_corpus(&corpus()?, &config, args)?);
+    }
+    let learned = match learn::learn(&all, shipped, &search) {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    print!("{}", report(&learned, all.len()));
+    if let Some(out) = &args.out {
+        let header = [
+            format!(
+                "Γ learned by `geppetto learn` (seed {}) from {} labelled embeddings of {} characters;",
+                args.seed,
+                all.len(),
+                learned.characters.len()
+            ),
+            format!("smallest per-character margin {:.4} (unit Γ).", learned.min_margin()),
+        ];
+        crate::util::write_atomic(out, learn::rig_yaml(&learned.gamma, &header).as_bytes())
+            .with_context(|| format!("{}: cannot write", out.display()))?;
+        println!("wrote {}", out.display());
+    }
+    if args.leave_one_out {
+        let report = loo::leave_one_out(&corpus()?, &all, &config, &search)?;
+        print!(
+            "\nleave one character out (CD-J2J %, status):\n{}",
+            report.table()
+        );
+        println!(
+            "learned Γ {} on the left-out meshes (median and worst)",
+            if report.learned_wins() {
+                "wins"
+            } else {
+                "does not win"
+            }
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--collect`: label every corpus character and write the labels to `--labels-out`.
+fn collect_corpus(
+    characters: &[collect::Character],
+    config: &crate::config::RigConfig,
+    args: &LearnArgs,
+) -> anyhow::Result<Vec<labels::Label>> {
+    let mut got = Vec::new();
+    for c in characters {
+        let l = collect::collect(c, config, args.seed)
+            .with_context(|| format!("labelling {}", c.name))?;
+        let good = l.iter().filter(|x| x.good).count();
+        eprintln!(
+            "{}: {} embeddings, {good} good, {} bad",
+            c.name,
+            l.len(),
+            l.len() - good
+        );
+        got.extend(l);
+    }
+    labels::write(&args.labels_out, &got)?;
+    eprintln!(
+        "wrote {} labels to {}",
+        got.len(),
+        args.labels_out.display()
+    );
+    Ok(got)
+}
+
+/// `--corpus`, else `$GEPPETTO_CORPUS`, else `../shared/corpus`.
+fn corpus_dir(arg: Option<PathBuf>) -> PathBuf {
+    arg.or_else(|| std::env::var_os("GEPPETTO_CORPUS").map(PathBuf::from))
+        .unwrap_or_else(|| PathBuf::from("../shared/corpus"))
+}
+
+/// Γ and the per-character margins, as printed.
+pub fn report(l: &Learned, labels: usize) -> String {
+    let mut s = format!("learned Γ from {labels} labels (scaled to the configured Γ's norm):\n");
+    for (name, g) in PENALTY_TERMS.iter().zip(l.gamma) {
+        s.push_str(&format!("  {name:<18} {g:.6}\n"));
+    }
+    s.push_str("margin per character (unit Γ; negative: the basis cannot separate its labels):\n");
+    s.push_str(&format!(
+        "  {:<24} {:>5} {:>5} {:>10} {:>10}\n",
+        "character", "good", "bad", "learned", "configured"
+    ));
+    for c in &l.characters {
+        s.push_str(&format!(
+            "  {:<24} {:>5} {:>5} {:>10.4} {:>10.4}\n",
+            c.name, c.good, c.bad, c.learned, c.shipped
+        ));
+    }
+    for name in &l.skipped {
+        s.push_str(&format!(
+            "  {name:<24} skipped: needs both a good and a bad label\n"
+        ));
+    }
+    s
+}
