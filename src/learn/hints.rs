@@ -19,6 +19,16 @@ use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
 use crate::progress::Progress;
 use crate::rig::Status;
 
+/// Whether a finished rig can give hint labels: hinted, `ok`, a template embedding with its
+/// discretization. Cheap; [`hint_labels`] does the search.
+pub fn is_candidate(req: &RigRequest, outcome: &RigOutcome) -> bool {
+    let hinted = req.hints.as_ref().is_some_and(|(h, _)| !h.hints.is_empty());
+    hinted
+        && outcome.discretization.is_some()
+        && outcome.rig.status == Status::Ok
+        && outcome.rig.method == crate::rig::METHOD_EMBED
+}
+
 /// The two labels of an accepted hinted rig, or none (no hints, not `ok`, not a template
 /// embedding, cancelled, or the hint changed nothing).
 pub fn hint_labels(
@@ -27,14 +37,9 @@ pub fn hint_labels(
     outcome: &RigOutcome,
     progress: &dyn Progress,
 ) -> Vec<Label> {
-    let hinted = req.hints.as_ref().is_some_and(|(h, _)| !h.hints.is_empty());
-    let Some(disc) = &outcome.discretization else {
+    let Some(disc) = outcome.discretization.as_ref().filter(|_| is_candidate(req, outcome)) else {
         return Vec::new();
     };
-    if !hinted || outcome.rig.status != Status::Ok || outcome.rig.method != crate::rig::METHOD_EMBED
-    {
-        return Vec::new();
-    }
     let emb = &outcome.embedding;
     let mut opts = pipeline.config.embed_options();
     opts.orientation = OrientationMode::Fixed(emb.orientation);

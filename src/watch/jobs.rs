@@ -19,7 +19,7 @@ use crate::export::{write_rig_to, Format, GlbSource};
 use crate::learn;
 use crate::mesh::Mesh;
 use crate::naming::output_base;
-use crate::pipeline::{Pipeline, RigRequest};
+use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
 use crate::progress::{Progress, Stage};
 use crate::rig::Rig;
 
@@ -240,10 +240,12 @@ fn worker(shared: &Shared) {
             cancel: &cancel,
             last_percent: AtomicU32::new(u32::MAX),
         };
-        let result = catch_unwind(AssertUnwindSafe(|| run_job(&shared.ctx, &path, &progress)))
-            .unwrap_or_else(|payload| {
-                JobResult::Failed(format!("internal error (panic): {}", panic_text(&payload)))
-            });
+        let (result, label) =
+            catch_unwind(AssertUnwindSafe(|| run_job(&shared.ctx, &path, &progress)))
+                .unwrap_or_else(|payload| {
+                    let text = format!("internal error (panic): {}", panic_text(&payload));
+                    (JobResult::Failed(text), None)
+                });
         // Report before freeing the slot: the next job of this asset cannot start (and report
         // `Started`) before this `Finished`, so consumers see events in order.
         (shared.sink)(JobEvent::Finished {
@@ -251,6 +253,11 @@ fn worker(shared: &Shared) {
             id,
             result,
         });
+        // The hint label needs one more (unhinted) search: it runs after the rig is shown, so a
+        // hint re-run's thumbnail does not wait for training data.
+        if let Some(label) = label {
+            let _ = catch_unwind(AssertUnwindSafe(|| label.record(&shared.ctx, &progress)));
+        }
         shared.lock().running.remove(&path);
         shared.wake.notify_all();
     }
@@ -265,23 +272,43 @@ pub fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
         .unwrap_or_else(|| "unknown panic".into())
 }
 
-/// One rig: pipeline, outputs, thumbnail.
-fn run_job(ctx: &JobContext, path: &Path, progress: &JobProgress<'_>) -> JobResult {
+/// An accepted hinted rig, kept to record its training label for Γ (`crate::learn::hints`) after
+/// the rig has been reported.
+struct HintLabel {
+    req: RigRequest,
+    outcome: RigOutcome,
+}
+
+impl HintLabel {
+    /// Appends the labels to the output folder. A failure never fails the rig (it is already
+    /// shown); the label file is training data the user did not ask for, so a write error there
+    /// (the output folder itself failing) is left to the next rig's outputs to report.
+    fn record(&self, ctx: &JobContext, progress: &JobProgress<'_>) {
+        let _ = learn::hints::record(&ctx.pipeline, &self.req, &self.outcome, &ctx.out_dir, progress);
+    }
+}
+
+/// One rig: pipeline, outputs, thumbnail; and the hint label to record once it is reported.
+fn run_job(
+    ctx: &JobContext,
+    path: &Path,
+    progress: &JobProgress<'_>,
+) -> (JobResult, Option<HintLabel>) {
     let skeleton = match (ctx.skeleton_for)(path) {
         Ok(s) => s,
-        Err(e) => return JobResult::Failed(e),
+        Err(e) => return (JobResult::Failed(e), None),
     };
     let req = match RigRequest::with_sidecar(path, skeleton) {
         Ok(r) => r,
-        Err(e) => return JobResult::Failed(e.to_string()),
+        Err(e) => return (JobResult::Failed(e.to_string()), None),
     };
     let outcome = match ctx.pipeline.rig(&req, progress) {
         Ok(o) => o,
-        Err(e) if e.is_cancelled() => return JobResult::Cancelled,
-        Err(e) => return JobResult::Failed(e.to_string()),
+        Err(e) if e.is_cancelled() => return (JobResult::Cancelled, None),
+        Err(e) => return (JobResult::Failed(e.to_string()), None),
     };
     if progress.cancelled() {
-        return JobResult::Cancelled;
+        return (JobResult::Cancelled, None);
     }
     progress.enter(Stage::Export);
     let mut outputs = Vec::new();
@@ -300,24 +327,26 @@ fn run_job(ctx: &JobContext, path: &Path, progress: &JobProgress<'_>) -> JobResu
             Err(e) => output_errors.push(e.to_string()),
         }
     }
-    // An accepted hinted rig is a training label for Γ (`crate::learn::hints`); failing to record
-    // it never fails the rig.
-    if let Err(e) = learn::hints::record(&ctx.pipeline, &req, &outcome, &ctx.out_dir, progress) {
-        output_errors.push(e.to_string());
-    }
     let thumbnail = outputs
         .iter()
         .find(|p| p.extension().is_some_and(|e| e == "png"))
         .cloned();
+    let mesh = Arc::new(outcome.prepared.input.clone());
+    let reused_discretization = outcome.reused_discretization;
+    let (rig, label) = if learn::hints::is_candidate(&req, &outcome) {
+        (outcome.rig.clone(), Some(HintLabel { req, outcome }))
+    } else {
+        (outcome.rig, None)
+    };
     let done = JobDone {
-        mesh: Arc::new(outcome.prepared.input.clone()),
-        reused_discretization: outcome.reused_discretization,
-        rig: outcome.rig,
+        mesh,
+        reused_discretization,
+        rig,
         outputs,
         output_errors,
         thumbnail,
     };
-    JobResult::Done(Box::new(done))
+    (JobResult::Done(Box::new(done)), label)
 }
 
 struct JobProgress<'a> {
