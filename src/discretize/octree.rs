@@ -227,6 +227,17 @@ fn cell(
     let side = 1u32 << (prm.max_depth + 1 - level);
     let h = side / 2;
     let q0 = ex.queries;
+    let skip = prm.lipschitz_skip && level > 0 && !ex.sign.is_winding();
+    if skip
+        && settled(&corners, None, f64::from(h) * prm.unit, prm.tol)
+            .iter()
+            .enumerate()
+            .all(|(idx, &s)| s || (idx != 13 && idx % 3 != 1 && idx / 3 % 3 != 1 && idx / 9 != 1))
+    {
+        // The corners alone settle all 19 points, centre included: the cell stays a leaf
+        // whether or not the centre would have cropped it.
+        return (leaf(&corners), 0);
+    }
     let mut anchors: Vec<Anchor> = Vec::with_capacity(9);
     if known.is_none() && ex.sign.is_winding() {
         for m in 0..8 {
@@ -254,8 +265,8 @@ fn cell(
     // Lattice points whose split test the Lipschitz bound already answers (see [`settled`]).
     // None under the winding sign: there a value can depend on which cell evaluated it first
     // (sign inheritance), so every point is evaluated in the original order.
-    let settled = if prm.lipschitz_skip && level > 0 && !ex.sign.is_winding() {
-        settled(&corners, center, f64::from(h) * prm.unit, prm.tol)
+    let settled = if skip {
+        settled(&corners, Some(center), f64::from(h) * prm.unit, prm.tol)
     } else {
         [false; 27]
     };
@@ -333,19 +344,23 @@ const SETTLED_SLACK: f64 = 1e-9;
 /// lies within τ of the trilinear interpolant, `|v(x) − interp| ≤ τ` is certain and the exact
 /// value could not split the cell. Corners and the centre count as settled only in the sense
 /// that they are never evaluated here. `half` = half the cell side (normalized units).
-fn settled(corners: &[f64; 8], center: f64, half: f64, tol: f64) -> [bool; 27] {
+/// Without the centre (`None`), the centre itself is tested from the corners alone.
+fn settled(corners: &[f64; 8], center: Option<f64>, half: f64, tol: f64) -> [bool; 27] {
     let limit = tol * (1.0 - SETTLED_SLACK);
     let mut out = [false; 27];
     for (idx, o) in out.iter_mut().enumerate() {
         let (i, j, k) = (idx % 3, idx / 3 % 3, idx / 9);
-        if idx == 13 || (i != 1 && j != 1 && k != 1) {
+        if (idx == 13 && center.is_some()) || (i != 1 && j != 1 && k != 1) {
             continue;
         }
         let dist = |a: usize, b: usize, c: usize| {
             let d2 = i.abs_diff(a).pow(2) + j.abs_diff(b).pow(2) + k.abs_diff(c).pow(2);
             (d2 as f64).sqrt() * half
         };
-        let (mut lower, mut upper) = (center - dist(1, 1, 1), center + dist(1, 1, 1));
+        let (mut lower, mut upper) = match center {
+            Some(v) => (v - dist(1, 1, 1), v + dist(1, 1, 1)),
+            None => (f64::NEG_INFINITY, f64::INFINITY),
+        };
         for (m, v) in corners.iter().enumerate() {
             let d = dist(2 * (m & 1), (m >> 1 & 1) * 2, (m >> 2 & 1) * 2);
             lower = lower.max(v - d);
