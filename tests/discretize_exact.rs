@@ -3,7 +3,6 @@
 //! for bit, the reference field that evaluates every lattice point of every tested cell, on
 //! synthetic meshes of both sign methods and on corpus meshes.
 
-mod common;
 mod discretize_support;
 
 use discretize_support::*;
@@ -61,7 +60,7 @@ fn lipschitz_skip_is_exact_on_corpus_meshes() {
     // fox: a thin closed shell; bob_lamp: open parts, winding sign, internal triangles;
     // spider_parts: many separate pieces; cheburashka: large flat ears.
     for name in ["fox", "bob_lamp", "spider_parts", "cheburashka", "sveta"] {
-        let Some(path) = common::corpus_mesh(name) else {
+        let Some(path) = corpus_mesh(name) else {
             return;
         };
         let pm = mesh::prepare(mesh::load(&path).expect("corpus mesh loads")).expect("prepares");
