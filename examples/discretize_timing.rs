@@ -1,5 +1,6 @@
 //! Per-stage timing of the discretization on real meshes (release build):
 //! `cargo run --release --example discretize_timing -- [--runs N] MESH...`
+//! `--reference` builds the field without the Lipschitz skip (every lattice point evaluated).
 //! Prints the median over N runs (default 7) of each stage's wall time and of the process CPU
 //! time it used (user + system, all threads: on a shared machine CPU time is the steadier
 //! figure; wall ≈ CPU / 2 on an idle 2-core machine for the parallel stages), and the sizes.
@@ -20,6 +21,8 @@ fn main() {
         runs = args.get(i + 1).and_then(|s| s.parse().ok()).unwrap_or(7);
         args.drain(i..(i + 2).min(args.len()));
     }
+    let reference = args.iter().any(|a| a == "--reference");
+    args.retain(|a| a != "--reference");
     let opts = DiscretizeOptions::default();
     for path in &args {
         let Some(pm) = load(Path::new(path)) else {
@@ -35,7 +38,7 @@ fn main() {
             let c0 = cpu_ms();
             let mut stage_cpu = [0.0; 4];
             let mut last = c0;
-            let res = staged(&pm, &opts, &mut |k| {
+            let res = staged(&pm, &opts, reference, &mut |k| {
                 let now = cpu_ms();
                 stage_cpu[k] = now - last;
                 last = now;
@@ -103,11 +106,16 @@ fn main() {
 fn staged(
     pm: &PreparedMesh,
     opts: &DiscretizeOptions,
+    reference: bool,
     mark: &mut dyn FnMut(usize),
 ) -> Result<Discretization, geppetto::discretize::DiscretizeError> {
     let mut timings_ms = Vec::new();
     let t = Instant::now();
-    let field = field::build(pm, opts);
+    let field = if reference {
+        field::build_reference(&pm.positions, &pm.triangles, opts)
+    } else {
+        field::build(pm, opts)
+    };
     timings_ms.push(("field", t.elapsed().as_secs_f64() * 1e3));
     mark(0);
     let t = Instant::now();

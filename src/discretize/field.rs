@@ -129,6 +129,16 @@ impl DistanceField {
         V3::new(gx, gy, gz) / l.size
     }
 
+    /// True if both fields are the same bit for bit: tree, leaf cells, corner values, leaf count.
+    pub fn same_bits(&self, other: &Self) -> bool {
+        let bits =
+            |f: &Self| -> Vec<[u32; 8]> { f.leaves.iter().map(|c| c.map(f32::to_bits)).collect() };
+        self.nodes == other.nodes
+            && self.leaf_cells == other.leaf_cells
+            && self.grid == other.grid
+            && bits(self) == bits(other)
+    }
+
     /// True if `p` is inside (field < 0).
     pub fn inside(&self, p: &P3) -> bool {
         self.eval(p) < 0.0
@@ -294,6 +304,26 @@ pub fn build_from(
     triangles: &[[u32; 3]],
     opts: &DiscretizeOptions,
 ) -> DistanceField {
+    build_with(positions, triangles, opts, true)
+}
+
+/// [`build_from`] evaluating every lattice point of every tested cell, as before the
+/// Lipschitz skip (see `octree::settled`): the reference that tests hold the fast build to,
+/// bit for bit.
+pub fn build_reference(
+    positions: &[P3],
+    triangles: &[[u32; 3]],
+    opts: &DiscretizeOptions,
+) -> DistanceField {
+    build_with(positions, triangles, opts, false)
+}
+
+fn build_with(
+    positions: &[P3],
+    triangles: &[[u32; 3]],
+    opts: &DiscretizeOptions,
+    lipschitz_skip: bool,
+) -> DistanceField {
     let all = Bvh::build(positions, triangles);
     let sign = Sign::new(&all, positions, triangles);
     let internal = winding::internal_triangles(&sign, &all, positions, triangles);
@@ -316,6 +346,7 @@ pub fn build_from(
         tol: opts.tol(),
         max_depth: depth,
         unit: 1.0 / f64::from(1u32 << (depth + 1)),
+        lipschitz_skip,
     };
     let full = 1u32 << (depth + 1);
     let windings = std::sync::atomic::AtomicUsize::new(0);

@@ -177,6 +177,9 @@ pub struct Params {
     pub max_depth: u32,
     /// Normalized units per lattice unit: 1 / 2^(D+1).
     pub unit: f64,
+    /// Skip evaluating lattice points whose split test the Lipschitz bound settles (exact: the
+    /// same tree; false only for the reference build the tests compare against).
+    pub lipschitz_skip: bool,
 }
 
 /// Build the tree below the root cell, whose 8 corner values are given. Returns the root and
@@ -224,6 +227,17 @@ fn cell(
     let side = 1u32 << (prm.max_depth + 1 - level);
     let h = side / 2;
     let q0 = ex.queries;
+    let skip = prm.lipschitz_skip && level > 0 && !ex.sign.is_winding();
+    if skip
+        && settled(&corners, None, f64::from(h) * prm.unit, prm.tol)
+            .iter()
+            .enumerate()
+            .all(|(idx, &s)| s || (idx != 13 && idx % 3 != 1 && idx / 3 % 3 != 1 && idx / 9 != 1))
+    {
+        // The corners alone settle all 19 points, centre included: the cell stays a leaf
+        // whether or not the centre would have cropped it.
+        return (leaf(&corners), 0);
+    }
     let mut anchors: Vec<Anchor> = Vec::with_capacity(9);
     if known.is_none() && ex.sign.is_winding() {
         for m in 0..8 {
@@ -248,28 +262,41 @@ fn cell(
             known = Some(true);
         }
     }
+    // Lattice points whose split test the Lipschitz bound already answers (see [`settled`]).
+    // None under the winding sign: there a value can depend on which cell evaluated it first
+    // (sign inheritance), so every point is evaluated in the original order.
+    let settled = if skip {
+        settled(&corners, Some(center), f64::from(h) * prm.unit, prm.tol)
+    } else {
+        [false; 27]
+    };
+    let key = |idx: usize| {
+        let step = |t: usize| t as u32 * h;
+        [
+            lo[0] + step(idx % 3),
+            lo[1] + step(idx / 3 % 3),
+            lo[2] + step(idx / 9),
+        ]
+    };
     let mut lat = [0.0f64; 27];
     let mut split = level == 0;
-    for k in 0..3usize {
-        for j in 0..3usize {
-            for i in 0..3usize {
-                let idx = i + 3 * j + 9 * k;
-                lat[idx] = if i != 1 && j != 1 && k != 1 {
-                    corners[i / 2 + (j / 2) * 2 + (k / 2) * 4]
-                } else if idx == 13 {
-                    center
-                } else {
-                    let key = [
-                        lo[0] + i as u32 * h,
-                        lo[1] + j as u32 * h,
-                        lo[2] + k as u32 * h,
-                    ];
-                    ex.value(key, known, &anchors)
-                };
-                if !split && (lat[idx] - interp(&corners, i, j, k)).abs() > prm.tol {
-                    split = true;
-                }
-            }
+    for idx in (0..27).filter(|&i| !settled[i]) {
+        let (i, j, k) = (idx % 3, idx / 3 % 3, idx / 9);
+        lat[idx] = if i != 1 && j != 1 && k != 1 {
+            corners[i / 2 + (j / 2) * 2 + (k / 2) * 4]
+        } else if idx == 13 {
+            center
+        } else {
+            ex.value(key(idx), known, &anchors)
+        };
+        if !split && (lat[idx] - interp(&corners, i, j, k)).abs() > prm.tol {
+            split = true;
+        }
+    }
+    if split {
+        // The children need every lattice value as corners.
+        for idx in (0..27).filter(|&i| settled[i]) {
+            lat[idx] = ex.value(key(idx), known, &anchors);
         }
     }
     if !split {
@@ -306,6 +333,43 @@ fn cell(
     };
     let own = ex.queries - q0;
     (BuildNode::Split(children.into_boxed_slice()), own + q)
+}
+
+/// Relative slack on τ in [`settled`], far above the rounding of the exact distances.
+const SETTLED_SLACK: f64 = 1e-9;
+
+/// Lattice points (index i + 3j + 9k) whose split test is decided without evaluating them:
+/// the signed distance is 1-Lipschitz, so at a lattice point `x` it lies within
+/// `v(c) ± |x − c|` of every known point `c` (the 8 corners and the centre). When that interval
+/// lies within τ of the trilinear interpolant, `|v(x) − interp| ≤ τ` is certain and the exact
+/// value could not split the cell. Corners and the centre count as settled only in the sense
+/// that they are never evaluated here. `half` = half the cell side (normalized units).
+/// Without the centre (`None`), the centre itself is tested from the corners alone.
+fn settled(corners: &[f64; 8], center: Option<f64>, half: f64, tol: f64) -> [bool; 27] {
+    let limit = tol * (1.0 - SETTLED_SLACK);
+    let mut out = [false; 27];
+    for (idx, o) in out.iter_mut().enumerate() {
+        let (i, j, k) = (idx % 3, idx / 3 % 3, idx / 9);
+        if (idx == 13 && center.is_some()) || (i != 1 && j != 1 && k != 1) {
+            continue;
+        }
+        let dist = |a: usize, b: usize, c: usize| {
+            let d2 = i.abs_diff(a).pow(2) + j.abs_diff(b).pow(2) + k.abs_diff(c).pow(2);
+            (d2 as f64).sqrt() * half
+        };
+        let (mut lower, mut upper) = match center {
+            Some(v) => (v - dist(1, 1, 1), v + dist(1, 1, 1)),
+            None => (f64::NEG_INFINITY, f64::INFINITY),
+        };
+        for (m, v) in corners.iter().enumerate() {
+            let d = dist(2 * (m & 1), (m >> 1 & 1) * 2, (m >> 2 & 1) * 2);
+            lower = lower.max(v - d);
+            upper = upper.min(v + d);
+        }
+        let at = interp(corners, i, j, k);
+        *o = upper - at <= limit && at - lower <= limit;
+    }
+    out
 }
 
 /// A fast hasher for packed lattice keys (a multiplicative mix; keys are not adversarial).
