@@ -14,6 +14,7 @@
 
 mod assemble;
 pub mod cache;
+mod drag;
 pub mod local;
 pub mod region;
 mod session;

@@ -44,6 +44,16 @@ impl Adjacency {
         Self { start, nbr }
     }
 
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    /// True without vertices.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// Neighbours of `v`.
     pub fn of(&self, v: usize) -> &[u32] {
         &self.nbr[self.start[v]..self.start[v + 1]]

@@ -6,6 +6,7 @@ use std::time::Instant;
 use serde::Serialize;
 
 use super::cache::FactorCache;
+use super::drag::Drag;
 use super::local::{self, Patch, SolveTimes};
 use super::region::{self, Adjacency};
 use super::skeleton::{self as skel, Renumbering};
@@ -68,6 +69,8 @@ pub struct Session<'a> {
     pub(super) dirty: Option<Vec<bool>>,
     /// Factorizations kept for regions that repeat.
     cache: FactorCache,
+    /// The region frozen for the current drag.
+    drag: Option<Drag>,
     /// Vertices re-solved by the last edit (all passes) and the columns recomputed there.
     last_region: Vec<u32>,
     last_columns: Vec<u32>,
@@ -165,6 +168,7 @@ impl<'a> Session<'a> {
             bones_cached: Vec::new(),
             dirty: None,
             cache: FactorCache::default(),
+            drag: None,
             last_region: Vec::new(),
             last_columns: Vec::new(),
         };
@@ -457,7 +461,7 @@ impl<'a> Session<'a> {
     /// border, grow the region from the new weights and solve again.
     fn solve(
         &mut self,
-        mut region: Vec<u32>,
+        region: Vec<u32>,
         watch: &[u32],
         seeds: &[usize],
     ) -> Result<EditOutcome, EditError> {
@@ -465,6 +469,7 @@ impl<'a> Session<'a> {
             self.search_ms = 0.0;
             return Ok(EditOutcome::default());
         }
+        let mut region = Drag::region_for(self.drag.as_ref(), seeds, watch, &region);
         self.mark_dirty();
         let mut passes = 0;
         let mut region_ms = std::mem::take(&mut self.search_ms);
@@ -492,11 +497,17 @@ impl<'a> Session<'a> {
             match next {
                 Some(r) => region = r,
                 None => {
+                    let mut solved = solved;
+                    solved.sort_unstable();
+                    let (drag, row_of) = (self.drag.take(), &self.row_of);
+                    let in_system = |v: u32| row_of[v as usize] != NOT_IN_SYSTEM;
+                    let d = Drag::after(drag, seeds, watch, &solved, &self.adj, &in_system);
+                    self.drag = Some(d);
                     return Ok(EditOutcome {
                         region_ms,
                         times,
                         ..last
-                    })
+                    });
                 }
             }
         }
@@ -543,6 +554,7 @@ impl<'a> Session<'a> {
 
     fn patch(&mut self, patch: Patch) {
         self.last_region = patch.region.clone();
+        self.last_region.sort_unstable();
         self.last_columns.extend_from_slice(&patch.columns);
         self.last_columns.sort_unstable();
         self.last_columns.dedup();
@@ -576,6 +588,7 @@ impl<'a> Session<'a> {
 
     /// Re-index weight columns after a hierarchy change; a deleted joint's weight goes to `merge`.
     fn renumber(&mut self, map: &Renumbering, merge: Option<u32>) {
+        self.drag = None;
         let remap = |row: &mut Vec<(u32, f64)>| {
             let mut out: Vec<(u32, f64)> = Vec::with_capacity(row.len());
             for &(j, w) in row.iter() {
