@@ -58,10 +58,11 @@ fn a_joint_move_changes_weights_only_inside_its_region_and_agrees_with_global() 
         out.region
     );
     assert_unity(&after);
-    // Far from the edit (the first and last thirds of the tube) nothing moved at all.
+    // Far from the edit (the ends of the tube, beyond the rule's region and the drag region's two
+    // extra rings) nothing moved at all.
     for v in 0..m {
         let y = f.mesh.normalization.to_mesh(&f.mesh.positions[v]).y;
-        if !(1.0..=7.0).contains(&y) {
+        if !(0.8..=7.2).contains(&y) {
             assert_eq!(before[v], after[v], "vertex at y = {y} changed");
         }
     }

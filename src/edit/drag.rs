@@ -4,7 +4,8 @@
 //! repeats exactly, so its stiffness block and symbolic analysis come from the factorization cache
 //! and only the numeric factorization is redone per step. Solving on a superset of the rule's
 //! region only re-solves more vertices from the same frozen values; the choice depends on the
-//! sequence of edits alone (session state, like the weights), never on timing or the cache.
+//! sequence of edits alone (session state, like the weights), never on timing or the cache. The
+//! first step already solves the widened region, so the second step reuses its analysis.
 
 use super::region::Adjacency;
 
@@ -24,50 +25,33 @@ pub struct Drag {
 }
 
 impl Drag {
-    /// The region to solve for an edit seeded at `seeds` watching `watch` whose rule region is
-    /// `rule` (sorted): the drag's region if the edit continues the drag and `rule` fits in it.
-    pub fn region_for(
-        drag: Option<&Drag>,
-        seeds: &[usize],
-        watch: &[u32],
-        rule: &[u32],
-    ) -> Vec<u32> {
-        match drag {
-            Some(d) if d.seeds == seeds && d.watch == watch && is_subset(rule, &d.region) => {
-                d.region.clone()
-            }
-            _ => rule.to_vec(),
-        }
+    /// True if an edit seeded at `seeds` watching `watch` with rule region `rule` (sorted)
+    /// continues this drag: same joints and columns, and `rule` fits in the frozen region.
+    pub fn continues(&self, seeds: &[usize], watch: &[u32], rule: &[u32]) -> bool {
+        self.seeds == seeds && self.watch == watch && is_subset(rule, &self.region)
     }
 
-    /// The drag after an edit that solved `solved` (sorted): unchanged if it solved the drag's
-    /// region, else a new drag on `solved` widened by [`DRAG_RINGS`] rings of `in_system`
-    /// vertices.
-    pub fn after(
-        drag: Option<Drag>,
+    /// A new drag on `region` (sorted) widened by [`DRAG_RINGS`] rings of `in_system` vertices.
+    pub fn start(
         seeds: &[usize],
         watch: &[u32],
-        solved: &[u32],
+        region: &[u32],
         adj: &Adjacency,
         in_system: &dyn Fn(u32) -> bool,
     ) -> Drag {
-        if let Some(d) = drag.filter(|d| d.seeds == seeds && d.watch == watch && d.region == solved)
-        {
-            return d;
-        }
         let mut inside = vec![false; adj.len()];
-        for &v in solved {
+        for &v in region {
             inside[v as usize] = true;
         }
-        let rings = super::region::outer_rings(adj, &inside, solved, DRAG_RINGS);
-        let mut region: Vec<u32> = solved.to_vec();
-        region.extend(rings.into_iter().filter(|&v| in_system(v)));
-        region.sort_unstable();
-        region.dedup();
+        let rings = super::region::outer_rings(adj, &inside, region, DRAG_RINGS);
+        let mut out: Vec<u32> = region.to_vec();
+        out.extend(rings.into_iter().filter(|&v| in_system(v)));
+        out.sort_unstable();
+        out.dedup();
         Drag {
             seeds: seeds.to_vec(),
             watch: watch.to_vec(),
-            region,
+            region: out,
         }
     }
 }

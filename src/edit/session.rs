@@ -469,7 +469,11 @@ impl<'a> Session<'a> {
             self.search_ms = 0.0;
             return Ok(EditOutcome::default());
         }
-        let mut region = Drag::region_for(self.drag.as_ref(), seeds, watch, &region);
+        let drag = match self.drag.take() {
+            Some(d) if d.continues(seeds, watch, &region) => d,
+            _ => self.start_drag(seeds, watch, &region),
+        };
+        let mut region = drag.region.clone();
         self.mark_dirty();
         let mut passes = 0;
         let mut region_ms = std::mem::take(&mut self.search_ms);
@@ -499,10 +503,11 @@ impl<'a> Session<'a> {
                 None => {
                     let mut solved = solved;
                     solved.sort_unstable();
-                    let (drag, row_of) = (self.drag.take(), &self.row_of);
-                    let in_system = |v: u32| row_of[v as usize] != NOT_IN_SYSTEM;
-                    let d = Drag::after(drag, seeds, watch, &solved, &self.adj, &in_system);
-                    self.drag = Some(d);
+                    self.drag = Some(if solved == drag.region {
+                        drag
+                    } else {
+                        self.start_drag(seeds, watch, &solved)
+                    });
                     return Ok(EditOutcome {
                         region_ms,
                         times,
@@ -511,6 +516,13 @@ impl<'a> Session<'a> {
                 }
             }
         }
+    }
+
+    /// A drag starting on `region` (facts §9.8, [`Drag`]).
+    fn start_drag(&self, seeds: &[usize], watch: &[u32], region: &[u32]) -> Drag {
+        let row_of = &self.row_of;
+        let in_system = |v: u32| row_of[v as usize] != NOT_IN_SYSTEM;
+        Drag::start(seeds, watch, region, &self.adj, &in_system)
     }
 
     /// [`local::solve_region_cached`] with the session's cache.
