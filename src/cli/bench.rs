@@ -41,6 +41,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
         timeout: Duration::from_secs(timeout),
         verbose: true,
     };
+    if let Some(mesh) = &args.edit {
+        return run_edit(args, &opts, mesh);
+    }
     if let Some(mesh) = &args.scaling {
         return run_scaling(args, &opts, mesh);
     }
@@ -75,15 +78,7 @@ fn run_scaling(args: &BenchArgs, opts: &BenchOptions, mesh: &Path) -> anyhow::Re
         eprintln!("error: --scaling {}: no such file", mesh.display());
         return Ok(ExitCode::from(2));
     }
-    // `--skeleton` if given; else the corpus category picks the template when the mesh is a
-    // corpus mesh; else `human`.
-    let stem = crate::pipeline::asset_name(mesh);
-    let skeleton = args.skeleton.clone().unwrap_or_else(|| {
-        manifest::read(&opts.corpus)
-            .ok()
-            .and_then(|es| es.into_iter().find(|e| e.name == stem))
-            .map_or_else(|| "human".to_string(), |e| e.skeleton)
-    });
+    let skeleton = template_for(args, opts, mesh);
     let report = match scaling::run(opts, mesh, &skeleton) {
         Ok(r) => r,
         Err(e) => {
@@ -94,6 +89,37 @@ fn run_scaling(args: &BenchArgs, opts: &BenchOptions, mesh: &Path) -> anyhow::Re
     print!("{}", scaling::format(&report));
     write_json(args.json.as_deref(), &report)?;
     Ok(ExitCode::SUCCESS)
+}
+
+fn run_edit(args: &BenchArgs, opts: &BenchOptions, mesh: &Path) -> anyhow::Result<ExitCode> {
+    if !mesh.is_file() {
+        eprintln!("error: --edit {}: no such file", mesh.display());
+        return Ok(ExitCode::from(2));
+    }
+    let skeleton = template_for(args, opts, mesh);
+    let config = super::rig::load_config(args.config.as_deref())?;
+    let report = match bench::edit::run(config, mesh, &skeleton, args.joint.as_deref(), args.runs) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    print!("{}", bench::edit::format(&report));
+    write_json(args.json.as_deref(), &report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--skeleton` if given; else the corpus category picks the template when the mesh is a corpus
+/// mesh; else `human`.
+fn template_for(args: &BenchArgs, opts: &BenchOptions, mesh: &Path) -> String {
+    let stem = crate::pipeline::asset_name(mesh);
+    args.skeleton.clone().unwrap_or_else(|| {
+        manifest::read(&opts.corpus)
+            .ok()
+            .and_then(|es| es.into_iter().find(|e| e.name == stem))
+            .map_or_else(|| "human".to_string(), |e| e.skeleton)
+    })
 }
 
 fn write_json<T: serde::Serialize>(path: Option<&Path>, value: &T) -> anyhow::Result<()> {

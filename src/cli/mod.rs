@@ -318,6 +318,13 @@ pub struct BenchArgs {
     /// default: the corpus manifest's template for a corpus mesh, else `human`.
     #[arg(long)]
     pub skeleton: Option<String>,
+    /// Edit bench of one mesh (subdivided to ~1x, 4x, 16x vertices): a joint dragged in --runs
+    /// steps, each re-solved locally, against the global solve (region, ms, speed-up, max |dw|).
+    #[arg(long)]
+    pub edit: Option<PathBuf>,
+    /// With --edit: the joint to drag (default: the first forearm/elbow joint).
+    #[arg(long)]
+    pub joint: Option<String>,
     /// Engine configuration file.
     #[arg(long)]
     pub config: Option<PathBuf>,

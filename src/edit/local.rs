@@ -8,15 +8,19 @@
 //! problem: `A_CC x = (M H p)_C − A_CF w_F`, one factorization per distinct b, one right-hand side
 //! per recomputed weight column. With C = every heat vertex it is the global solve.
 
-use crate::skin::finish_row;
 use std::collections::BTreeSet;
+use std::sync::Arc;
 use std::time::Instant;
 
+use rayon::prelude::*;
+
+use super::assemble::{fill_rhs, frozen_coupling, heat_rhs, stiffness_block};
+use super::cache::{FactorCache, Numeric, Stiffness};
 use super::{EditError, Session};
 use crate::skin::bones::Bone;
+use crate::skin::finish_row;
 use crate::skin::heat::{self, Source};
-use crate::skin::laplacian::SymCsc;
-use crate::skin::solve::solve_spd;
+use crate::skin::solve::{SolveStats, SpdFactor, SpdPattern};
 use crate::util::ms_since;
 
 /// Distances below this (normalized units) are clamped before H = c/d², as in the plain solver.
@@ -56,6 +60,10 @@ pub struct SolveTimes {
     pub solve_ms: f64,
     /// Clip, prune, renormalize.
     pub post_ms: f64,
+    /// Factorizations whose stiffness part and symbolic analysis came from the cache.
+    pub symbolic_reused: usize,
+    /// Factorizations taken whole from the cache (same region, b and heat diagonal).
+    pub numeric_reused: usize,
 }
 
 /// Solve for the weights on `region` (welded vertices of heat shells) with every other vertex
@@ -63,35 +71,106 @@ pub struct SolveTimes {
 /// or its frozen rings, and every joint that becomes a heat source there (facts §9.6), so the
 /// recomputed columns sum to 1 on the region before the final renormalization.
 pub fn solve_region(s: &Session, region: &[u32], watch: &[u32]) -> Result<Patch, EditError> {
-    let mut rows_c: Vec<usize> = region
-        .iter()
-        .map(|&v| s.row_of[v as usize])
-        .filter(|&r| r != u32::MAX)
-        .map(|r| r as usize)
-        .collect();
-    rows_c.sort_unstable();
-    rows_c.dedup();
-    let verts: Vec<u32> = rows_c.iter().map(|&r| s.heat_verts[r]).collect();
-    let mut lidx = vec![usize::MAX; s.heat_verts.len()];
-    for (l, &r) in rows_c.iter().enumerate() {
-        lidx[r] = l;
-    }
+    solve_region_cached(s, region, watch, &mut FactorCache::default())
+}
+
+/// [`solve_region`], reusing (and filling) `cache` where the region and matrix repeat; the result
+/// is bit-identical to an uncached solve.
+pub fn solve_region_cached(
+    s: &Session,
+    region: &[u32],
+    watch: &[u32],
+    cache: &mut FactorCache,
+) -> Result<Patch, EditError> {
+    let sys = Region::new(s, region);
+    let n = sys.rows.len();
     let mut times = SolveTimes::default();
 
     let t = Instant::now();
     let bones = s.virtual_bones();
-    let sources = region_sources(s, &verts, &bones);
+    let sources = region_sources(s, &sys.verts, &bones);
     times.heat_ms = ms_since(t);
 
     let t = Instant::now();
-    let columns = columns(s, &rows_c, &lidx, &sources, watch);
-    let mh: Vec<f64> = rows_c
+    let columns = columns(s, &sys.rows, &sys.lidx, &sources, watch);
+    let mh: Vec<f64> = sys
+        .rows
         .iter()
         .zip(&sources)
         .map(|(&r, src)| src.as_ref().map_or(0.0, |src| heat_term(s, r, src)))
         .collect();
-    let n = rows_c.len();
+    let coupling = frozen_coupling(s, &sys, &columns);
+    times.assemble_ms = ms_since(t);
     let mut x = vec![0.0; n * columns.len()];
+    for (b, cis) in smoothness_groups(s, &columns) {
+        let factor = factor_for(s, &sys, &mh, b, cache, &mut times)?;
+        let t = Instant::now();
+        let mut rhs = vec![0.0; n * cis.len()];
+        for (k, &ci) in cis.iter().enumerate() {
+            let out = &mut rhs[k * n..(k + 1) * n];
+            let col = columns[ci];
+            if b == 0.0 {
+                heat_rhs(&mh, &sources, col, &coupling[ci * n..(ci + 1) * n], out);
+            } else {
+                fill_rhs(s, &sys, &mh, &sources, col, b, out);
+            }
+        }
+        times.assemble_ms += ms_since(t);
+        let t = Instant::now();
+        solve_columns(&factor.factor, &mut rhs, n, cis.len()).map_err(EditError::Solve)?;
+        times.solve_ms += ms_since(t);
+        for (k, &ci) in cis.iter().enumerate() {
+            x[ci * n..(ci + 1) * n].copy_from_slice(&rhs[k * n..(k + 1) * n]);
+        }
+    }
+
+    let t = Instant::now();
+    let (rows, raw) = finish(s, &sys.verts, &columns, &x, &sources);
+    times.post_ms = ms_since(t);
+    Ok(Patch {
+        region: sys.verts,
+        rows,
+        raw,
+        columns,
+        sources,
+        times,
+    })
+}
+
+/// One vertex's (joint, weight) entries.
+type Row = Vec<(u32, f64)>;
+
+/// The heat rows of a region and the map back.
+pub(super) struct Region {
+    /// Heat rows, sorted.
+    pub(super) rows: Vec<usize>,
+    /// Their welded vertices.
+    pub(super) verts: Vec<u32>,
+    /// Heat row → position in `rows` (`usize::MAX` outside).
+    pub(super) lidx: Vec<usize>,
+}
+
+impl Region {
+    fn new(s: &Session, region: &[u32]) -> Self {
+        let mut rows: Vec<usize> = region
+            .iter()
+            .map(|&v| s.row_of[v as usize])
+            .filter(|&r| r != u32::MAX)
+            .map(|r| r as usize)
+            .collect();
+        rows.sort_unstable();
+        rows.dedup();
+        let verts = rows.iter().map(|&r| s.heat_verts[r]).collect();
+        let mut lidx = vec![usize::MAX; s.heat_verts.len()];
+        for (l, &r) in rows.iter().enumerate() {
+            lidx[r] = l;
+        }
+        Self { rows, verts, lidx }
+    }
+}
+
+/// Column indices grouped by their bi-Laplacian share b (one matrix per group), first-seen order.
+fn smoothness_groups(s: &Session, columns: &[u32]) -> Vec<(f64, Vec<usize>)> {
     let mut groups: Vec<(f64, Vec<usize>)> = Vec::new();
     for (ci, &col) in columns.iter().enumerate() {
         let b = s.controls.get(col as usize).map_or(0.0, |c| c.smoothness);
@@ -100,66 +179,117 @@ pub fn solve_region(s: &Session, region: &[u32], watch: &[u32]) -> Result<Patch,
             None => groups.push((b, vec![ci])),
         }
     }
-    times.assemble_ms = ms_since(t);
-    for (b, cis) in &groups {
-        let t = Instant::now();
-        let a = matrix(s, &rows_c, &lidx, &mh, *b);
-        let mut rhs = vec![0.0; n * cis.len()];
-        for (k, &ci) in cis.iter().enumerate() {
-            let col = columns[ci];
-            let out = &mut rhs[k * n..(k + 1) * n];
-            fill_rhs(s, &rows_c, &lidx, &mh, &sources, col, *b, out);
-        }
-        times.assemble_ms += ms_since(t);
-        let st = solve_spd(&a, &mut rhs, cis.len()).map_err(EditError::Solve)?;
-        times.factor_ms += st.symbolic_ms + st.numeric_ms;
-        times.solve_ms += st.solve_ms;
-        for (k, &ci) in cis.iter().enumerate() {
-            x[ci * n..(ci + 1) * n].copy_from_slice(&rhs[k * n..(k + 1) * n]);
-        }
-    }
+    groups
+}
 
+/// The factor of `A_CC` for smoothness `b`: the cached one when this exact matrix was factored
+/// before, else a numeric factorization on the cached (or a new) stiffness part and analysis.
+fn factor_for(
+    s: &Session,
+    sys: &Region,
+    mh: &[f64],
+    b: f64,
+    cache: &mut FactorCache,
+    times: &mut SolveTimes,
+) -> Result<Arc<Numeric>, EditError> {
+    if let Some(f) = cache.numeric(&sys.rows, b, mh) {
+        times.numeric_reused += 1;
+        return Ok(f);
+    }
+    let stiff = match cache.stiffness(&sys.rows, b) {
+        Some(st) => {
+            times.symbolic_reused += 1;
+            st
+        }
+        None => {
+            let t = Instant::now();
+            let matrix = stiffness_block(s, &sys.rows, &sys.lidx, b);
+            times.assemble_ms += ms_since(t);
+            let t = Instant::now();
+            let pattern = SpdPattern::analyze(&matrix).map_err(EditError::Solve)?;
+            times.factor_ms += ms_since(t);
+            let st = Arc::new(Stiffness {
+                rows: sys.rows.clone(),
+                b_bits: b.to_bits(),
+                matrix,
+                pattern,
+            });
+            cache.put_stiffness(st.clone());
+            st
+        }
+    };
     let t = Instant::now();
-    let raw: Vec<Vec<(u32, f64)>> = (0..n)
+    let mut a = stiff.matrix.clone();
+    for (l, &d) in a.diag.iter().enumerate() {
+        a.values[d] += mh[l];
+    }
+    times.assemble_ms += ms_since(t);
+    let mut st = SolveStats::default();
+    let factor = stiff
+        .pattern
+        .factor(&a, &mut st)
+        .map_err(EditError::Solve)?;
+    times.factor_ms += st.numeric_ms;
+    Ok(cache.put_numeric(&sys.rows, b, mh, factor))
+}
+
+/// Solve `k` columns: two fixed halves on two threads. The columns are independent and the
+/// split depends on `k` only, never on the thread count, so the result is deterministic.
+fn solve_columns(f: &SpdFactor, rhs: &mut [f64], n: usize, k: usize) -> Result<(), String> {
+    if k < 2 {
+        return f.solve_in_place(rhs, k);
+    }
+    let k1 = k.div_ceil(2);
+    let (left, right) = rhs.split_at_mut(n * k1);
+    let (a, b) = rayon::join(
+        || f.solve_in_place(left, k1),
+        || f.solve_in_place(right, k - k1),
+    );
+    a.and(b)
+}
+
+/// New rows (clipped, pruned, renormalized) and raw rows of the region's vertices, in parallel
+/// (each vertex on its own: deterministic).
+fn finish(
+    s: &Session,
+    verts: &[u32],
+    columns: &[u32],
+    x: &[f64],
+    sources: &[Option<Source>],
+) -> (Vec<Row>, Vec<Row>) {
+    let n = verts.len();
+    (0..n)
+        .into_par_iter()
+        .with_min_len(1024)
         .map(|l| {
-            let new = columns
-                .iter()
-                .enumerate()
-                .map(|(ci, &j)| (j, x[ci * n + l]));
-            let kept = s.raw[verts[l] as usize]
+            let v = verts[l] as usize;
+            let new = || {
+                columns
+                    .iter()
+                    .enumerate()
+                    .map(move |(ci, &j)| (j, x[ci * n + l]))
+            };
+            let kept_raw = s.raw[v]
                 .iter()
                 .filter(|e| columns.binary_search(&e.0).is_err())
                 .copied();
-            new.chain(kept).filter(|e| e.1.abs() > RAW_KEEP).collect()
-        })
-        .collect();
-    let rows = (0..n)
-        .map(|l| {
-            let raw = columns
-                .iter()
-                .enumerate()
-                .map(|(ci, &j)| (j, x[ci * n + l]));
-            let kept = s.rows[verts[l] as usize]
+            let raw: Vec<(u32, f64)> = new()
+                .chain(kept_raw)
+                .filter(|e| e.1.abs() > RAW_KEEP)
+                .collect();
+            let kept = s.rows[v]
                 .iter()
                 .filter(|e| columns.binary_search(&e.0).is_err())
                 .copied();
-            let w = finish_row(raw.chain(kept), s.opts.prune);
-            if w.is_empty() {
-                source_row(sources[l].as_ref()).unwrap_or_else(|| s.rows[verts[l] as usize].clone())
+            let w = finish_row(new().chain(kept), s.opts.prune);
+            let row = if w.is_empty() {
+                source_row(sources[l].as_ref()).unwrap_or_else(|| s.rows[v].clone())
             } else {
                 w
-            }
+            };
+            (row, raw)
         })
-        .collect();
-    times.post_ms = ms_since(t);
-    Ok(Patch {
-        region: verts,
-        rows,
-        raw,
-        columns,
-        sources,
-        times,
-    })
+        .unzip()
 }
 
 /// Heat sources on `verts`. A vertex keeps its cached source unless a bone that changed since the
@@ -253,96 +383,6 @@ fn columns(
     set.into_iter()
         .filter(|&j| (j as usize) < s.joints.len() && !s.joints[j as usize].end)
         .collect()
-}
-
-/// `A_CC = diag(M H) + a K_CC + b (K M⁻¹ K)_CC`, a = 1 − b. The bi-Laplacian product runs over all
-/// middle vertices, including frozen ones: that is the exact principal block of the global matrix.
-fn matrix(s: &Session, rows_c: &[usize], lidx: &[usize], mh: &[f64], b: f64) -> SymCsc {
-    let a = 1.0 - b;
-    let n = rows_c.len();
-    let mut out = SymCsc {
-        n,
-        col_ptr: vec![0],
-        ..SymCsc::default()
-    };
-    let mut col: Vec<(usize, f64)> = Vec::new();
-    for (l, &r) in rows_c.iter().enumerate() {
-        col.clear();
-        for (k, kv) in s.k_column(r) {
-            if lidx[k] != usize::MAX {
-                col.push((lidx[k], if b == 0.0 { kv } else { a * kv }));
-            }
-            if b > 0.0 {
-                let scale = b * kv / s.mass[k];
-                for (j, jv) in s.k_column(k) {
-                    if lidx[j] != usize::MAX {
-                        col.push((lidx[j], scale * jv));
-                    }
-                }
-            }
-        }
-        col.sort_unstable_by_key(|e| e.0);
-        let mut last = usize::MAX;
-        for &(j, v) in &col {
-            if j == last {
-                if let Some(x) = out.values.last_mut() {
-                    *x += v;
-                }
-            } else {
-                if j == l {
-                    out.diag.push(out.values.len());
-                }
-                out.row_idx.push(j);
-                out.values.push(v);
-                last = j;
-            }
-        }
-        out.col_ptr.push(out.values.len());
-    }
-    for (l, &d) in out.diag.iter().enumerate() {
-        out.values[d] += mh[l];
-    }
-    out
-}
-
-/// Right-hand side of column `col`: `M H p` (every tied source joint gets the full term, as in the
-/// plain solver) minus the frozen values' coupling `(a K + b K M⁻¹ K)_CF w_F`.
-#[allow(clippy::too_many_arguments)]
-fn fill_rhs(
-    s: &Session,
-    rows_c: &[usize],
-    lidx: &[usize],
-    mh: &[f64],
-    sources: &[Option<Source>],
-    col: u32,
-    b: f64,
-    out: &mut [f64],
-) {
-    let a = 1.0 - b;
-    let frozen = |k: usize| {
-        if lidx[k] == usize::MAX {
-            s.raw_weight(s.heat_verts[k] as usize, col)
-        } else {
-            0.0
-        }
-    };
-    // (K w_F) at row k, w_F zero on the region.
-    let k_wf = |k: usize| -> f64 { s.k_column(k).map(|(l, v)| v * frozen(l)).sum() };
-    for (l, &r) in rows_c.iter().enumerate() {
-        let mut v = match &sources[l] {
-            Some(src) if src.joints.contains(&col) => mh[l],
-            _ => 0.0,
-        };
-        let mut coupling = 0.0;
-        for (k, kv) in s.k_column(r) {
-            coupling += a * kv * frozen(k);
-            if b > 0.0 {
-                coupling += b * kv / s.mass[k] * k_wf(k);
-            }
-        }
-        v -= coupling;
-        out[l] = v;
-    }
 }
 
 fn source_row(src: Option<&Source>) -> Option<Vec<(u32, f64)>> {

@@ -12,6 +12,9 @@
 //! moves with the parent), and so are the three controls: they act on the weights of the joint
 //! they name.
 
+mod assemble;
+pub mod cache;
+mod drag;
 pub mod local;
 pub mod region;
 mod session;

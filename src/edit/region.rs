@@ -6,8 +6,6 @@
 //! vertex goes to the nearer end joint of its nearest bone segment. The regions only seed the
 //! search; they are rebuilt when the hierarchy changes, not when joints move (§3.2).
 
-use std::collections::BTreeSet;
-
 use crate::geom::P3;
 use crate::skin::bones::Bone;
 
@@ -44,6 +42,16 @@ impl Adjacency {
             start.push(nbr.len());
         }
         Self { start, nbr }
+    }
+
+    /// Number of vertices.
+    pub fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    /// True without vertices.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
     }
 
     /// Neighbours of `v`.
@@ -111,26 +119,62 @@ pub fn computing_region(
     seeds: &[usize],
     hot: &dyn Fn(usize) -> bool,
 ) -> Vec<u32> {
-    let mut chosen: BTreeSet<u32> = seeds.iter().map(|&s| s as u32).collect();
-    let mut gamma: Vec<bool> = region_of.iter().map(|r| chosen.contains(r)).collect();
-    loop {
-        let mut added = false;
-        for v in 0..region_of.len() {
-            if !gamma[v] || !hot(v) {
-                continue;
-            }
-            for &u in adj.of(v) {
-                let r = region_of[u as usize];
-                if !gamma[u as usize] && r != u32::MAX && chosen.insert(r) {
-                    added = true;
-                }
+    computing_region_in(adj, region_of, &members(region_of), seeds, hot)
+}
+
+/// The vertices of every corresponding region (`members[j]`, sorted), for
+/// [`computing_region_in`].
+pub fn members(region_of: &[u32]) -> Vec<Vec<u32>> {
+    let n = region_of
+        .iter()
+        .filter(|&&r| r != u32::MAX)
+        .map(|&r| r as usize + 1)
+        .max()
+        .unwrap_or(0);
+    let mut out = vec![Vec::new(); n];
+    for (v, &r) in region_of.iter().enumerate() {
+        if r != u32::MAX {
+            out[r as usize].push(v as u32);
+        }
+    }
+    out
+}
+
+/// [`computing_region`] with the regions' vertex lists precomputed. Growth is a closure: a vertex
+/// of Γ is examined once, when its region joins (its outside neighbours' regions all join then,
+/// so it never borders the outside again); the result is the smallest union of regions holding
+/// the seeds whose hot vertices all lie inside, whatever the order.
+pub fn computing_region_in(
+    adj: &Adjacency,
+    region_of: &[u32],
+    members: &[Vec<u32>],
+    seeds: &[usize],
+    hot: &dyn Fn(usize) -> bool,
+) -> Vec<u32> {
+    let mut chosen = vec![false; members.len()];
+    let mut gamma = vec![false; region_of.len()];
+    let mut stack: Vec<u32> = Vec::new();
+    let mut join = |r: usize, gamma: &mut Vec<bool>, stack: &mut Vec<u32>| {
+        if r < chosen.len() && !chosen[r] {
+            chosen[r] = true;
+            for &v in &members[r] {
+                gamma[v as usize] = true;
+                stack.push(v);
             }
         }
-        if !added {
-            break;
+    };
+    for &s in seeds {
+        join(s, &mut gamma, &mut stack);
+    }
+    while let Some(v) = stack.pop() {
+        if !hot(v as usize) {
+            continue;
         }
-        for (v, g) in gamma.iter_mut().enumerate() {
-            *g = chosen.contains(&region_of[v]);
+        for &u in adj.of(v as usize) {
+            let r = region_of[u as usize];
+            if r != u32::MAX && !gamma[u as usize] {
+                join(r as usize, &mut gamma, &mut stack);
+            }
         }
     }
     trim(adj, &gamma, hot)

@@ -5,6 +5,8 @@ use std::time::Instant;
 
 use serde::Serialize;
 
+use super::cache::FactorCache;
+use super::drag::Drag;
 use super::local::{self, Patch, SolveTimes};
 use super::region::{self, Adjacency};
 use super::skeleton::{self as skel, Renumbering};
@@ -52,6 +54,10 @@ pub struct Session<'a> {
     pub(super) mass: Vec<f64>,
     adj: Adjacency,
     region_of: Vec<u32>,
+    /// Vertices of every corresponding region.
+    members: Vec<Vec<u32>>,
+    /// Region search time not yet reported in an outcome, ms.
+    search_ms: f64,
     /// Replay mode: edits change joints and controls only; the caller solves globally once.
     pub(super) defer: bool,
     /// Zero threshold of the region search.
@@ -61,6 +67,13 @@ pub struct Session<'a> {
     pub(super) sources: Vec<Option<crate::skin::heat::Source>>,
     bones_cached: Vec<Bone>,
     pub(super) dirty: Option<Vec<bool>>,
+    /// Factorizations kept for regions that repeat.
+    cache: FactorCache,
+    /// The region frozen for the current drag.
+    drag: Option<Drag>,
+    /// Vertices re-solved by the last edit (all passes) and the columns recomputed there.
+    last_region: Vec<u32>,
+    last_columns: Vec<u32>,
 }
 
 /// What one edit did, for rig.json `timings_ms`, the CLI and the UI's status line.
@@ -147,11 +160,17 @@ impl<'a> Session<'a> {
             row_of,
             adj: Adjacency::new(mesh.positions.len(), &mesh.triangles),
             region_of: Vec::new(),
+            members: Vec::new(),
+            search_ms: 0.0,
             defer: false,
             eps: REGION_EPS.max(opts.prune),
             sources: vec![None; mesh.positions.len()],
             bones_cached: Vec::new(),
             dirty: None,
+            cache: FactorCache::default(),
+            drag: None,
+            last_region: Vec::new(),
+            last_columns: Vec::new(),
         };
         s.rebuild_regions();
         s.global()?;
@@ -191,6 +210,23 @@ impl<'a> Session<'a> {
     /// The proxy corresponding region of every welded vertex (`u32::MAX` outside heat shells).
     pub fn regions(&self) -> &[u32] {
         &self.region_of
+    }
+
+    /// The welded vertices the last edit re-solved (sorted; every vertex for a global solve):
+    /// weights elsewhere were left bit-identical (facts §10.3).
+    pub fn last_region(&self) -> &[u32] {
+        &self.last_region
+    }
+
+    /// The weight columns (joints) the last edit recomputed (sorted); every other column is
+    /// unchanged everywhere.
+    pub fn last_columns(&self) -> &[u32] {
+        &self.last_columns
+    }
+
+    /// Drop the cached factorizations (memory; results never depend on the cache).
+    pub fn clear_cache(&mut self) {
+        self.cache = FactorCache::default();
     }
 
     /// Skin weights per **input** vertex, as rig.json holds them.
@@ -249,6 +285,7 @@ impl<'a> Session<'a> {
         let pos: Vec<P3> = tuples.iter().map(|t| t.0).collect();
         self.region_of =
             region::proxy_regions(&self.mesh.positions, &self.heat_verts, &bones, &ends, &pos);
+        self.members = region::members(&self.region_of);
     }
 
     /// The weight columns a change at joints `js` touches: each joint's own (its outgoing bones)
@@ -266,20 +303,23 @@ impl<'a> Session<'a> {
         out
     }
 
-    /// The computing region for seeds `js` watching columns `watch` (current weights).
-    fn region(&self, js: &[usize], watch: &[u32]) -> Vec<u32> {
+    /// The computing region for seeds `js` watching columns `watch` (current weights); its time
+    /// goes to the next outcome's `region_ms`.
+    fn region(&mut self, js: &[usize], watch: &[u32]) -> Vec<u32> {
+        let t = Instant::now();
         let eps = self.eps();
-        let hot = |v: usize| {
-            self.rows[v]
-                .iter()
-                .any(|e| e.1 > eps && watch.contains(&e.0))
-        };
-        region::computing_region(&self.adj, &self.region_of, js, &hot)
+        let rows = &self.rows;
+        let hot = |v: usize| rows[v].iter().any(|e| e.1 > eps && watch.contains(&e.0));
+        let r = region::computing_region_in(&self.adj, &self.region_of, &self.members, js, &hot);
+        self.search_ms += ms_since(t);
+        r
     }
 
     /// Apply one edit and re-solve the weights it affects.
     pub fn apply(&mut self, op: &EditOp) -> Result<EditOutcome, EditError> {
         let t = Instant::now();
+        self.last_region.clear();
+        self.last_columns.clear();
         let mut out = match op {
             EditOp::MoveJoint {
                 joint,
@@ -342,10 +382,11 @@ impl<'a> Session<'a> {
     /// Re-solve every weight on the whole mesh with the current joints and controls.
     pub fn global(&mut self) -> Result<EditOutcome, EditError> {
         let t = Instant::now();
+        self.last_columns.clear();
         self.dirty = None;
         let all = self.heat_verts.clone();
         let watch: Vec<u32> = (0..self.joints.len() as u32).collect();
-        let patch = local::solve_region(self, &all, &watch)?;
+        let patch = self.solve_cached(&all, &watch)?;
         let mut out = self.outcome(&patch, 1);
         out.global = true;
         self.patch(patch);
@@ -362,13 +403,20 @@ impl<'a> Session<'a> {
         incoming: bool,
     ) -> Result<EditOutcome, EditError> {
         let j = skel::find(&self.joints, joint)?;
+        let mut control = self.controls[j];
+        set(&mut control);
+        if control == self.controls[j] {
+            // Nothing changes (e.g. a handle created on its joint): no weight may change either
+            // (facts §10.2), not even by the round-off of a re-solve.
+            return Ok(self.outcome(&Patch::default(), 0));
+        }
         let watch = if incoming {
             self.attached(&[j])
         } else {
             vec![j as u32]
         };
         let region = self.region(&[j], &watch);
-        set(&mut self.controls[j]);
+        self.controls[j] = control;
         self.solve(region, &watch, &[j])
     }
 
@@ -413,19 +461,25 @@ impl<'a> Session<'a> {
     /// border, grow the region from the new weights and solve again.
     fn solve(
         &mut self,
-        mut region: Vec<u32>,
+        region: Vec<u32>,
         watch: &[u32],
         seeds: &[usize],
     ) -> Result<EditOutcome, EditError> {
         if self.defer {
+            self.search_ms = 0.0;
             return Ok(EditOutcome::default());
         }
+        let drag = match self.drag.take() {
+            Some(d) if d.continues(seeds, watch, &region) => d,
+            _ => self.start_drag(seeds, watch, &region),
+        };
+        let mut region = drag.region.clone();
         self.mark_dirty();
         let mut passes = 0;
-        let mut region_ms = 0.0;
+        let mut region_ms = std::mem::take(&mut self.search_ms);
         let mut times = SolveTimes::default();
         loop {
-            let patch = local::solve_region(self, &region, watch)?;
+            let patch = self.solve_cached(&region, watch)?;
             passes += 1;
             add_times(&mut times, &patch.times);
             let solved = patch.region.clone();
@@ -433,8 +487,10 @@ impl<'a> Session<'a> {
             self.patch(patch);
             let t = Instant::now();
             let grow = passes <= SETTLE_PASSES && self.border_hot(&solved, watch);
+            region_ms += ms_since(t);
             let next = if grow {
                 let mut r = self.region(seeds, watch);
+                region_ms += std::mem::take(&mut self.search_ms);
                 r.extend_from_slice(&solved);
                 r.sort_unstable();
                 r.dedup();
@@ -442,18 +498,39 @@ impl<'a> Session<'a> {
             } else {
                 None
             };
-            region_ms += ms_since(t);
             match next {
                 Some(r) => region = r,
                 None => {
+                    let mut solved = solved;
+                    solved.sort_unstable();
+                    self.drag = Some(if solved == drag.region {
+                        drag
+                    } else {
+                        self.start_drag(seeds, watch, &solved)
+                    });
                     return Ok(EditOutcome {
                         region_ms,
                         times,
                         ..last
-                    })
+                    });
                 }
             }
         }
+    }
+
+    /// A drag starting on `region` (facts §9.8, [`Drag`]).
+    fn start_drag(&self, seeds: &[usize], watch: &[u32], region: &[u32]) -> Drag {
+        let row_of = &self.row_of;
+        let in_system = |v: u32| row_of[v as usize] != NOT_IN_SYSTEM;
+        Drag::start(seeds, watch, region, &self.adj, &in_system)
+    }
+
+    /// [`local::solve_region_cached`] with the session's cache.
+    fn solve_cached(&mut self, region: &[u32], watch: &[u32]) -> Result<Patch, EditError> {
+        let mut cache = std::mem::take(&mut self.cache);
+        let patch = local::solve_region_cached(self, region, watch, &mut cache);
+        self.cache = cache;
+        patch
     }
 
     /// True if a vertex of `region` next to a heat vertex outside it has a watched weight.
@@ -488,6 +565,11 @@ impl<'a> Session<'a> {
     }
 
     fn patch(&mut self, patch: Patch) {
+        self.last_region = patch.region.clone();
+        self.last_region.sort_unstable();
+        self.last_columns.extend_from_slice(&patch.columns);
+        self.last_columns.sort_unstable();
+        self.last_columns.dedup();
         let it = patch.region.into_iter().zip(patch.rows).zip(patch.raw);
         for (((v, row), raw), src) in it.zip(patch.sources) {
             self.rows[v as usize] = row;
@@ -518,6 +600,7 @@ impl<'a> Session<'a> {
 
     /// Re-index weight columns after a hierarchy change; a deleted joint's weight goes to `merge`.
     fn renumber(&mut self, map: &Renumbering, merge: Option<u32>) {
+        self.drag = None;
         let remap = |row: &mut Vec<(u32, f64)>| {
             let mut out: Vec<(u32, f64)> = Vec::with_capacity(row.len());
             for &(j, w) in row.iter() {
@@ -573,6 +656,8 @@ fn add_times(sum: &mut SolveTimes, t: &SolveTimes) {
     sum.factor_ms += t.factor_ms;
     sum.solve_ms += t.solve_ms;
     sum.post_ms += t.post_ms;
+    sum.symbolic_reused += t.symbolic_reused;
+    sum.numeric_reused += t.numeric_reused;
 }
 
 fn refused(op: &'static str, reason: String) -> EditError {

@@ -41,49 +41,118 @@ pub fn solve_spd(a: &SymCsc, rhs: &mut [f64], k: usize) -> Result<SolveStats, St
     if n == 0 || k == 0 {
         return Ok(SolveStats::default());
     }
-    if rhs.len() != n * k || a.col_ptr.len() != n + 1 || a.diag.len() != n {
-        return Err(format!(
-            "bad system shape: n = {n}, k = {k}, rhs = {}",
-            rhs.len()
-        ));
-    }
-    faer::set_global_parallelism(Par::Seq);
+    check_shape(a, rhs.len(), k)?;
     let mut stats = SolveStats::default();
     let t = Instant::now();
-    let sym = SymbolicSparseColMatRef::new_checked(n, n, &a.col_ptr, None, &a.row_idx);
-    let symbolic = SymbolicLlt::try_new(sym, Side::Lower).map_err(|e| format!("{e:?}"))?;
+    let pattern = SpdPattern::analyze(a)?;
     stats.symbolic_ms = ms_since(t);
-
-    let mean_diag = a.diag.iter().map(|&k| a.values[k].abs()).sum::<f64>() / n as f64;
-    let scale = if mean_diag > 0.0 && mean_diag.is_finite() {
-        mean_diag
-    } else {
-        1.0
-    };
-    let mut shift = FIRST_SHIFT;
-    let mut values = a.values.clone();
+    let factor = pattern.factor(a, &mut stats)?;
     let t = Instant::now();
-    let llt = loop {
-        stats.attempts += 1;
-        for (&k, v) in a.diag.iter().zip(a.diag.iter().map(|&k| a.values[k])) {
-            values[k] = v + shift * scale;
-        }
-        let mat = SparseColMatRef::new(sym, &values);
-        match Llt::try_new_with_symbolic(symbolic.clone(), mat, Side::Lower) {
-            Ok(llt) => break llt,
-            Err(e) if stats.attempts >= MAX_ATTEMPTS => {
-                return Err(format!("{e:?} (diagonal shift {shift:e})"));
-            }
-            Err(_) => shift *= 1e3,
-        }
-    };
-    stats.numeric_ms = ms_since(t);
-    stats.shift = shift;
-
-    let t = Instant::now();
-    llt.solve_in_place(MatMut::from_column_major_slice_mut(rhs, n, k));
+    factor.solve_in_place(rhs, k)?;
     stats.solve_ms = ms_since(t);
     Ok(stats)
+}
+
+fn check_shape(a: &SymCsc, len: usize, k: usize) -> Result<(), String> {
+    let n = a.n;
+    if len != n * k || a.col_ptr.len() != n + 1 || a.diag.len() != n {
+        return Err(format!("bad system shape: n = {n}, k = {k}, rhs = {len}"));
+    }
+    Ok(())
+}
+
+/// The symbolic analysis (AMD ordering, elimination tree, supernodes) of one sparsity pattern:
+/// reusable for every matrix with exactly that pattern (same `n`, `col_ptr`, `row_idx`), which
+/// then gets the same ordering and so the same factor, bit for bit, as a fresh [`solve_spd`].
+#[derive(Clone, Debug)]
+pub struct SpdPattern {
+    symbolic: SymbolicLlt<usize>,
+    col_ptr: Vec<usize>,
+    row_idx: Vec<usize>,
+}
+
+/// A numeric LLᵀ factorization, ready for any number of right-hand sides.
+#[derive(Clone, Debug)]
+pub struct SpdFactor {
+    llt: Llt<usize, f64>,
+    n: usize,
+}
+
+impl SpdPattern {
+    /// Analyze the pattern of `a`.
+    pub fn analyze(a: &SymCsc) -> Result<Self, String> {
+        check_shape(a, 0, 0)?;
+        let sym = SymbolicSparseColMatRef::new_checked(a.n, a.n, &a.col_ptr, None, &a.row_idx);
+        let symbolic = SymbolicLlt::try_new(sym, Side::Lower).map_err(|e| format!("{e:?}"))?;
+        Ok(Self {
+            symbolic,
+            col_ptr: a.col_ptr.clone(),
+            row_idx: a.row_idx.clone(),
+        })
+    }
+
+    /// True if `a` has exactly this pattern.
+    pub fn matches(&self, a: &SymCsc) -> bool {
+        a.col_ptr == self.col_ptr && a.row_idx == self.row_idx
+    }
+
+    /// Numeric factorization of `a` (which must have this pattern), with the diagonal shift
+    /// escalation of the module comment; adds its time and shift to `stats`.
+    pub fn factor(&self, a: &SymCsc, stats: &mut SolveStats) -> Result<SpdFactor, String> {
+        if !self.matches(a) {
+            return Err("the matrix does not have the analyzed pattern".into());
+        }
+        faer::set_global_parallelism(Par::Seq);
+        let n = a.n;
+        let mean_diag = a.diag.iter().map(|&k| a.values[k].abs()).sum::<f64>() / n.max(1) as f64;
+        let scale = if mean_diag > 0.0 && mean_diag.is_finite() {
+            mean_diag
+        } else {
+            1.0
+        };
+        let sym = SymbolicSparseColMatRef::new_checked(n, n, &a.col_ptr, None, &a.row_idx);
+        let mut shift = FIRST_SHIFT;
+        let mut values = a.values.clone();
+        let t = Instant::now();
+        let mut attempts = 0;
+        let llt = loop {
+            attempts += 1;
+            for (&k, v) in a.diag.iter().zip(a.diag.iter().map(|&k| a.values[k])) {
+                values[k] = v + shift * scale;
+            }
+            let mat = SparseColMatRef::new(sym, &values);
+            match Llt::try_new_with_symbolic(self.symbolic.clone(), mat, Side::Lower) {
+                Ok(llt) => break llt,
+                Err(e) if attempts >= MAX_ATTEMPTS => {
+                    return Err(format!("{e:?} (diagonal shift {shift:e})"));
+                }
+                Err(_) => shift *= 1e3,
+            }
+        };
+        stats.numeric_ms += ms_since(t);
+        stats.attempts += attempts;
+        stats.shift = stats.shift.max(shift);
+        Ok(SpdFactor { llt, n })
+    }
+}
+
+impl SpdFactor {
+    /// Solve in place for `k` right-hand sides (`rhs` column-major `n × k`), sequentially.
+    pub fn solve_in_place(&self, rhs: &mut [f64], k: usize) -> Result<(), String> {
+        if rhs.len() != self.n * k {
+            return Err(format!(
+                "bad right-hand side: n = {}, k = {k}, len = {}",
+                self.n,
+                rhs.len()
+            ));
+        }
+        if k > 0 && self.n > 0 {
+            faer::set_global_parallelism(Par::Seq);
+            self.llt
+                .solve_in_place(MatMut::from_column_major_slice_mut(rhs, self.n, k));
+        }
+        Ok(())
+    }
 }
 
 #[cfg(test)]

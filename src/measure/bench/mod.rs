@@ -9,6 +9,7 @@
 //! Runs are sequential: on the 2-core machine parallel runs would distort each other's times.
 
 pub mod child;
+pub mod edit;
 pub mod manifest;
 pub mod report;
 pub mod scaling;
