@@ -143,7 +143,7 @@ pub fn solve_region(s: &Session, region: &[u32], watch: &[u32]) -> Result<Patch,
                 .iter()
                 .filter(|e| columns.binary_search(&e.0).is_err())
                 .copied();
-            let w = finish_row(raw.chain(kept), s.opts.prune);
+            let w = finish_row(raw.chain(kept), &s.opts);
             if w.is_empty() {
                 source_row(sources[l].as_ref()).unwrap_or_else(|| s.rows[verts[l] as usize].clone())
             } else {
