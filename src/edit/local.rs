@@ -133,17 +133,12 @@ pub fn solve_region(s: &Session, region: &[u32], watch: &[u32]) -> Result<Patch,
             new.chain(kept).filter(|e| e.1.abs() > RAW_KEEP).collect()
         })
         .collect();
+    // Rows are finished from the raw values (the new columns and the raw values kept outside
+    // them), never from finished rows: pruning is not idempotent (its soft cut would shave kept
+    // weights again), and the global solve finishes its raw values once.
     let rows = (0..n)
         .map(|l| {
-            let raw = columns
-                .iter()
-                .enumerate()
-                .map(|(ci, &j)| (j, x[ci * n + l]));
-            let kept = s.rows[verts[l] as usize]
-                .iter()
-                .filter(|e| columns.binary_search(&e.0).is_err())
-                .copied();
-            let w = finish_row(raw.chain(kept), &s.opts);
+            let w = finish_row(raw[l].iter().copied(), &s.opts);
             if w.is_empty() {
                 source_row(sources[l].as_ref()).unwrap_or_else(|| s.rows[verts[l] as usize].clone())
             } else {

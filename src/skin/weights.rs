@@ -280,7 +280,49 @@ fn diffuse(
             "{fallback} vertices received no heat through the surface and follow their nearest visible bone"
         ));
     }
+    keep_pruned_joints(&x, n, &joint_of_column, verts, opts, rows);
     stats.post_ms = ms_since(t);
+}
+
+/// A joint that received heat but lost every vertex to pruning (a short spine bone that only
+/// adopted a few vertices, [`heat::adopt_orphans`]) would move nothing: it keeps its weight on
+/// the vertex where its raw weight is largest, in place of that row's lightest joint if the row
+/// is full, and the row is renormalized.
+fn keep_pruned_joints(
+    x: &[f64],
+    n: usize,
+    joint_of_column: &[u32],
+    verts: &[u32],
+    opts: &SkinOptions,
+    rows: &mut Rows,
+) {
+    let present: std::collections::BTreeSet<u32> = verts
+        .iter()
+        .flat_map(|&v| rows[v as usize].iter().map(|e| e.0))
+        .collect();
+    for (c, &j) in joint_of_column.iter().enumerate() {
+        if present.contains(&j) || n == 0 {
+            continue;
+        }
+        let column = &x[c * n..(c + 1) * n];
+        let Some((r, &w)) = column
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.is_finite())
+            .max_by(|a, b| a.1.total_cmp(b.1))
+        else {
+            continue;
+        };
+        if w < opts.prune {
+            continue;
+        }
+        let row = &mut rows[verts[r] as usize];
+        row.truncate(opts.max_influences.max(1) - 1);
+        row.push((j, w.clamp(0.0, 1.0)));
+        let sum: f64 = row.iter().map(|e| e.1).sum();
+        row.iter_mut().for_each(|e| e.1 /= sum);
+        row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
 }
 
 /// The system `A = L_c + M·H` over `verts` (row r = `verts[r]`) and the right-hand sides
