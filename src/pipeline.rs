@@ -249,10 +249,13 @@ impl Pipeline {
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
             let t = Instant::now();
-            let mut s = skin::skin(&prepared, &disc.field, &rig.joints, &self.config.skin)
-                .map_err(|source| RigError::Skin {
-                    path: path.clone(),
-                    source,
+            let skin_opts = attach::skin_options(&self.config.skin, &prepared);
+            let mut s =
+                skin::skin(&prepared, &disc.field, &rig.joints, &skin_opts).map_err(|source| {
+                    RigError::Skin {
+                        path: path.clone(),
+                        source,
+                    }
                 })?;
             timings.insert("skin".into(), ms_since(t));
             let field = &disc.field;

@@ -7,15 +7,15 @@ use edit_common::*;
 use geppetto::edit::sidecar::{replay, EditLog, VERSION};
 use geppetto::edit::{EditOp, Session};
 use geppetto::mesh::PreparedMesh;
-use geppetto::skin::{skin_with_sdf, SkinOptions};
+use geppetto::skin::skin_with_sdf;
 
 #[test]
 fn global_solve_with_default_controls_equals_the_plain_solver() {
     let f = Fixture::new();
     let sdf = sdf_of(&f.mesh);
-    let skin = skin_with_sdf(&f.mesh, &sdf, &joints(), &SkinOptions::default()).expect("skin");
+    let skin = skin_with_sdf(&f.mesh, &sdf, &joints(), &opts()).expect("skin");
     let mut s =
-        Session::new(&f.mesh, &sdf, joints(), &skin, SkinOptions::default()).expect("session");
+        Session::new(&f.mesh, &sdf, joints(), &skin, opts()).expect("session");
     let d = max_diff(&skin.weights, &s.skin_table());
     assert!(
         d < 1e-12,

@@ -40,8 +40,13 @@ pub fn run(args: &EditArgs) -> anyhow::Result<ExitCode> {
     let base = pipeline
         .edit_base(&req, &NoProgress)
         .with_context(|| format!("preparing {}", mesh.display()))?;
-    let sdf = |p: &P3| base.field.eval(p);
     let opts = pipeline.config.skin.clone();
+    let vis = crate::skin::visibility::VisibilityField::new(
+        &base.prepared,
+        &base.field,
+        opts.exact_visibility,
+    );
+    let sdf = |p: &P3| vis.eval(p);
     let mut session = Session::new(&base.prepared, &sdf, rig.joints.clone(), &base.skin, opts)?;
     if let Some(eps) = args.eps {
         session.set_eps(eps);

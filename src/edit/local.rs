@@ -277,11 +277,10 @@ fn finish(
                 .chain(kept_raw)
                 .filter(|e| e.1.abs() > RAW_KEEP)
                 .collect();
-            let kept = s.rows[v]
-                .iter()
-                .filter(|e| columns.binary_search(&e.0).is_err())
-                .copied();
-            let w = finish_row(new().chain(kept), s.opts.prune);
+            // Rows are finished from the raw values (the new columns and the raw values kept
+            // outside them), never from finished rows: pruning is not idempotent (its soft cut
+            // would shave kept weights again), and the global solve finishes its raw values once.
+            let w = finish_row(raw.iter().copied(), &s.opts);
             let row = if w.is_empty() {
                 source_row(sources[l].as_ref()).unwrap_or_else(|| s.rows[v].clone())
             } else {

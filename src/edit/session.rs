@@ -130,7 +130,7 @@ impl<'a> Session<'a> {
             .iter()
             .filter_map(|s| match s {
                 ShellBinding::Heat { shell, .. } => shells.get(*shell),
-                ShellBinding::Rigid { .. } => None,
+                ShellBinding::Rigid { .. } | ShellBinding::Part { .. } => None,
             })
             .flat_map(|s| s.iter().copied())
             .collect();

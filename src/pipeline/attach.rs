@@ -83,11 +83,10 @@ impl Pipeline {
             }
         };
         let skin = run_stage(progress, Stage::Skin, &mut timings, || {
-            skin::skin(&prepared, &field, &req.joints, &self.config.skin).map_err(|source| {
-                RigError::Skin {
-                    path: path.clone(),
-                    source,
-                }
+            let opts = skin_options(&self.config.skin, &prepared);
+            skin::skin(&prepared, &field, &req.joints, &opts).map_err(|source| RigError::Skin {
+                path: path.clone(),
+                source,
             })
         })?;
         timings.insert("total".into(), ms_since(t_total));
@@ -117,4 +116,18 @@ impl Pipeline {
             source,
         })
     }
+}
+
+/// The skin settings for `prepared`: `base`, except that a character built from many parts with
+/// none dominant (the multi-component method's own test, [`crate::multipart::detect`]) binds every
+/// heat-diffused shell rigidly to the joint carrying most of it, as that method's skin does
+/// (Bharaj et al. 2012 §7). On other meshes only shells one joint already carries are rigid
+/// ([`skin::parts`]). `rig` (heat skin), `attach` and `edit` all skin through this, so a mesh
+/// gets the same treatment whichever way its skeleton came.
+pub fn skin_options(base: &skin::SkinOptions, prepared: &PreparedMesh) -> skin::SkinOptions {
+    let mut opts = base.clone();
+    if opts.rigid_share <= 1.0 && crate::multipart::detect(prepared).multipart {
+        opts.rigid_share = 0.0;
+    }
+    opts
 }

@@ -49,11 +49,10 @@ impl Pipeline {
             Ok(field::build(&prepared, &self.config.discretize))
         })?;
         let skin = run_stage(progress, Stage::Skin, &mut timings, || {
-            skin::skin(&prepared, &field, &req.joints, &self.config.skin).map_err(|source| {
-                RigError::Skin {
-                    path: path.clone(),
-                    source,
-                }
+            let opts = super::attach::skin_options(&self.config.skin, &prepared);
+            skin::skin(&prepared, &field, &req.joints, &opts).map_err(|source| RigError::Skin {
+                path: path.clone(),
+                source,
             })
         })?;
         Ok(EditBase {
@@ -87,7 +86,8 @@ pub fn replay_sidecar(
         }
     };
     let t = Instant::now();
-    let sdf = |p: &P3| field.eval(p);
+    let vis = skin::visibility::VisibilityField::new(prepared, field, opts.exact_visibility);
+    let sdf = |p: &P3| vis.eval(p);
     let file = sidecar::sidecar_path(&mesh_path);
     let result = Session::new(prepared, &sdf, rig.joints.clone(), skin, opts.clone()).and_then(
         |mut session| {

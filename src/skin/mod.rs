@@ -11,9 +11,12 @@
 pub mod bones;
 pub mod heat;
 pub mod laplacian;
+pub mod parts;
 pub mod pose;
+pub mod prune;
 mod rigid;
 pub mod solve;
+pub mod visibility;
 mod weights;
 
 pub use rigid::rigid;
@@ -34,6 +37,17 @@ pub struct SkinOptions {
     pub heat: f64,
     /// Weights below this are dropped before renormalizing.
     pub prune: f64,
+    /// Most joints influencing one vertex (4: glTF's `JOINTS_0`; see [`prune`]).
+    pub max_influences: usize,
+    /// Joints weighing less than this fraction of a vertex's largest weight are dropped (soft
+    /// cut, see [`prune`]).
+    pub relative_prune: f64,
+    /// Visibility near the surface from the exact distance and winding number
+    /// ([`visibility`]) rather than the interpolated distance field alone.
+    pub exact_visibility: bool,
+    /// A heat-diffused shell that one joint carries at least this share of (area-weighted mean
+    /// weight) is a rigid part bound to that joint alone ([`parts`]); above 1: never.
+    pub rigid_share: f64,
 }
 
 impl Default for SkinOptions {
@@ -41,6 +55,10 @@ impl Default for SkinOptions {
         Self {
             heat: 1.0,
             prune: 1e-4,
+            max_influences: 4,
+            relative_prune: prune::RELATIVE_PRUNE,
+            exact_visibility: false,
+            rigid_share: parts::RIGID_SHARE,
         }
     }
 }
@@ -64,6 +82,18 @@ pub enum ShellBinding {
         vertices: usize,
         /// Joint the shell follows.
         joint: String,
+    },
+    /// Heat-diffused, but one joint carried at least [`SkinOptions::rigid_share`] of it: a rigid
+    /// part (armour plate, robot segment, helmet) bound to that joint alone ([`parts`]).
+    Part {
+        /// Shell index.
+        shell: usize,
+        /// Welded vertices in the shell.
+        vertices: usize,
+        /// Joint the shell follows.
+        joint: String,
+        /// That joint's area-weighted share of the diffused weights.
+        share: f64,
     },
 }
 
@@ -125,5 +155,6 @@ pub fn skin(
     joints: &[RigJoint],
     opts: &SkinOptions,
 ) -> Result<Skin, SkinError> {
-    skin_with_sdf(mesh, &|p| field.eval(p), joints, opts)
+    let vis = visibility::VisibilityField::new(mesh, field, opts.exact_visibility);
+    skin_with_sdf(mesh, &|p| vis.eval(p), joints, opts)
 }

@@ -75,6 +75,7 @@ pub fn skin_with_sdf(
     );
 
     let t = Instant::now();
+    bind_parts(mesh, &mut rows, joints, opts, &mut out);
     out.weights = per_input_vertex(mesh, &rows, &bones, &mut out.warnings);
     stats.post_ms += ms_since(t);
     stats.total_ms = ms_since(t_total);
@@ -126,6 +127,55 @@ fn classify_shells(
         ));
     }
     heat_vertices
+}
+
+/// Bind the heat-diffused shells that one joint carries (share ≥ `opts.rigid_share`) rigidly to
+/// it ([`super::parts`]), recording them as [`ShellBinding::Part`] and in one warning.
+fn bind_parts(
+    mesh: &PreparedMesh,
+    rows: &mut Rows,
+    joints: &[RigJoint],
+    opts: &SkinOptions,
+    out: &mut Skin,
+) {
+    if opts.rigid_share > 1.0 {
+        return;
+    }
+    let shells = shell_vertex_lists(mesh);
+    let area = super::parts::vertex_areas(&mesh.positions, &mesh.triangles);
+    let mut bound = Vec::new();
+    for binding in &mut out.shells {
+        let ShellBinding::Heat { shell, vertices } = *binding else {
+            continue;
+        };
+        let Some(verts) = shells.get(shell) else {
+            continue;
+        };
+        let Some((j, share)) = super::parts::dominant_joint(verts, rows, &area, opts.rigid_share)
+        else {
+            continue;
+        };
+        for &v in verts {
+            rows[v as usize] = vec![(j, 1.0)];
+        }
+        let joint = joint_name(joints, j);
+        bound.push(format!("shell {shell} → {joint}"));
+        *binding = ShellBinding::Part {
+            shell,
+            vertices,
+            joint,
+            share,
+        };
+    }
+    if !bound.is_empty() {
+        out.warnings.push(format!(
+            "{} of {} shells are rigid parts (one joint carries ≥ {:.0} % of the weight) and follow it alone: {}",
+            bound.len(),
+            shells.len(),
+            100.0 * opts.rigid_share,
+            summarize(&bound)
+        ));
+    }
 }
 
 /// Let bone-owning joints that own no vertex yet adopt their relatively nearest vertices
@@ -215,10 +265,12 @@ fn diffuse(
             .iter()
             .enumerate()
             .map(|(c, &j)| (j, x[c * n + r]));
-        let w = finish_row(raw, opts.prune);
+        let w = finish_row(raw, opts);
         rows[v as usize] = if w.is_empty() {
             fallback += 1;
-            source_row(sources[v as usize].as_ref())
+            let mut r = source_row(sources[v as usize].as_ref());
+            super::prune::prune_row(&mut r, opts);
+            r
         } else {
             w
         };
@@ -228,7 +280,49 @@ fn diffuse(
             "{fallback} vertices received no heat through the surface and follow their nearest visible bone"
         ));
     }
+    keep_pruned_joints(&x, n, &joint_of_column, verts, opts, rows);
     stats.post_ms = ms_since(t);
+}
+
+/// A joint that received heat but lost every vertex to pruning (a short spine bone that only
+/// adopted a few vertices, [`heat::adopt_orphans`]) would move nothing: it keeps its weight on
+/// the vertex where its raw weight is largest, in place of that row's lightest joint if the row
+/// is full, and the row is renormalized.
+fn keep_pruned_joints(
+    x: &[f64],
+    n: usize,
+    joint_of_column: &[u32],
+    verts: &[u32],
+    opts: &SkinOptions,
+    rows: &mut Rows,
+) {
+    let present: std::collections::BTreeSet<u32> = verts
+        .iter()
+        .flat_map(|&v| rows[v as usize].iter().map(|e| e.0))
+        .collect();
+    for (c, &j) in joint_of_column.iter().enumerate() {
+        if present.contains(&j) || n == 0 {
+            continue;
+        }
+        let column = &x[c * n..(c + 1) * n];
+        let Some((r, &w)) = column
+            .iter()
+            .enumerate()
+            .filter(|(_, w)| w.is_finite())
+            .max_by(|a, b| a.1.total_cmp(b.1))
+        else {
+            continue;
+        };
+        if w < opts.prune {
+            continue;
+        }
+        let row = &mut rows[verts[r] as usize];
+        row.truncate(opts.max_influences.max(1) - 1);
+        row.push((j, w.clamp(0.0, 1.0)));
+        let sum: f64 = row.iter().map(|e| e.1).sum();
+        row.iter_mut().for_each(|e| e.1 /= sum);
+        row.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    }
 }
 
 /// The system `A = L_c + M·H` over `verts` (row r = `verts[r]`) and the right-hand sides
@@ -272,22 +366,17 @@ fn assemble(
     (a, x, joint_of_column)
 }
 
-/// Clip to [0, 1], drop weights below `prune`, renormalize, sort heaviest first. Empty if nothing
-/// is left. Also the post-processing of `edit`'s local re-solves, so both give the same rows.
-pub fn finish_row(raw: impl Iterator<Item = (u32, f64)>, prune: f64) -> Vec<(u32, f64)> {
+/// Clip to [0, 1], drop weights below `opts.prune`, prune the influences relative to the row
+/// ([`super::prune::prune_row`]: at most `opts.max_influences`), renormalize, sort heaviest first.
+/// Empty if nothing is left. Also the post-processing of `edit`'s local re-solves, so both give
+/// the same rows.
+pub fn finish_row(raw: impl Iterator<Item = (u32, f64)>, opts: &SkinOptions) -> Vec<(u32, f64)> {
     let mut w: Vec<(u32, f64)> = raw
         .filter(|(_, v)| v.is_finite())
         .map(|(j, v)| (j, v.clamp(0.0, 1.0)))
-        .filter(|&(_, v)| v >= prune && v > 0.0)
+        .filter(|&(_, v)| v >= opts.prune && v > 0.0)
         .collect();
-    let sum: f64 = w.iter().map(|e| e.1).sum();
-    if sum <= 0.0 {
-        return Vec::new();
-    }
-    for e in &mut w {
-        e.1 /= sum;
-    }
-    w.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+    super::prune::prune_row(&mut w, opts);
     w
 }
 

@@ -89,8 +89,8 @@ pub fn sdf_of(mesh: &PreparedMesh) -> impl Fn(&P3) -> f64 + Sync {
 }
 
 pub fn session<'a>(mesh: &'a PreparedMesh, sdf: &'a (dyn Fn(&P3) -> f64 + Sync)) -> Session<'a> {
-    let skin = skin_with_sdf(mesh, sdf, &joints(), &SkinOptions::default()).expect("skin");
-    Session::new(mesh, sdf, joints(), &skin, SkinOptions::default()).expect("session")
+    let skin = skin_with_sdf(mesh, sdf, &joints(), &opts()).expect("skin");
+    Session::new(mesh, sdf, joints(), &skin, opts()).expect("session")
 }
 
 pub fn max_diff(a: &[Vec<(u32, f64)>], b: &[Vec<(u32, f64)>]) -> f64 {
@@ -113,5 +113,16 @@ pub fn mv(joint: &str, to: [f64; 3]) -> EditOp {
         joint: joint.into(),
         to,
         with_descendants: false,
+    }
+}
+
+/// Default skin options without the influence limit: local ≈ global is a property of the solve,
+/// and pruning's soft cut moves every kept weight with the cut, multiplying the region's
+/// truncation error (pruning has its own tests in tests/skin_parts.rs and skin::prune).
+pub fn opts() -> SkinOptions {
+    SkinOptions {
+        max_influences: usize::MAX,
+        relative_prune: 0.0,
+        ..SkinOptions::default()
     }
 }

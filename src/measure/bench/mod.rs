@@ -83,6 +83,8 @@ pub struct MeshResult {
     pub skin: Option<SkinMeasures>,
     /// Whole-process wall time of the `attach` run (ms).
     pub attach_wall_ms: Option<f64>,
+    /// The skin stage of the `attach` run (its rig.json `timings_ms.skin`, ms).
+    pub attach_skin_ms: Option<f64>,
     /// Why a truth comparison was skipped or failed.
     pub notes: Vec<String>,
 }
@@ -359,6 +361,9 @@ fn compare_with_truth(
         return;
     }
     let pred = out.join(format!("{}.rig.json", crate::pipeline::asset_name(mesh)));
+    r.attach_skin_ms = Rig::load(&pred)
+        .ok()
+        .and_then(|rig| rig.timings_ms.get("skin").copied());
     match score_files(&pred, truth_path, &score_opts) {
         Ok(s) => {
             r.skin = s.skin;

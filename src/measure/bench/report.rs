@@ -4,7 +4,8 @@
 //! wrote a readable rig.json; **low confidence** counts rigged meshes whose first successful rig says
 //! `low_confidence`; **median / worst time** are over rigged meshes of their median whole-process
 //! wall time; the CD-J2J medians are over rigged meshes with an artist rig in the category; the skin
-//! deformation median is over meshes whose `attach` weights were scored (mean deformation error).
+//! deformation median is over meshes whose `attach` weights were scored (mean deformation error), and
+//! so are the skin precision, recall and L1 medians.
 
 use std::fmt::Write as _;
 
@@ -40,6 +41,14 @@ pub struct Summary {
     pub median_skin_deform_pct: Option<f64>,
     /// How many meshes that median is over.
     pub skins_scored: usize,
+    /// Largest mean skin deformation error over scored meshes (% of extent).
+    pub worst_skin_deform_pct: Option<f64>,
+    /// Median over scored meshes of the influence precision (weight ≥ 0.05, micro).
+    pub median_skin_precision: Option<f64>,
+    /// Median over scored meshes of the influence recall.
+    pub median_skin_recall: Option<f64>,
+    /// Median over scored meshes of the mean per-vertex L1 weight distance.
+    pub median_skin_l1: Option<f64>,
 }
 
 /// Compute the summary (module docs).
@@ -58,10 +67,12 @@ pub fn summarize(meshes: &[MeshResult]) -> Summary {
             .collect()
     };
     let (bip, quad) = (j2j("biped"), j2j("quadruped"));
-    let deform: Vec<f64> = meshes
-        .iter()
-        .filter_map(|m| m.skin.as_ref().map(|s| s.deform_mean_pct))
-        .collect();
+    let skins: Vec<&crate::measure::skinscore::SkinMeasures> =
+        meshes.iter().filter_map(|m| m.skin.as_ref()).collect();
+    let deform: Vec<f64> = skins.iter().map(|s| s.deform_mean_pct).collect();
+    let of = |f: fn(&crate::measure::skinscore::SkinMeasures) -> Option<f64>| {
+        median(&skins.iter().filter_map(|s| f(s)).collect::<Vec<_>>())
+    };
     Summary {
         meshes_total: meshes.len(),
         meshes_rigged: rigged.len(),
@@ -78,6 +89,10 @@ pub fn summarize(meshes: &[MeshResult]) -> Summary {
         quadrupeds_scored: quad.len(),
         median_skin_deform_pct: median(&deform),
         skins_scored: deform.len(),
+        worst_skin_deform_pct: deform.iter().copied().max_by(f64::total_cmp),
+        median_skin_precision: of(|s| s.precision),
+        median_skin_recall: of(|s| s.recall),
+        median_skin_l1: of(|s| Some(s.l1_mean)),
     }
 }
 
@@ -92,7 +107,8 @@ pub fn summary_lines(s: &Summary) -> String {
         "meshes rigged: {} / {}\nlow confidence: {}\n\
          time (whole process, median of runs): median {} s, worst {} s ({})\n\
          median CD-J2J: bipeds {} % ({} scored), quadrupeds {} % ({} scored)\n\
-         median skin deformation error (attach on artist skeleton): {} % of extent ({} scored)\n",
+         median skin deformation error (attach on artist skeleton): {} % of extent ({} scored), worst {} %\n\
+         median skin influence precision {}, recall {} (weight >= 0.05), L1 {}\n",
         s.meshes_rigged,
         s.meshes_total,
         s.low_confidence,
@@ -105,6 +121,10 @@ pub fn summary_lines(s: &Summary) -> String {
         s.quadrupeds_scored,
         opt(s.median_skin_deform_pct, 2),
         s.skins_scored,
+        opt(s.worst_skin_deform_pct, 2),
+        opt(s.median_skin_precision, 3),
+        opt(s.median_skin_recall, 3),
+        opt(s.median_skin_l1, 3),
     )
 }
 
@@ -137,15 +157,15 @@ pub fn format(report: &BenchReport) -> String {
     let _ =
         writeln!(
         s,
-        "{:<14} {:<15} {:<9} {:>6} {:<14} {:>4} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7}",
+        "{:<14} {:<15} {:<9} {:>6} {:<14} {:>4} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>6} {:>6} {:>8}",
         "mesh", "category", "skeleton", "V", "status", "ok", "wall s", "RSS MB", "graph",
-        "J2J %", "J2B %", "B2B %", "L1", "deform%"
+        "J2J %", "J2B %", "B2B %", "L1", "deform%", "prec", "recall", "skin ms"
     );
     for m in &report.meshes {
         let graph = m.stats.get("graph_vertices").map(|v| format!("{v:.0}"));
         let _ = writeln!(
             s,
-            "{:<14} {:<15} {:<9} {:>6} {:<14} {:>4} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7}",
+            "{:<14} {:<15} {:<9} {:>6} {:<14} {:>4} {:>8} {:>7} {:>7} {:>7} {:>7} {:>7} {:>6} {:>7} {:>6} {:>6} {:>8}",
             m.name,
             m.category,
             m.skeleton,
@@ -160,6 +180,9 @@ pub fn format(report: &BenchReport) -> String {
             opt(m.joints.as_ref().map(|j| j.cd_b2b), 2),
             opt(m.skin.as_ref().map(|k| k.l1_mean), 3),
             opt(m.skin.as_ref().map(|k| k.deform_mean_pct), 2),
+            opt(m.skin.as_ref().and_then(|k| k.precision), 3),
+            opt(m.skin.as_ref().and_then(|k| k.recall), 3),
+            opt(m.attach_skin_ms, 1),
         );
     }
     let cols = stage_columns(&report.meshes);
