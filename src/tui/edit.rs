@@ -472,3 +472,7 @@ pub fn current(app: &App) -> Option<&EditState> {
         .as_ref()
         .filter(|e| app.selected.as_ref() == Some(&e.mesh))
 }
+
+#[cfg(test)]
+#[path = "edit_tests.rs"]
+mod tests;
