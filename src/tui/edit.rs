@@ -394,30 +394,36 @@ pub fn on_event(app: &mut App, ev: EditEvent) {
             }
         }
         EditEvent::Saved { result, .. } => match result {
-            Ok(s) => {
-                e.saved = e.saved_ops_now();
-                set_rig(e, s.rig.clone());
-                let mesh = e.mesh.clone();
-                let line = format!(
-                    "saved {} edit(s) to {}; wrote {} output file(s)",
-                    s.edits,
-                    app.rel(&s.sidecar),
-                    s.outputs.len()
-                );
-                if let Some(info) = app.asset_mut(&mesh).and_then(|a| match &mut a.last {
-                    Some(super::app::LastRun::Rigged(r)) => Some(r),
-                    _ => None,
-                }) {
-                    info.rig = s.rig;
-                    info.outputs = s.outputs;
-                }
-                app.push_log(line.clone());
-                line
-            }
+            Ok(s) => return saved(app, s),
             Err(err) => format!("could not save the edits: {err}"),
         },
     };
     app.message = Some(message);
+}
+
+/// A save finished: the stack is clean, and the asset shows the saved rig and outputs.
+fn saved(app: &mut App, s: super::editor::Saved) {
+    let Some(e) = app.edit.as_mut() else {
+        return;
+    };
+    e.saved = e.saved_ops_now();
+    set_rig(e, s.rig.clone());
+    let mesh = e.mesh.clone();
+    let line = format!(
+        "saved {} edit(s) to {}; wrote {} output file(s)",
+        s.edits,
+        app.rel(&s.sidecar),
+        s.outputs.len()
+    );
+    if let Some(info) = app.asset_mut(&mesh).and_then(|a| match &mut a.last {
+        Some(super::app::LastRun::Rigged(r)) => Some(r),
+        _ => None,
+    }) {
+        info.rig = s.rig;
+        info.outputs = s.outputs;
+    }
+    app.push_log(line.clone());
+    app.message = Some(line);
 }
 
 impl EditState {

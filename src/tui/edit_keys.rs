@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use super::app::{App, Effect};
 use super::edit::{self, EditMode, EditState};
 use crate::edit::{EditOp, MAX_SMOOTHNESS};
-use crate::raster::ViewKind;
+use crate::raster::{ViewKind, ViewMap};
 
 /// One arrow key: this fraction of the model's largest extent.
 pub const STEP: f64 = 0.01;
@@ -297,6 +297,44 @@ fn child(e: &mut EditState) {
     }
 }
 
+/// Select the joint drawn nearest pixel `at` in the view under it, within [`PICK_CELLS`].
+fn pick(e: &mut EditState, map: &ViewMap, at: (f64, f64), cell: (f64, f64)) {
+    let (view, _, _) = map.unproject(at.0, at.1);
+    let near = e.rig.joints.iter().enumerate().map(|(i, j)| {
+        let (x, y) = map.project(j.position, view);
+        let d = ((f64::from(x) - at.0) / cell.0).hypot((f64::from(y) - at.1) / cell.1);
+        (d, i)
+    });
+    e.drag = match near.min_by(|a, b| a.0.total_cmp(&b.0)) {
+        Some((d, i)) if d <= PICK_CELLS => {
+            e.select(i);
+            e.view = view;
+            Some((view, None))
+        }
+        _ => None,
+    };
+}
+
+/// The dragged joint follows pixel `at` in the view the drag started in (the other two
+/// coordinates of that view change, the depth stays).
+fn drag(e: &mut EditState, map: &ViewMap, at: (f64, f64)) {
+    let Some((view, _)) = e.drag else {
+        return;
+    };
+    let (under, h, v) = map.unproject(at.0, at.1);
+    let Some(mut p) = selected_name(e).and_then(|n| e.position(&n)) else {
+        return;
+    };
+    if under == view {
+        match view {
+            ViewKind::Front => p[0] = h,
+            ViewKind::Side => p[2] = h,
+        }
+        p[1] = v;
+        e.drag = Some((view, Some(p)));
+    }
+}
+
 /// The mouse in edit mode: press on a view picks the nearest joint, a drag moves it in that
 /// view's plane (front: X and Y, side: Z and Y), the release applies the move.
 pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
@@ -318,38 +356,11 @@ pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
     };
     match m.kind {
         MouseEventKind::Down(MouseButton::Left) if inside => {
-            let (view, _, _) = map.unproject(px, py);
-            let near = e.rig.joints.iter().enumerate().map(|(i, j)| {
-                let (x, y) = map.project(j.position, view);
-                let d = ((f64::from(x) - px) / cell.0).hypot((f64::from(y) - py) / cell.1);
-                (d, i)
-            });
-            match near.min_by(|a, b| a.0.total_cmp(&b.0)) {
-                Some((d, i)) if d <= PICK_CELLS => {
-                    e.select(i);
-                    e.view = view;
-                    e.drag = Some((view, None));
-                }
-                _ => e.drag = None,
-            }
+            pick(e, &map, (px, py), cell);
             Vec::new()
         }
         MouseEventKind::Drag(MouseButton::Left) => {
-            let Some((view, _)) = e.drag else {
-                return Vec::new();
-            };
-            let (at, h, v) = map.unproject(px, py);
-            let Some(mut p) = selected_name(e).and_then(|n| e.position(&n)) else {
-                return Vec::new();
-            };
-            if at == view {
-                match view {
-                    ViewKind::Front => p[0] = h,
-                    ViewKind::Side => p[2] = h,
-                }
-                p[1] = v;
-                e.drag = Some((view, Some(p)));
-            }
+            drag(e, &map, (px, py));
             Vec::new()
         }
         MouseEventKind::Up(MouseButton::Left) => match e.drag.take() {

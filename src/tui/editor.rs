@@ -258,8 +258,7 @@ impl Ctx {
         rx: &Receiver<EditCmd>,
     ) -> Option<EditCmd> {
         let t = std::time::Instant::now();
-        let opened = self.open(id, mesh, rig);
-        let (base, log) = match opened {
+        let (base, log) = match self.open(id, mesh, rig) {
             Ok(b) => b,
             Err(error) => {
                 if self.live.load(Ordering::Relaxed) == id {
@@ -270,13 +269,14 @@ impl Ctx {
         };
         let sdf = |p: &P3| base.field.eval(p);
         let opts = self.pipeline.config.skin.clone();
-        let made = Session::new(&base.prepared, &sdf, rig.joints.clone(), &base.skin, opts);
-        let mut session = match made.and_then(|mut s| {
-            // The sidecar's weight settings apply to the rig as it is now (its skeleton edits
-            // are already in the rig's joints).
-            sidecar::replay(&mut s, &controls_of(&log))?;
-            Ok(s)
-        }) {
+        let made = Session::new(&base.prepared, &sdf, rig.joints.clone(), &base.skin, opts)
+            .and_then(|mut s| {
+                // The sidecar's weight settings apply to the rig as it is now (its skeleton
+                // edits are already in the rig's joints).
+                sidecar::replay(&mut s, &controls_of(&log))?;
+                Ok(s)
+            });
+        let session = match made {
             Ok(s) => s,
             Err(e) => {
                 let error = e.to_string();
@@ -284,76 +284,35 @@ impl Ctx {
                 return self.skip_session(rx);
             }
         };
-        let template = Arc::new(Rig {
-            skin: None,
-            ..(**rig).clone()
-        });
-        let shown = |s: &Session| Arc::new(edited(&template, s));
+        let mut live = Live {
+            id,
+            mesh,
+            base: &base,
+            log,
+            template: Arc::new(Rig {
+                skin: None,
+                ..(**rig).clone()
+            }),
+            session,
+            undo: Vec::new(),
+        };
         self.send(EditEvent::Ready {
             session: id,
-            rig: shown(&session),
-            controls: session.controls.clone(),
+            rig: live.shown(),
+            controls: live.session.controls.clone(),
             ms: crate::util::ms_since(t),
         });
-        let mut undo: Vec<(u64, Session)> = Vec::new();
         loop {
             let cmd = rx.recv().ok()?;
+            if matches!(cmd.body, EditCmdBody::Open { .. }) {
+                return Some(cmd);
+            }
             if cmd.session != id {
-                if matches!(cmd.body, EditCmdBody::Open { .. }) {
-                    return Some(cmd);
-                }
                 continue;
             }
             let ev = match cmd.body {
-                EditCmdBody::Open { .. } => return Some(cmd),
                 EditCmdBody::Close => return rx.recv().ok(),
-                EditCmdBody::Apply { seq, op } => {
-                    let before = session.clone();
-                    match session.apply(&op) {
-                        Ok(outcome) => {
-                            undo.push((seq, before));
-                            if undo.len() > UNDO_DEPTH {
-                                undo.remove(0);
-                            }
-                            let rig = shown(&session);
-                            EditEvent::Applied {
-                                session: id,
-                                seq,
-                                rig,
-                                outcome,
-                            }
-                        }
-                        Err(e) => {
-                            session = before;
-                            let error = e.to_string();
-                            EditEvent::Refused {
-                                session: id,
-                                seq,
-                                error,
-                            }
-                        }
-                    }
-                }
-                EditCmdBody::Undo { seq } => {
-                    let hit = undo.last().is_some_and(|(s, _)| *s == seq);
-                    let seq = hit.then_some(seq);
-                    if let Some((_, before)) = undo.pop().filter(|_| hit) {
-                        session = before;
-                    }
-                    let rig = shown(&session);
-                    EditEvent::Undone {
-                        session: id,
-                        seq,
-                        rig,
-                    }
-                }
-                EditCmdBody::Save { ops } => {
-                    let result = self.save(&session, &template, &base, mesh, &log, &ops);
-                    EditEvent::Saved {
-                        session: id,
-                        result,
-                    }
-                }
+                body => live.handle(self, body),
             };
             if !self.send(ev) {
                 return None;
@@ -397,19 +356,13 @@ impl Ctx {
 
     /// Global refresh (what a replay of the sidecar produces, facts §11.5), then the sidecar and
     /// the outputs, each written atomically.
-    fn save(
-        &self,
-        session: &Session,
-        template: &Rig,
-        base: &EditBase,
-        mesh: &Path,
-        log: &EditLog,
-        ops: &[EditOp],
-    ) -> Result<Saved, String> {
+    fn save(&self, live: &Live, ops: &[EditOp]) -> Result<Saved, String> {
+        let (session, template, base, mesh) =
+            (&live.session, &*live.template, live.base, live.mesh);
         let mut refreshed = session.clone();
         refreshed.global().map_err(|e| e.to_string())?;
         let rig = edited(template, &refreshed);
-        let mut all = log.clone();
+        let mut all = live.log.clone();
         all.push_compacted(ops);
         let path = sidecar::sidecar_path(mesh);
         all.save(&path).map_err(|e| e.to_string())?;
@@ -430,6 +383,77 @@ impl Ctx {
             outputs,
             rig: Arc::new(rig),
         })
+    }
+}
+
+/// An open session: the mesh data it borrows, the sidecar read at open, and the undo snapshots.
+struct Live<'a> {
+    id: u64,
+    mesh: &'a Path,
+    base: &'a EditBase,
+    log: EditLog,
+    /// The rig without skin; each reply is this with the session's joints and weights.
+    template: Arc<Rig>,
+    session: Session<'a>,
+    /// The session before each edit still undoable, with the edit's number.
+    undo: Vec<(u64, Session<'a>)>,
+}
+
+impl Live<'_> {
+    fn shown(&self) -> Arc<Rig> {
+        Arc::new(edited(&self.template, &self.session))
+    }
+
+    /// Run one command (not open or close) and build its reply.
+    fn handle(&mut self, ctx: &Ctx, body: EditCmdBody) -> EditEvent {
+        let session = self.id;
+        match body {
+            EditCmdBody::Apply { seq, op } => {
+                let before = self.session.clone();
+                match self.session.apply(&op) {
+                    Ok(outcome) => {
+                        self.undo.push((seq, before));
+                        if self.undo.len() > UNDO_DEPTH {
+                            self.undo.remove(0);
+                        }
+                        let rig = self.shown();
+                        EditEvent::Applied {
+                            session,
+                            seq,
+                            rig,
+                            outcome,
+                        }
+                    }
+                    Err(e) => {
+                        self.session = before;
+                        let error = e.to_string();
+                        EditEvent::Refused {
+                            session,
+                            seq,
+                            error,
+                        }
+                    }
+                }
+            }
+            EditCmdBody::Undo { seq } => {
+                let hit = self.undo.last().is_some_and(|(s, _)| *s == seq);
+                if let Some((_, before)) = self.undo.pop().filter(|_| hit) {
+                    self.session = before;
+                }
+                let seq = hit.then_some(seq);
+                let rig = self.shown();
+                EditEvent::Undone { session, seq, rig }
+            }
+            EditCmdBody::Save { ops } => {
+                let result = ctx.save(self, &ops);
+                EditEvent::Saved { session, result }
+            }
+            EditCmdBody::Open { .. } | EditCmdBody::Close => EditEvent::Refused {
+                session,
+                seq: 0,
+                error: "not a session command".into(),
+            },
+        }
     }
 }
 
