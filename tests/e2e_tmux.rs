@@ -324,3 +324,89 @@ fn default_settings_in_a_plain_terminal_keys_and_ctrl_c() {
     tmux.keys(&["C-c"]);
     clean_exit(&tmux);
 }
+
+/// Rig editing (issue 11) with the default settings: `E` enters edit mode, Tab selects the left
+/// forearm, ↑ moves it (the weights are re-solved and the thumbnail changes on screen), `u`
+/// undoes one move, `w` saves; the sidecar holds the edit, and a re-rig (`r`) re-applies it.
+#[test]
+fn default_settings_in_tmux_edit_a_joint_undo_save_and_rerig() {
+    if !have_tmux() {
+        return;
+    }
+    let dir = tempfile::tempdir().unwrap();
+    let names = two_meshes(dir.path());
+    let trace_dir = tempfile::tempdir().unwrap();
+    let trace = trace_dir.path().join("keys.tsv");
+    let env = format!("GEPPETTO_TUI_TRACE='{}'", trace.display());
+    let tmux = Tmux::start("edit", dir.path(), &env, "");
+    rigged_and_arrows_work(&tmux, &names);
+    tmux.keys(&["E"]);
+    tmux.wait("the edit session", LONG, |s| s.contains("edit mode ready"));
+    // Joints of the demo humanoid in order: Hips … LeftArm, LeftForeArm is the tenth.
+    tmux.keys(&["Tab"; 9]);
+    tmux.wait("LeftForeArm selected", Duration::from_secs(10), |s| {
+        s.contains("EDIT LeftForeArm")
+    });
+    let before = pane_pixels(&tmux.capture_colours());
+    tmux.keys(&["Up", "Up"]);
+    let screen = tmux.wait("two moves re-solved", Duration::from_secs(30), |s| {
+        s.contains("2 edit(s), unsaved") && s.contains("local re-solve")
+    });
+    assert!(screen.contains("move_joint LeftForeArm"), "{screen}");
+    let t = Instant::now();
+    while pane_pixels(&tmux.capture_colours()) == before {
+        assert!(
+            t.elapsed() < Duration::from_secs(10),
+            "the thumbnail did not change:\n{}",
+            tmux.capture()
+        );
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    tmux.keys(&["u"]);
+    tmux.wait("one move undone", Duration::from_secs(30), |s| {
+        s.contains("1 edit(s), unsaved · redo 1")
+    });
+    tmux.keys(&["w"]);
+    tmux.wait("saved", Duration::from_secs(60), |s| {
+        s.contains("saved 1 edit(s) to demo_humanoid.edits.yaml")
+    });
+    let mesh = dir.path().join("demo_humanoid.obj");
+    let log = geppetto::edit::sidecar::EditLog::load_for(&mesh)
+        .expect("sidecar readable")
+        .expect("sidecar written");
+    let [geppetto::edit::EditOp::MoveJoint { joint, to, .. }] = log.edits.as_slice() else {
+        panic!("one move in the sidecar: {log:?}");
+    };
+    assert_eq!(joint, "LeftForeArm");
+    tmux.keys(&["E"]);
+    tmux.wait("edit mode left", Duration::from_secs(10), |s| {
+        s.contains("left edit mode")
+    });
+    tmux.keys(&["r"]);
+    let screen = tmux.wait("the re-rig re-applying the edit", LONG, |s| {
+        s.contains("runs: 2") && row_rigged(s, "demo_humanoid.obj")
+    });
+    assert!(screen.contains("1 of 1 edits"), "{screen}");
+    let json = dir.path().join("rigged/demo_humanoid.rig.json");
+    let rig = geppetto::rig::Rig::load(&json).expect("rig.json");
+    let j = rig.joints.iter().find(|j| &j.name == joint).expect("joint");
+    assert_eq!(
+        &j.position, to,
+        "the re-rig put the joint where the edit did"
+    );
+    tmux.keys(&["q"]);
+    clean_exit(&tmux);
+    let text = std::fs::read_to_string(&trace).expect("trace");
+    let lines = geppetto::tui::trace::parse(&text).unwrap_or_else(|e| panic!("{e}:\n{text}"));
+    let edits: Vec<_> = lines
+        .iter()
+        .filter(|l| l.key.starts_with("edit:"))
+        .collect();
+    assert!(
+        !edits.is_empty(),
+        "edit keys are timed to their frame:\n{text}"
+    );
+    for l in &edits {
+        println!("key-to-frame {}: {:.1} ms", l.key, l.ms);
+    }
+}

@@ -13,6 +13,7 @@ use geppetto::progress::Stage;
 use geppetto::raster::figure::box_figure;
 use geppetto::rig::Status;
 use geppetto::tui::app::{App, Effect, Msg};
+use geppetto::tui::editor::{EditCmdBody, EditEvent};
 use geppetto::tui::player::render_clip;
 use geppetto::tui::runtime::render_request;
 use geppetto::tui::update;
@@ -46,6 +47,10 @@ struct Harness {
     effects: Vec<String>,
     /// Thumbnails rendered.
     thumbnails: usize,
+    /// Commands for the edit worker, not answered yet.
+    edit_cmds: Vec<geppetto::tui::editor::EditCmd>,
+    /// The fake edit worker's rigs (undo pops).
+    edit_rigs: Vec<Arc<geppetto::rig::Rig>>,
 }
 
 impl Harness {
@@ -59,6 +64,8 @@ impl Harness {
             picker: Picker::halfblocks(),
             effects: Vec::new(),
             thumbnails: 0,
+            edit_cmds: Vec::new(),
+            edit_rigs: Vec::new(),
         }
     }
 
@@ -84,8 +91,81 @@ impl Harness {
                         self.send(Msg::Play(Box::new(ev)));
                     }
                 }
+                Effect::Edit(c) => {
+                    self.effects.push(describe(&Effect::Edit(c.clone())));
+                    self.edit_cmds.push(*c);
+                }
                 other => self.effects.push(describe(&other)),
             }
+        }
+    }
+
+    /// Answer the edit commands as the worker would, with a fake session: moves change the
+    /// joint only, and every solve reports the same region and time.
+    fn edit_worker(&mut self) {
+        use geppetto::tui::editor::Saved;
+        for c in std::mem::take(&mut self.edit_cmds) {
+            let session = c.session;
+            let ev = match c.body {
+                EditCmdBody::Open { rig, .. } => {
+                    self.edit_rigs = vec![rig.clone()];
+                    let controls = vec![Default::default(); rig.joints.len()];
+                    EditEvent::Ready {
+                        session,
+                        rig,
+                        controls,
+                        ms: 850.0,
+                    }
+                }
+                EditCmdBody::Apply { seq, op } => match &op {
+                    geppetto::edit::EditOp::MoveJoint { joint, to, .. } => {
+                        let mut rig = (**self.edit_rigs.last().unwrap()).clone();
+                        let j = rig.joints.iter_mut().find(|j| &j.name == joint).unwrap();
+                        j.position = *to;
+                        let rig = Arc::new(rig);
+                        self.edit_rigs.push(rig.clone());
+                        let outcome = geppetto::edit::EditOutcome {
+                            op: op.label(),
+                            region: 24,
+                            vertices: 64,
+                            columns: 2,
+                            total_ms: 4.5,
+                            ..Default::default()
+                        };
+                        EditEvent::Applied {
+                            session,
+                            seq,
+                            rig,
+                            outcome,
+                        }
+                    }
+                    _ => EditEvent::Refused {
+                        session,
+                        seq,
+                        error: "not in the fake".into(),
+                    },
+                },
+                EditCmdBody::Undo { seq } => {
+                    self.edit_rigs.pop();
+                    let rig = self.edit_rigs.last().unwrap().clone();
+                    EditEvent::Undone {
+                        session,
+                        seq: Some(seq),
+                        rig,
+                    }
+                }
+                EditCmdBody::Save { ops } => EditEvent::Saved {
+                    session,
+                    result: Ok(Saved {
+                        sidecar: mesh("alice.edits.yaml"),
+                        edits: ops.len(),
+                        outputs: vec![root().join("rigged/alice.rig.json")],
+                        rig: self.edit_rigs.last().unwrap().clone(),
+                    }),
+                },
+                EditCmdBody::Close => continue,
+            };
+            self.send(Msg::Edit(Box::new(ev)));
         }
     }
 
@@ -228,6 +308,13 @@ fn describe(e: &Effect) -> String {
         Effect::Thumbnail(_) => "Thumbnail".into(),
         Effect::Play(req) => format!("Play({})", req.key.mesh.display()),
         Effect::PlayStop => "PlayStop".into(),
+        Effect::Edit(c) => match &c.body {
+            EditCmdBody::Open { mesh, .. } => format!("EditOpen({})", mesh.display()),
+            EditCmdBody::Apply { op, .. } => format!("EditApply({})", op.label()),
+            EditCmdBody::Undo { seq } => format!("EditUndo({seq})"),
+            EditCmdBody::Save { ops } => format!("EditSave({} edits)", ops.len()),
+            EditCmdBody::Close => "EditClose".into(),
+        },
         Effect::Quit => "Quit".into(),
     }
 }
@@ -682,4 +769,63 @@ fn space_plays_the_walk_in_the_pane_and_pauses_it() {
     h.send(key(KeyCode::Down));
     assert_eq!(h.effects, vec!["PlayStop"]);
     assert!(h.app.play.is_none());
+}
+
+#[test]
+fn rig_edit_mode_moves_undoes_redoes_and_saves() {
+    let mut h = busy_folder();
+    for _ in 0..4 {
+        h.send(key(KeyCode::Tab)); // Hips → Spine → Head → LeftArm → LeftHand
+    }
+    h.effects.clear();
+    h.send(key(KeyCode::Char('E')));
+    assert_eq!(h.effects, vec!["EditOpen(/assets/alice.obj)"]);
+    h.edit_worker();
+    let e = h.app.edit.as_ref().expect("edit mode");
+    assert!(e.ready && e.heat);
+    assert_eq!(e.joint, "LeftHand");
+    let before = h.thumbnails;
+    h.effects.clear();
+    h.send(key(KeyCode::Left));
+    assert_eq!(h.effects, vec!["EditApply(move_joint LeftHand)"]);
+    h.edit_worker();
+    assert!(h.thumbnails > before, "the edited rig is drawn");
+    let thumb = h.app.thumb.as_ref().unwrap();
+    assert!(thumb.key.view.heat && thumb.key.edit > 0);
+    insta::assert_snapshot!("rig_edit_mode", h.screen());
+
+    h.effects.clear();
+    h.send(key(KeyCode::Char('u')));
+    h.edit_worker();
+    let undone = h.app.edit.as_ref().unwrap();
+    assert_eq!(undone.ops.len(), 0);
+    assert_eq!(undone.redo.len(), 1);
+    assert_eq!(undone.rig.joints[4].position, [0.75, 1.5, 0.0]);
+    h.send(Msg::Key(KeyEvent::new(
+        KeyCode::Char('r'),
+        KeyModifiers::CONTROL,
+    )));
+    h.edit_worker();
+    h.send(key(KeyCode::Char('w')));
+    h.edit_worker();
+    assert_eq!(
+        h.effects,
+        vec![
+            "EditUndo(1)",
+            "EditApply(move_joint LeftHand)",
+            "EditSave(1 edits)"
+        ]
+    );
+    let e = h.app.edit.as_ref().unwrap();
+    assert!(!e.dirty());
+    assert_eq!(
+        h.app.message.as_deref(),
+        Some("saved 1 edit(s) to alice.edits.yaml; wrote 1 output file(s)")
+    );
+    // The asset now shows the saved rig; leaving needs no confirmation.
+    let moved = e.rig.joints[4].position;
+    h.send(key(KeyCode::Esc));
+    assert!(h.app.edit.is_none());
+    let shown = &h.app.current().unwrap().rig().unwrap().rig;
+    assert_eq!(shown.joints[4].position, moved);
 }

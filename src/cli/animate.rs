@@ -112,6 +112,7 @@ fn terminal_preview(rig: Rig, mesh: crate::mesh::Mesh, source: MotionSource, cel
             run: 1,
             cells,
             cell_px: (1, 2),
+            edit: 0,
         },
         mesh: std::sync::Arc::new(mesh),
         rig: std::sync::Arc::new(rig),

@@ -38,6 +38,8 @@ pub enum Msg {
     },
     /// The clip render job reported (see [`super::play`]).
     Play(Box<super::play::PlayEvent>),
+    /// The rig-edit worker replied (see [`super::edit`]).
+    Edit(Box<super::editor::EditEvent>),
     /// Time passed (the app's clock; tests inject it).
     Tick(Instant),
     /// The terminal was resized to (columns, rows).
@@ -64,6 +66,8 @@ pub enum Effect {
     Play(Box<super::play::PlayRequest>),
     /// Cancel the clip job.
     PlayStop,
+    /// A command for the rig-edit worker.
+    Edit(Box<super::editor::EditCmd>),
     /// Leave the program.
     Quit,
 }
@@ -79,6 +83,8 @@ pub struct ThumbKey {
     pub view: ThumbnailView,
     /// Size in terminal cells.
     pub cells: (u16, u16),
+    /// Revision of the edited rig shown (0: the asset's own rig, not in edit mode).
+    pub edit: u32,
 }
 
 /// A thumbnail to render.
@@ -268,6 +274,10 @@ pub struct App {
     pub thumb_requested: Option<ThumbKey>,
     /// The clip playing (or paused) in the thumbnail pane.
     pub play: Option<super::play::Playback>,
+    /// Rig edit mode (issue 11), when on.
+    pub edit: Option<super::edit::EditState>,
+    /// Edit sessions started so far (session ids).
+    pub edit_sessions: u64,
     /// No screen: never request thumbnails.
     pub headless: bool,
     /// The initial scan finished.
@@ -304,6 +314,8 @@ impl App {
             thumb: None,
             thumb_requested: None,
             play: None,
+            edit: None,
+            edit_sessions: 0,
             headless: false,
             scan_done: false,
             now,

@@ -15,7 +15,8 @@ pub const HELP: &[(&str, &str)] = &[
     ("↑↓", "asset"),
     ("Space", "play"),
     ("Tab", "joint"),
-    ("e", "edit"),
+    ("E", "edit rig"),
+    ("e", "hint"),
     ("←→↑↓,.", "move"),
     ("c", "xyz"),
     ("p", "pin"),
@@ -37,6 +38,9 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     if k.modifiers.contains(KeyModifiers::CONTROL) && k.code == KeyCode::Char('c') {
         app.quit = true;
         return vec![Effect::Quit];
+    }
+    if app.edit.is_some() {
+        return super::edit_keys::on_key(app, k);
     }
     if app.input.is_some() {
         return on_input_key(app, k);
@@ -72,6 +76,7 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
             start_draft(app);
             Vec::new()
         }
+        KeyCode::Char(super::edit::EDIT_KEY) => super::edit::enter(app),
         KeyCode::Char('p') | KeyCode::Enter => pin(app),
         KeyCode::Char('u') => unpin(app),
         KeyCode::Char('z') => undo(app),
@@ -356,6 +361,9 @@ fn on_input_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 /// Handle the mouse: click a row to select it, click a view to place the joint being edited
 /// (front view sets X and Y, side view Z and Y), wheel to move the selection.
 pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
+    if app.edit.is_some() {
+        return super::edit_keys::on_mouse(app, m);
+    }
     let areas = super::layout::layout(app.size);
     let inside = |r: ratatui::layout::Rect| {
         m.column >= r.x && m.column < r.x + r.width && m.row >= r.y && m.row < r.y + r.height

@@ -5,6 +5,9 @@
 //! * [`app`]: one state struct, one message enum, the effects (no behaviour);
 //! * [`update`]: `update(&mut App, Msg) -> Vec<Effect>`, the only place state changes (no I/O);
 //! * [`keys`]: keyboard/mouse handling and hint edits; [`suggest`]: suggested hints in plain words;
+//! * [`edit`]: rig edit mode (state, no I/O), [`edit_keys`] its keys and mouse, [`edit_view`]
+//!   its pane text; [`editor`]: the worker owning the editing session (local re-solves, undo
+//!   snapshots, saving);
 //! * [`play`]: the clip playing in the thumbnail pane (state, no I/O); [`player`]: its render job;
 //! * [`layout`]: pane rectangles for a terminal size; [`view`]: rendering, a pure function of `&App`;
 //! * [`runtime`]: the watcher, the job pool and the thumbnail thread, and effect execution;
@@ -13,6 +16,10 @@
 //!   headless loop; [`trace`]: the opt-in key-to-frame latency trace.
 
 pub mod app;
+pub mod edit;
+pub mod edit_keys;
+pub mod edit_view;
+pub mod editor;
 pub mod keys;
 pub mod layout;
 pub mod method;

@@ -32,6 +32,8 @@ pub struct PlayKey {
     pub cells: (u16, u16),
     /// Image pixels per cell.
     pub cell_px: (u16, u16),
+    /// Revision of the edited rig played (0: the asset's own rig), see [`super::edit`].
+    pub edit: u32,
 }
 
 /// A clip to render for the pane (the runtime adds the configured motion source).
@@ -110,15 +112,18 @@ fn current_request(app: &App) -> Option<PlayRequest> {
     let a = app.current()?;
     let info = a.rig()?;
     let area = super::layout::layout(app.size).thumb;
+    // In edit mode the edited rig plays: the posed preview of the edits.
+    let edit = super::edit::current(app);
     Some(PlayRequest {
         key: PlayKey {
             mesh: a.path.clone(),
             run: a.runs,
             cells: (area.width, area.height),
             cell_px: app.cell_px,
+            edit: edit.map_or(0, |e| e.rev + 1),
         },
         mesh: info.mesh.clone(),
-        rig: info.rig.clone(),
+        rig: edit.map_or(&info.rig, |e| &e.rig).clone(),
     })
 }
 

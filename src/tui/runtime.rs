@@ -15,6 +15,7 @@ use ratatui_image::protocol::Protocol;
 use ratatui_image::Resize;
 
 use super::app::{Effect, Msg, ThumbReady, ThumbRequest};
+use super::editor::{EditWorker, SaveTarget};
 use super::player::PlayWorker;
 use crate::choose::Template;
 use crate::config::RigConfig;
@@ -30,6 +31,7 @@ pub struct Runtime {
     pool: JobPool,
     raster: Option<RasterWorker>,
     player: Option<PlayWorker>,
+    editor: Option<EditWorker>,
     _watch: WatchHandle,
 }
 
@@ -41,6 +43,15 @@ impl Runtime {
         picker: Option<Picker>,
         tx: Sender<Msg>,
     ) -> anyhow::Result<Self> {
+        let target = SaveTarget {
+            root: settings.root.clone(),
+            out_dir: settings.out_dir.clone(),
+            formats: settings.formats.clone(),
+        };
+        let editor = picker
+            .as_ref()
+            .map(|_| EditWorker::start(config.clone(), target, tx.clone()))
+            .transpose()?;
         let ctx = JobContext {
             pipeline: Pipeline::new(config),
             skeleton_for: skeleton_loader(settings.clone()),
@@ -79,6 +90,7 @@ impl Runtime {
             pool,
             raster,
             player,
+            editor,
             _watch: watch,
         })
     }
@@ -107,6 +119,11 @@ impl Runtime {
                 Effect::PlayStop => {
                     if let Some(p) = &self.player {
                         p.stop();
+                    }
+                }
+                Effect::Edit(cmd) => {
+                    if let Some(e) = &self.editor {
+                        e.send(*cmd);
                     }
                 }
                 Effect::Quit => {}

@@ -166,7 +166,13 @@ fn ui_loop(
             if let (Some(t), Msg::Key(k)) = (trace.as_deref_mut(), &msg) {
                 t.key(k);
             }
+            let is_key = matches!(msg, Msg::Key(_));
             let fx = update(app, msg);
+            if let Some(t) = trace.as_deref_mut() {
+                if is_key && fx.iter().any(is_edit_apply) {
+                    t.edit_sent();
+                }
+            }
             runtime.execute(fx);
             if app.quit {
                 break;
@@ -184,6 +190,12 @@ fn ui_loop(
         }
     }
     Ok(())
+}
+
+/// An edit command that changes the rig (apply or undo), for the latency trace.
+fn is_edit_apply(e: &super::app::Effect) -> bool {
+    use super::editor::EditCmdBody;
+    matches!(e, super::app::Effect::Edit(c) if matches!(c.body, EditCmdBody::Apply { .. } | EditCmdBody::Undo { .. }))
 }
 
 /// Run without a screen: one log line per event on stdout. With `once`, exit after every mesh found

@@ -4,7 +4,9 @@
 //! or `view`; lines are buffered in memory and reach the file when the buffer fills or the UI
 //! quits, so tracing adds no system call to the loop.
 //!
-//! Format: a header line, then one tab-separated line per key: `key  ms  playing  jobs`.
+//! Format: a header line, then one tab-separated line per key: `key  ms  playing  jobs`. A key
+//! that sends a rig edit (edit mode) gets a second line, `edit:KEY`, timed to the first draw
+//! that shows the re-solved rig's thumbnail (every edit answered and its thumbnail on screen).
 
 use std::collections::VecDeque;
 use std::fs::File;
@@ -42,6 +44,19 @@ impl Stamps {
     }
 }
 
+/// True when every edit sent has been answered and the thumbnail on screen shows the rig of
+/// the last answer.
+fn edit_shown(app: &App) -> bool {
+    let Some(e) = app.edit.as_ref() else {
+        return false;
+    };
+    e.pending == 0
+        && app
+            .thumb
+            .as_ref()
+            .is_some_and(|t| t.key.mesh == e.mesh && t.key.edit == e.rev + 1)
+}
+
 /// One parsed trace line.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TraceLine {
@@ -61,6 +76,8 @@ pub struct KeyTrace {
     stamps: Stamps,
     /// Keys handled since the last draw: name and read time.
     pending: Vec<(String, Instant)>,
+    /// Edit keys whose result is not on screen yet: name and read time.
+    edits: Vec<(String, Instant)>,
 }
 
 impl KeyTrace {
@@ -84,6 +101,7 @@ impl KeyTrace {
             out,
             stamps: Stamps::default(),
             pending: Vec::new(),
+            edits: Vec::new(),
         })
     }
 
@@ -98,15 +116,31 @@ impl KeyTrace {
         self.pending.push((format!("{:?}", key.code), at));
     }
 
-    /// A draw has just finished: write one line per key handled since the previous draw.
+    /// The key just handled sent a rig edit: time it to the frame that shows the result too.
+    pub fn edit_sent(&mut self) {
+        if let Some((key, at)) = self.pending.last() {
+            self.edits.push((format!("edit:{key}"), *at));
+        }
+    }
+
+    /// A draw has just finished: write one line per key handled since the previous draw, and
+    /// one per edit key whose result this frame shows.
     pub fn drawn(&mut self, app: &App) {
-        if self.pending.is_empty() {
+        if app.edit.is_none() {
+            self.edits.clear(); // the session closed unanswered: nothing to time
+        }
+        let done = if edit_shown(app) {
+            std::mem::take(&mut self.edits)
+        } else {
+            Vec::new()
+        };
+        if self.pending.is_empty() && done.is_empty() {
             return;
         }
         let now = Instant::now();
         let playing = app.play.as_ref().is_some_and(|p| p.playing);
         let jobs = app.assets.iter().filter(|a| a.running.is_some()).count();
-        for (key, at) in self.pending.drain(..) {
+        for (key, at) in self.pending.drain(..).chain(done) {
             let ms = now.duration_since(at).as_secs_f64() * 1e3;
             let _ = writeln!(self.out, "{key}\t{ms:.2}\t{playing}\t{jobs}");
         }

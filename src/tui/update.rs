@@ -38,6 +38,10 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             super::play::on_event(app, *ev);
             Vec::new()
         }
+        Msg::Edit(ev) => {
+            super::edit::on_event(app, *ev);
+            Vec::new()
+        }
         Msg::Tick(now) => {
             app.now = now;
             super::play::on_tick(app);
@@ -48,6 +52,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
             Vec::new()
         }
     };
+    fx.extend(super::edit::sync(app));
     fx.extend(super::play::sync(app));
     fx.extend(thumb_effect(app));
     fx
@@ -237,23 +242,32 @@ fn thumb_effect(app: &mut App) -> Option<Effect> {
     if area.width < 4 || area.height < 2 {
         return None;
     }
-    let joint = app.joint().min(info.rig.joints.len().saturating_sub(1));
-    let draft = app
-        .draft
-        .as_ref()
-        .filter(|d| d.mesh == a.path)
-        .map(|d| d.pos);
+    let edit = super::edit::current(app);
+    let rig = edit.map_or(&info.rig, |e| &e.rig);
+    let joint = match edit {
+        Some(e) => e.index(),
+        None => app.joint().min(rig.joints.len().saturating_sub(1)),
+    };
+    let draft = match edit {
+        Some(e) => e.marker(),
+        None => app
+            .draft
+            .as_ref()
+            .filter(|d| d.mesh == a.path)
+            .map(|d| d.pos),
+    };
     let key = ThumbKey {
         mesh: a.path.clone(),
         run: a.runs,
         view: ThumbnailView {
             width: u32::from(area.width) * u32::from(app.cell_px.0),
             height: u32::from(area.height) * u32::from(app.cell_px.1),
-            selected: (!info.rig.joints.is_empty()).then_some(joint),
-            heat: app.heat,
+            selected: (!rig.joints.is_empty()).then_some(joint),
+            heat: edit.map_or(app.heat, |e| e.heat),
             draft,
         },
         cells: (area.width, area.height),
+        edit: edit.map_or(0, |e| e.rev + 1),
     };
     if app.thumb_requested.as_ref() == Some(&key) {
         return None;
@@ -261,7 +275,7 @@ fn thumb_effect(app: &mut App) -> Option<Effect> {
     let req = ThumbRequest {
         key: key.clone(),
         mesh: info.mesh.clone(),
-        rig: info.rig.clone(),
+        rig: rig.clone(),
     };
     app.thumb_requested = Some(key);
     Some(Effect::Thumbnail(Box::new(req)))

@@ -22,7 +22,7 @@ pub fn render(app: &App, f: &mut Frame) {
     render_thumb(app, f, a.thumb_block, a.thumb);
     render_detail(app, f, a.detail);
     render_status(app, f, a.status);
-    render_help(f, a.help);
+    render_help(app, f, a.help);
 }
 
 fn render_header(app: &App, f: &mut Frame, area: Rect) {
@@ -129,6 +129,7 @@ fn render_thumb(app: &App, f: &mut Frame, block_area: Rect, inner: Rect) {
         joint_name,
         if app.heat { " · weights" } else { "" }
     );
+    let title = super::edit_view::title(app).unwrap_or(title);
     let title = super::play::title(app).unwrap_or(title);
     f.render_widget(
         Block::default().borders(Borders::ALL).title(title),
@@ -190,6 +191,7 @@ pub fn detail_lines(app: &App) -> Vec<Line<'static>> {
         Span::styled(s, Style::new().fg(c)),
         Span::raw(format!("  runs: {}", a.runs)),
     ])];
+    super::edit_view::lines(app, &mut out);
     match &a.last {
         None => out.push(Line::from("not rigged yet")),
         Some(LastRun::Failed(e)) => {
@@ -246,10 +248,12 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
             Style::new().fg(Color::Red),
         )));
     }
-    if let Some(j) = rig
-        .joints
-        .get(app.joint().min(rig.joints.len().saturating_sub(1)))
-    {
+    // In edit mode the edit section names the selected joint of the edited rig.
+    let shown = app.edit.is_none().then_some(()).and(
+        rig.joints
+            .get(app.joint().min(rig.joints.len().saturating_sub(1))),
+    );
+    if let Some(j) = shown {
         let pinned = a.hints.hints.iter().find(|h| h.joint == j.name);
         let mut line = format!(
             "joint {} ({}/{}) at ({:.3}, {:.3}, {:.3})",
@@ -357,9 +361,14 @@ fn render_status(app: &App, f: &mut Frame, area: Rect) {
     f.render_widget(Paragraph::new(line), area);
 }
 
-fn render_help(f: &mut Frame, area: Rect) {
+fn render_help(app: &App, f: &mut Frame, area: Rect) {
     let mut spans = Vec::new();
-    for (k, what) in HELP {
+    let keys = if app.edit.is_some() {
+        super::edit_keys::EDIT_HELP
+    } else {
+        HELP
+    };
+    for (k, what) in keys {
         spans.push(Span::styled(
             k.to_string(),
             Style::new().add_modifier(Modifier::REVERSED),
