@@ -2,6 +2,8 @@
 //! back depth per pixel and a layer count. This is the robust stand-in for the paper's vertex walk
 //! (§4): the union of projected triangles copes with many shells, holes and open meshes.
 
+use rayon::prelude::*;
+
 use super::view::Frame;
 use crate::mesh::PreparedMesh;
 
@@ -10,6 +12,9 @@ use crate::mesh::PreparedMesh;
 pub const PRIMARY_PIXELS: usize = 512;
 /// Empty pixels around the projection, so every outline closes inside the image.
 const MARGIN: usize = 3;
+/// Rows per band of the parallel fill: small enough that a 512-pixel raster has work for every
+/// core, large enough that few triangles cross a band's edge.
+const BAND_ROWS: usize = 16;
 
 /// A raster of the projection along a frame's p.
 #[derive(Clone, Debug)]
@@ -37,11 +42,13 @@ pub struct Raster {
 }
 
 impl Raster {
-    /// Rasterize `prepared` along `frame.p`, `pixels` on the long side.
+    /// Rasterize `prepared` along `frame.p`, `pixels` on the long side. Bands of rows are filled
+    /// in parallel; a pixel's cover is a min, a max and a count, so the result does not depend on
+    /// the order of the triangles or the number of threads.
     pub fn new(prepared: &PreparedMesh, frame: &Frame, pixels: usize) -> Self {
         let pts: Vec<[f64; 3]> = prepared
             .positions
-            .iter()
+            .par_iter()
             .map(|q| {
                 let f = frame.to_frame(q);
                 [f.x, f.y, f.z]
@@ -71,13 +78,39 @@ impl Raster {
             layers: vec![0; w * h],
             extent,
         };
-        for t in &prepared.triangles {
-            let tri = t.map(|i| {
-                let p = pts[i as usize];
-                [(p[0] - r.x0) / px, (p[1] - r.y0) / px, p[2]]
+        let (x0, y0) = (r.x0, r.y0);
+        let tris: Vec<[[f64; 3]; 3]> = prepared
+            .triangles
+            .par_iter()
+            .map(|t| {
+                t.map(|i| {
+                    let p = pts[i as usize];
+                    [(p[0] - x0) / px, (p[1] - y0) / px, p[2]]
+                })
+            })
+            .collect();
+        let buckets = band_buckets(&tris, h);
+        let rows = BAND_ROWS * w;
+        r.mask
+            .par_chunks_mut(rows)
+            .zip(r.zmin.par_chunks_mut(rows))
+            .zip(r.zmax.par_chunks_mut(rows))
+            .zip(r.layers.par_chunks_mut(rows))
+            .enumerate()
+            .for_each(|(b, (((mask, zmin), zmax), layers))| {
+                let mut band = Band {
+                    j0: b * BAND_ROWS,
+                    w,
+                    h,
+                    mask,
+                    zmin,
+                    zmax,
+                    layers,
+                };
+                for &t in &buckets[b] {
+                    band.fill(&tris[t as usize]);
+                }
             });
-            r.fill(&tri);
-        }
         r
     }
 
@@ -142,62 +175,11 @@ impl Raster {
         (self.zmin[k].is_finite()).then(|| (self.zmin[k], self.zmax[k]))
     }
 
-    /// Cover the pixel centres inside one triangle (pixel coordinates, depth). A triangle that
-    /// covers no centre (a sliver thinner than a pixel) marks the pixels of its corners and centroid,
-    /// so thin parts are never lost.
-    fn fill(&mut self, t: &[[f64; 3]; 3]) {
-        let area =
-            (t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) - (t[2][0] - t[0][0]) * (t[1][1] - t[0][1]);
-        let umin = t.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min);
-        let umax = t.iter().map(|p| p[0]).fold(f64::NEG_INFINITY, f64::max);
-        let vmin = t.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
-        let vmax = t.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max);
-        let mut any = false;
-        if area.abs() > 1e-12 {
-            let (i0, i1) = ((umin - 0.5).ceil().max(0.0) as usize, (umax - 0.5).floor());
-            let (j0, j1) = ((vmin - 0.5).ceil().max(0.0) as usize, (vmax - 0.5).floor());
-            let (i1, j1) = (i1.min(self.w as f64 - 1.0), j1.min(self.h as f64 - 1.0));
-            if i1 >= 0.0 && j1 >= 0.0 {
-                for j in j0..=j1 as usize {
-                    for i in i0..=i1 as usize {
-                        let (x, y) = (i as f64 + 0.5, j as f64 + 0.5);
-                        let b = barycentric(t, x, y, area);
-                        if b.iter().all(|c| *c >= -1e-9) {
-                            let z = b[0] * t[0][2] + b[1] * t[1][2] + b[2] * t[2][2];
-                            self.cover(j * self.w + i, z);
-                            any = true;
-                        }
-                    }
-                }
-            }
-        }
-        if !any {
-            let c = [0, 1, 2].map(|k| (t[0][k] + t[1][k] + t[2][k]) / 3.0);
-            for p in t.iter().chain(std::iter::once(&c)) {
-                if let Some(k) = self.index(p[0], p[1]) {
-                    self.cover(k, p[2]);
-                }
-            }
-        }
-    }
-
-    fn cover(&mut self, k: usize, z: f64) {
-        self.mask[k] = true;
-        self.zmin[k] = self.zmin[k].min(z);
-        self.zmax[k] = self.zmax[k].max(z);
-        self.layers[k] = self.layers[k].saturating_add(1);
-    }
-
     /// Morphological closing by one pixel (3×3): seals cracks between touching shells. New pixels
     /// take the depth range of their covered neighbours.
     fn close(&mut self) {
-        let dilated = self.morph(true);
-        let mut closed = dilated.clone();
-        for j in 0..self.h {
-            for i in 0..self.w {
-                closed[j * self.w + i] = self.all_around(&dilated, i, j);
-            }
-        }
+        let dilated = box3(&self.mask, self.w, self.h, true);
+        let closed = box3(&dilated, self.w, self.h, false);
         for (k, &c) in closed.iter().enumerate() {
             if c && !self.mask[k] {
                 let (i, j) = (k % self.w, k / self.w);
@@ -207,26 +189,6 @@ impl Raster {
             }
         }
         self.mask = closed;
-    }
-
-    fn morph(&self, grow: bool) -> Vec<bool> {
-        let mut out = self.mask.clone();
-        for j in 0..self.h {
-            for i in 0..self.w {
-                if grow {
-                    out[j * self.w + i] = self.any_around(&self.mask, i, j);
-                }
-            }
-        }
-        out
-    }
-
-    fn any_around(&self, m: &[bool], i: usize, j: usize) -> bool {
-        self.around(i, j).any(|k| m[k])
-    }
-
-    fn all_around(&self, m: &[bool], i: usize, j: usize) -> bool {
-        self.around(i, j).all(|k| m[k])
     }
 
     fn around(&self, i: usize, j: usize) -> impl Iterator<Item = usize> + '_ {
@@ -253,4 +215,234 @@ fn barycentric(t: &[[f64; 3]; 3], x: f64, y: f64, area: f64) -> [f64; 3] {
         ((b[0] - a[0]) * (y - a[1]) - (x - a[0]) * (b[1] - a[1])) / area
     };
     [f(&t[1], &t[2]), f(&t[2], &t[0]), f(&t[0], &t[1])]
+}
+
+/// For each band of [`BAND_ROWS`] rows, the triangles whose pixel rows (their centres' rows and
+/// the rows of their corners, which a sliver marks) meet it.
+fn band_buckets(tris: &[[[f64; 3]; 3]], h: usize) -> Vec<Vec<u32>> {
+    let mut buckets = vec![Vec::new(); h.div_ceil(BAND_ROWS)];
+    for (k, t) in tris.iter().enumerate() {
+        let vmin = t.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
+        let vmax = t.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max);
+        let row = |v: f64| (v.max(0.0) as usize).min(h - 1);
+        for bucket in &mut buckets[row(vmin) / BAND_ROWS..=row(vmax) / BAND_ROWS] {
+            bucket.push(k as u32);
+        }
+    }
+    buckets
+}
+
+/// Rows `j0..` of a raster being filled (global pixel indices minus `j0 * w`).
+struct Band<'a> {
+    j0: usize,
+    w: usize,
+    h: usize,
+    mask: &'a mut [bool],
+    zmin: &'a mut [f64],
+    zmax: &'a mut [f64],
+    layers: &'a mut [u16],
+}
+
+impl Band<'_> {
+    /// Cover the pixel centres inside one triangle (pixel coordinates, depth) in this band. A
+    /// triangle that covers no centre anywhere (a sliver thinner than a pixel) marks the pixels of
+    /// its corners and centroid, so thin parts are never lost.
+    fn fill(&mut self, t: &[[f64; 3]; 3]) {
+        let area =
+            (t[1][0] - t[0][0]) * (t[2][1] - t[0][1]) - (t[2][0] - t[0][0]) * (t[1][1] - t[0][1]);
+        let mut any = false;
+        if area.abs() > 1e-12 {
+            if let Some((i0, i1, j0, j1)) = centre_box(t, self.w, self.h) {
+                let end = self.j0 + self.mask.len() / self.w;
+                for j in j0.max(self.j0)..=j1.min(end - 1) {
+                    for i in i0..=i1 {
+                        let (x, y) = (i as f64 + 0.5, j as f64 + 0.5);
+                        let b = barycentric(t, x, y, area);
+                        if b.iter().all(|c| *c >= -1e-9) {
+                            let z = b[0] * t[0][2] + b[1] * t[1][2] + b[2] * t[2][2];
+                            self.cover(j * self.w + i, z);
+                            any = true;
+                        }
+                    }
+                }
+                // The triangle may cover centres in another band only.
+                if !any && (j0 < self.j0 || j1 >= end) {
+                    any = covers_a_centre(t, area, (i0, i1, j0, j1));
+                }
+            }
+        }
+        if !any {
+            let c = [0, 1, 2].map(|k| (t[0][k] + t[1][k] + t[2][k]) / 3.0);
+            for p in t.iter().chain(std::iter::once(&c)) {
+                let (u, v) = (p[0], p[1]);
+                if u >= 0.0 && v >= 0.0 && (u as usize) < self.w && (v as usize) < self.h {
+                    self.cover(v as usize * self.w + u as usize, p[2]);
+                }
+            }
+        }
+    }
+
+    /// Cover global pixel `k` if it lies in this band.
+    fn cover(&mut self, k: usize, z: f64) {
+        let Some(k) = k
+            .checked_sub(self.j0 * self.w)
+            .filter(|k| *k < self.mask.len())
+        else {
+            return;
+        };
+        self.mask[k] = true;
+        self.zmin[k] = self.zmin[k].min(z);
+        self.zmax[k] = self.zmax[k].max(z);
+        self.layers[k] = self.layers[k].saturating_add(1);
+    }
+}
+
+/// Columns i0..=i1 and rows j0..=j1 of the pixel centres in a triangle's bounding box, clipped to
+/// the image; `None` if empty on the high side.
+fn centre_box(t: &[[f64; 3]; 3], w: usize, h: usize) -> Option<(usize, usize, usize, usize)> {
+    let umin = t.iter().map(|p| p[0]).fold(f64::INFINITY, f64::min);
+    let umax = t.iter().map(|p| p[0]).fold(f64::NEG_INFINITY, f64::max);
+    let vmin = t.iter().map(|p| p[1]).fold(f64::INFINITY, f64::min);
+    let vmax = t.iter().map(|p| p[1]).fold(f64::NEG_INFINITY, f64::max);
+    let (i0, i1) = ((umin - 0.5).ceil().max(0.0) as usize, (umax - 0.5).floor());
+    let (j0, j1) = ((vmin - 0.5).ceil().max(0.0) as usize, (vmax - 0.5).floor());
+    let (i1, j1) = (i1.min(w as f64 - 1.0), j1.min(h as f64 - 1.0));
+    (i1 >= 0.0 && j1 >= 0.0 && i0 <= i1 as usize && j0 <= j1 as usize).then_some((
+        i0,
+        i1 as usize,
+        j0,
+        j1 as usize,
+    ))
+}
+
+/// Whether any pixel centre of the box lies in the triangle (the same test as the fill).
+fn covers_a_centre(
+    t: &[[f64; 3]; 3],
+    area: f64,
+    (i0, i1, j0, j1): (usize, usize, usize, usize),
+) -> bool {
+    (j0..=j1).any(|j| {
+        (i0..=i1).any(|i| {
+            let b = barycentric(t, i as f64 + 0.5, j as f64 + 0.5, area);
+            b.iter().all(|c| *c >= -1e-9)
+        })
+    })
+}
+
+/// Any (`grow`) or all (else) of each pixel's 3×3 neighbourhood clipped to the image, as a row
+/// pass then a column pass (the 3×3 box is separable).
+fn box3(m: &[bool], w: usize, h: usize, grow: bool) -> Vec<bool> {
+    let pick = |a: bool, b: bool| if grow { a || b } else { a && b };
+    let mut rows = m.to_vec();
+    for j in 0..h {
+        let r = &m[j * w..(j + 1) * w];
+        for i in 0..w {
+            let mut v = r[i];
+            if i > 0 {
+                v = pick(v, r[i - 1]);
+            }
+            if i + 1 < w {
+                v = pick(v, r[i + 1]);
+            }
+            rows[j * w + i] = v;
+        }
+    }
+    let mut out = rows.clone();
+    for j in 0..h {
+        for i in 0..w {
+            let mut v = rows[j * w + i];
+            if j > 0 {
+                v = pick(v, rows[(j - 1) * w + i]);
+            }
+            if j + 1 < h {
+                v = pick(v, rows[(j + 1) * w + i]);
+            }
+            out[j * w + i] = v;
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Fill `tris` into a `w`×`h` image either as one band or band by band (buckets as in
+    /// [`Raster::new`]); returns (mask, zmin, zmax, layers).
+    fn filled(tris: &[[[f64; 3]; 3]], w: usize, h: usize, banded: bool) -> Raster {
+        let mut r = Raster {
+            w,
+            h,
+            x0: 0.0,
+            y0: 0.0,
+            px: 1.0,
+            mask: vec![false; w * h],
+            zmin: vec![f64::INFINITY; w * h],
+            zmax: vec![f64::NEG_INFINITY; w * h],
+            layers: vec![0; w * h],
+            extent: 1.0,
+        };
+        let rows = if banded { BAND_ROWS * w } else { w * h };
+        let buckets = if banded {
+            band_buckets(tris, h)
+        } else {
+            vec![(0..tris.len() as u32).collect()]
+        };
+        let chunks = r
+            .mask
+            .chunks_mut(rows)
+            .zip(r.zmin.chunks_mut(rows))
+            .zip(r.zmax.chunks_mut(rows))
+            .zip(r.layers.chunks_mut(rows));
+        for (b, (((mask, zmin), zmax), layers)) in chunks.enumerate() {
+            let j0 = if banded { b * BAND_ROWS } else { 0 };
+            let mut band = Band {
+                j0,
+                w,
+                h,
+                mask,
+                zmin,
+                zmax,
+                layers,
+            };
+            for &t in &buckets[b] {
+                band.fill(&tris[t as usize]);
+            }
+        }
+        r
+    }
+
+    #[test]
+    fn banded_fill_equals_a_whole_image_fill() {
+        // Large triangles, slivers thinner than a pixel (some crossing band edges, some covering a
+        // centre in one band only) and tiny triangles: a deterministic pseudo-random set.
+        let (w, h) = (24, 3 * BAND_ROWS + 5);
+        let mut seed = 12345u64;
+        let mut next = || {
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (seed >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let mut tris = Vec::new();
+        for k in 0..300 {
+            let scale = [20.0, 3.0, 0.4][k % 3];
+            let (cu, cv) = (
+                1.0 + next() * (w as f64 - 2.0),
+                1.0 + next() * (h as f64 - 2.0),
+            );
+            let mut p = || {
+                let u = (cu + (next() - 0.5) * scale).clamp(0.0, w as f64 - 0.01);
+                let v = (cv + (next() - 0.5) * scale * 8.0).clamp(0.0, h as f64 - 0.01);
+                [u, v, next()]
+            };
+            tris.push([p(), p(), p()]);
+        }
+        let (one, banded) = (filled(&tris, w, h, false), filled(&tris, w, h, true));
+        assert!(one.mask.iter().filter(|m| **m).count() > w * h / 4);
+        assert_eq!(one.mask, banded.mask);
+        assert_eq!(one.layers, banded.layers);
+        assert_eq!(one.zmin, banded.zmin);
+        assert_eq!(one.zmax, banded.zmax);
+    }
 }

@@ -5,6 +5,8 @@
 //! (1 − the fraction of covered pixels with more than two surface layers): area alone rewards views
 //! where limbs overlap (a quadruped's side view).
 
+use rayon::prelude::*;
+
 use super::raster::Raster;
 use super::CurveError;
 use crate::geom::{P3, V3};
@@ -68,10 +70,16 @@ pub fn choose(prepared: &PreparedMesh, forced: Option<[f64; 3]>) -> Result<Frame
     }
     let mut best: Option<(f64, Frame)> = None;
     let mut best_axis = 0.0;
-    for (i, d) in candidates(prepared).into_iter().enumerate() {
-        let frame = Frame::along(d);
-        let r = Raster::new(prepared, &frame, SCORE_PIXELS);
-        let score = r.area() * (1.0 - r.overlap_fraction());
+    // Candidates are scored in parallel and compared in their fixed order.
+    let scored: Vec<(f64, Frame)> = candidates(prepared)
+        .into_par_iter()
+        .map(|d| {
+            let frame = Frame::along(d);
+            let r = Raster::new(prepared, &frame, SCORE_PIXELS);
+            (r.area() * (1.0 - r.overlap_fraction()), frame)
+        })
+        .collect();
+    for (i, (score, frame)) in scored.into_iter().enumerate() {
         let coordinate = i < 3;
         if coordinate {
             best_axis = f64::max(best_axis, score);
