@@ -14,8 +14,7 @@ fn global_solve_with_default_controls_equals_the_plain_solver() {
     let f = Fixture::new();
     let sdf = sdf_of(&f.mesh);
     let skin = skin_with_sdf(&f.mesh, &sdf, &joints(), &opts()).expect("skin");
-    let mut s =
-        Session::new(&f.mesh, &sdf, joints(), &skin, opts()).expect("session");
+    let mut s = Session::new(&f.mesh, &sdf, joints(), &skin, opts()).expect("session");
     let d = max_diff(&skin.weights, &s.skin_table());
     assert!(
         d < 1e-12,

@@ -37,7 +37,11 @@ pub fn hint_labels(
     outcome: &RigOutcome,
     progress: &dyn Progress,
 ) -> Vec<Label> {
-    let Some(disc) = outcome.discretization.as_ref().filter(|_| is_candidate(req, outcome)) else {
+    let Some(disc) = outcome
+        .discretization
+        .as_ref()
+        .filter(|_| is_candidate(req, outcome))
+    else {
         return Vec::new();
     };
     let emb = &outcome.embedding;

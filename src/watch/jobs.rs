@@ -284,7 +284,13 @@ impl HintLabel {
     /// shown); the label file is training data the user did not ask for, so a write error there
     /// (the output folder itself failing) is left to the next rig's outputs to report.
     fn record(&self, ctx: &JobContext, progress: &JobProgress<'_>) {
-        let _ = learn::hints::record(&ctx.pipeline, &self.req, &self.outcome, &ctx.out_dir, progress);
+        let _ = learn::hints::record(
+            &ctx.pipeline,
+            &self.req,
+            &self.outcome,
+            &ctx.out_dir,
+            progress,
+        );
     }
 }
 
