@@ -81,7 +81,15 @@ fn an_accepted_hinted_rig_appends_a_bad_and_a_good_label() {
         done.rig.confidence_reasons
     );
     assert!(done.output_errors.is_empty(), "{:?}", done.output_errors);
-    let got = labels::read(&[out_dir.join(HINT_LABELS_FILE)]).expect("labels file");
+    // The labels are recorded after the rig is reported (so the thumbnail does not wait for the
+    // extra unhinted search): wait for the file, as the next job of the asset would.
+    let file = out_dir.join(HINT_LABELS_FILE);
+    let deadline = std::time::Instant::now() + Duration::from_secs(240);
+    while labels::read(std::slice::from_ref(&file)).map_or(true, |l| l.len() < 2) {
+        assert!(std::time::Instant::now() < deadline, "no labels in {file:?}");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let got = labels::read(&[file]).expect("labels file");
     assert_eq!(got.len(), 2, "{got:?}");
     let (bad, good) = (&got[0], &got[1]);
     assert!(!bad.good && good.good);
