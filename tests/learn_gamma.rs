@@ -86,7 +86,10 @@ fn an_accepted_hinted_rig_appends_a_bad_and_a_good_label() {
     let file = out_dir.join(HINT_LABELS_FILE);
     let deadline = std::time::Instant::now() + Duration::from_secs(240);
     while labels::read(std::slice::from_ref(&file)).map_or(true, |l| l.len() < 2) {
-        assert!(std::time::Instant::now() < deadline, "no labels in {file:?}");
+        assert!(
+            std::time::Instant::now() < deadline,
+            "no labels in {file:?}"
+        );
         std::thread::sleep(Duration::from_millis(20));
     }
     let got = labels::read(&[file]).expect("labels file");

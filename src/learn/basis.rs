@@ -116,16 +116,7 @@ impl<'a> Scene<'a> {
         max_work: u64,
         mode: Mode,
     ) -> Option<Found> {
-        let never = || false;
-        let limits = Limits {
-            max_nodes: max_nodes.max(1),
-            max_work: max_work.max(1),
-            safety_time: Duration::from_secs(SAFETY_SECONDS),
-            cancelled: &never,
-            mode,
-            cutoff: 1.0,
-        };
-        search(&self.ctx(gamma), &limits)
+        search(&self.ctx(gamma), &limits(max_nodes, max_work, mode))
     }
 
     /// [`Scene::search`] with reduced joint `j` pinned to vertex `v` (the paper's hint mechanism:
@@ -137,15 +128,7 @@ impl<'a> Scene<'a> {
         max_nodes: usize,
         max_work: u64,
     ) -> Option<Found> {
-        let never = || false;
-        let limits = Limits {
-            max_nodes: max_nodes.max(1),
-            max_work: max_work.max(1),
-            safety_time: Duration::from_secs(SAFETY_SECONDS),
-            cancelled: &never,
-            mode: Mode::Full,
-            cutoff: 1.0,
-        };
+        let limits = limits(max_nodes, max_work, Mode::Full);
         let mut cand = self.cand.clone();
         if let Some(c) = cand.get_mut(j) {
             *c = vec![v];
@@ -156,3 +139,20 @@ impl<'a> Scene<'a> {
 
 /// Wall-clock safety cap of a labelling search; the work budget stops it long before.
 const SAFETY_SECONDS: u64 = 120;
+
+/// Never cancelled: learning runs to its deterministic work budget.
+fn never() -> bool {
+    false
+}
+
+/// The search limits of one labelling search: the deterministic node and work budgets, full cutoff.
+fn limits(max_nodes: usize, max_work: u64, mode: Mode) -> Limits<'static> {
+    Limits {
+        max_nodes: max_nodes.max(1),
+        max_work: max_work.max(1),
+        safety_time: Duration::from_secs(SAFETY_SECONDS),
+        cancelled: &never,
+        mode,
+        cutoff: 1.0,
+    }
+}
