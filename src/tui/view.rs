@@ -72,9 +72,13 @@ fn render_list(app: &App, f: &mut Frame, area: Rect) {
     let rows = order.iter().map(|&i| {
         let a = &app.assets[i];
         let (s, c) = status_text(a.status());
-        let penalty = a
-            .rig()
-            .map_or_else(String::new, |r| format!("{:.4}", r.rig.penalty.total));
+        let penalty = a.rig().map_or_else(String::new, |r| {
+            if has_penalty(&r.rig) {
+                format!("{:.4}", r.rig.penalty.total)
+            } else {
+                "-".into()
+            }
+        });
         let mark = if app.selected.as_ref() == Some(&a.path) {
             "▶"
         } else {
@@ -280,9 +284,7 @@ fn rig_lines(app: &App, a: &Asset, r: &super::app::RigInfo, out: &mut Vec<Line<'
     }
     template_lines(rig, out);
     super::method::method_lines(rig, out);
-    // The nine penalty terms belong to the template embedding; the other methods have none.
-    let other = [crate::rig::METHOD_MULTIPART, crate::curveskel::METHOD_NAME];
-    if !other.contains(&rig.method.as_str()) {
+    if has_penalty(rig) {
         penalty_lines(rig, out);
     }
     let warn: Vec<&String> = rig.warnings.iter().collect();
@@ -376,6 +378,13 @@ fn render_help(app: &App, f: &mut Frame, area: Rect) {
         spans.push(Span::raw(format!(" {what} ")));
     }
     f.render_widget(Paragraph::new(Line::from(spans)), area);
+}
+
+/// Whether the rig has the embedding penalty: the nine terms belong to the template embedding; the
+/// multi-component and curve-skeleton methods have none (the list shows "-").
+fn has_penalty(rig: &crate::rig::Rig) -> bool {
+    let other = [crate::rig::METHOD_MULTIPART, crate::curveskel::METHOD_NAME];
+    !other.contains(&rig.method.as_str())
 }
 
 /// The embedding's penalty and its nine weighted terms, two per line.
