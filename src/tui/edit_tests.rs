@@ -8,43 +8,17 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 
 use super::*;
 use crate::edit::EditOutcome;
-use crate::raster::figure::box_figure;
 use crate::tui::app::Msg;
 use crate::tui::editor::Saved;
+use crate::tui::play::tests::{key, rigged};
 use crate::tui::update;
-use crate::watch::{FsChange, JobDone, JobEvent, JobResult};
+use crate::watch::FsChange;
 
 /// 1% of the box figure's largest extent (1.85).
 const STEP: f64 = 0.0185;
 
-fn key(c: KeyCode) -> Msg {
-    Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
-}
-
 fn shift(c: KeyCode) -> Msg {
     Msg::Key(KeyEvent::new(c, KeyModifiers::SHIFT))
-}
-
-fn rigged(app: &mut App, id: u64) {
-    let (m, rig) = box_figure(true);
-    let path = app.root.join("a.obj");
-    let done = JobDone {
-        rig,
-        mesh: Arc::new(m),
-        reused_discretization: false,
-        outputs: Vec::new(),
-        output_errors: Vec::new(),
-        thumbnail: None,
-    };
-    update(
-        app,
-        Msg::Job(JobEvent::Started {
-            path: path.clone(),
-            id,
-        }),
-    );
-    let result = JobResult::Done(Box::new(done));
-    update(app, Msg::Job(JobEvent::Finished { path, id, result }));
 }
 
 /// An app with one rigged asset in edit mode, the session ready; LeftHand (index 4) selected.
@@ -55,7 +29,7 @@ fn editing() -> App {
         &mut app,
         Msg::Fs(FsChange::ScanDone(vec!["/w/a.obj".into()])),
     );
-    rigged(&mut app, 1);
+    rigged(&mut app, "a.obj", 1);
     app.assets[0].joint = 4;
     let fx = update(&mut app, key(KeyCode::Char(EDIT_KEY)));
     assert!(
@@ -429,7 +403,7 @@ fn save_sends_the_stack_and_leaving_unsaved_asks_first() {
 fn a_rerig_of_the_asset_closes_the_session() {
     let mut app = editing();
     update(&mut app, key(KeyCode::Left));
-    rigged(&mut app, 2);
+    rigged(&mut app, "a.obj", 2);
     assert!(app.edit.is_none());
     assert!(app
         .message

@@ -275,7 +275,7 @@ pub fn frame(app: &App) -> Option<&Protocol> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(super) mod tests {
     use super::*;
     use crate::raster::figure::box_figure;
     use crate::tui::app::Msg;
@@ -286,11 +286,12 @@ mod tests {
 
     const DT: Duration = Duration::from_millis(66);
 
-    fn key(c: KeyCode) -> Msg {
+    pub(in crate::tui) fn key(c: KeyCode) -> Msg {
         Msg::Key(KeyEvent::new(c, KeyModifiers::NONE))
     }
 
-    fn rigged(app: &mut App, name: &str, id: u64) {
+    /// Feeds `update` a started and a finished job: `name` rigged with the box figure.
+    pub(in crate::tui) fn rigged(app: &mut App, name: &str, id: u64) {
         let (m, rig) = box_figure(true);
         let done = JobDone {
             rig,
