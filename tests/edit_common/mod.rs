@@ -13,7 +13,7 @@ use geppetto::geom::{P3, V3};
 use geppetto::mesh::{Mesh, PreparedMesh};
 use geppetto::rig::RigJoint;
 use geppetto::skin::{skin_with_sdf, SkinOptions};
-use skin_common::{capsule_sdf, prepare};
+use skin_common::{capsule_sdf, prepare, revolve};
 
 pub const LEN: f64 = 8.0;
 pub const R: f64 = 0.35;
@@ -21,7 +21,6 @@ pub const JOINTS: usize = 9;
 
 /// A capsule around the y axis (0..LEN), `rings` rings of `seg` vertices plus poles.
 pub fn tube(seg: usize, rings: usize) -> Mesh {
-    let mut positions = vec![P3::new(0.0, -R, 0.0)];
     let mut profile: Vec<(f64, f64)> = (1..4)
         .map(|i| {
             let th = std::f64::consts::FRAC_PI_2 * i as f64 / 4.0;
@@ -33,31 +32,7 @@ pub fn tube(seg: usize, rings: usize) -> Mesh {
         let th = std::f64::consts::FRAC_PI_2 * i as f64 / 4.0;
         (LEN + R * th.sin(), R * th.cos())
     }));
-    for &(y, rad) in &profile {
-        for k in 0..seg {
-            let a = std::f64::consts::TAU * k as f64 / seg as f64;
-            positions.push(P3::new(rad * a.cos(), y, rad * a.sin()));
-        }
-    }
-    positions.push(P3::new(0.0, LEN + R, 0.0));
-    let top = (positions.len() - 1) as u32;
-    let ring = |i: usize, k: usize| (1 + i * seg + k % seg) as u32;
-    let last = profile.len() - 1;
-    let mut triangles = Vec::new();
-    for k in 0..seg {
-        triangles.push([0, ring(0, k + 1), ring(0, k)]);
-        triangles.push([top, ring(last, k), ring(last, k + 1)]);
-    }
-    for i in 0..last {
-        for k in 0..seg {
-            triangles.push([ring(i, k), ring(i, k + 1), ring(i + 1, k + 1)]);
-            triangles.push([ring(i, k), ring(i + 1, k + 1), ring(i + 1, k)]);
-        }
-    }
-    Mesh {
-        positions,
-        triangles,
-    }
+    revolve(&profile, seg, (-R, LEN + R), V3::zeros())
 }
 
 pub fn joints() -> Vec<RigJoint> {

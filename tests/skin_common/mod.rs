@@ -26,23 +26,29 @@ pub fn capsule(len: f64, r: f64, seg: usize, offset: V3) -> Mesh {
         let th = std::f64::consts::FRAC_PI_2 * i as f64 / cap as f64;
         profile.push((len + r * th.sin(), r * th.cos()));
     }
-    let mut positions = vec![P3::new(0.0, -r, 0.0) + offset];
-    for &(y, rad) in &profile {
+    revolve(&profile, seg, (-r, len + r), offset)
+}
+
+/// A closed surface of revolution around the y axis, shifted by `offset`: a pole at y = `poles.0`,
+/// one ring of `seg` vertices per (y, radius) of `profile` (bottom to top), a pole at y = `poles.1`.
+pub fn revolve(profile: &[(f64, f64)], seg: usize, poles: (f64, f64), offset: V3) -> Mesh {
+    let mut positions = vec![P3::new(0.0, poles.0, 0.0) + offset];
+    for &(y, rad) in profile {
         for k in 0..seg {
             let a = std::f64::consts::TAU * k as f64 / seg as f64;
             positions.push(P3::new(rad * a.cos(), y, rad * a.sin()) + offset);
         }
     }
-    positions.push(P3::new(0.0, len + r, 0.0) + offset);
+    positions.push(P3::new(0.0, poles.1, 0.0) + offset);
     let top = (positions.len() - 1) as u32;
     let ring = |i: usize, k: usize| (1 + i * seg + k % seg) as u32;
+    let last = profile.len() - 1;
     let mut triangles = Vec::new();
     for k in 0..seg {
         triangles.push([0, ring(0, k + 1), ring(0, k)]);
-        let last = profile.len() - 1;
         triangles.push([top, ring(last, k), ring(last, k + 1)]);
     }
-    for i in 0..profile.len() - 1 {
+    for i in 0..last {
         for k in 0..seg {
             triangles.push([ring(i, k), ring(i, k + 1), ring(i + 1, k + 1)]);
             triangles.push([ring(i, k), ring(i + 1, k + 1), ring(i + 1, k)]);
