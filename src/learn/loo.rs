@@ -12,10 +12,11 @@ use super::optimize::Search;
 use super::{learn, with_gamma, LearnError};
 use crate::config::RigConfig;
 use crate::embed::OrientationMode;
-use crate::geom::P3;
-use crate::measure::{joints, median, truth};
+use crate::measure::truth::{self, ScoredRig};
+use crate::measure::{joints, median};
 use crate::pipeline::{Method, Pipeline, RigRequest};
 use crate::progress::NoProgress;
+use crate::rig::read::RigFile;
 use crate::rig::Status;
 
 /// One left-out character.
@@ -105,16 +106,10 @@ pub fn rig_and_score(c: &Character, config: &RigConfig) -> Result<(f64, Status),
         .rig(&req, &NoProgress)
         .map_err(|e| LearnError::Rig(e.to_string()))?;
     let artist = truth::load(&c.truth)?;
-    let pred: Vec<P3> = out
-        .rig
-        .joints
-        .iter()
-        .map(|j| P3::from(j.position))
-        .collect();
-    let parents: Vec<Option<usize>> = out.rig.joints.iter().map(|j| j.parent).collect();
+    let pred = ScoredRig::from(RigFile::from_rig(&c.mesh, &out.rig));
     let extent = out.prepared.input.aabb().max_extent();
     let m = joints::measure(
-        (&pred, &parents),
+        (&pred.positions, &pred.parents),
         (&artist.positions, &artist.parents),
         extent,
     );
