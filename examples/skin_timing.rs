@@ -8,7 +8,8 @@
 //! extremes) unless a `rig.json` is given, 3 runs. Prints the median of each part (heat sources and
 //! visibility, assembly, symbolic, numeric, solve, post) and the whole stage, then VmHWM.
 //! With `--no-field` (any argument position) visibility is "always inside": the field-independent
-//! parts only.
+//! parts only. With `--exact` the visibility walk uses the exact field near the surface
+//! (`skin.exact_visibility`).
 
 use std::path::PathBuf;
 use std::time::Instant;
@@ -108,6 +109,7 @@ fn vm_hwm_mb() -> f64 {
 fn main() -> anyhow::Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let no_field = args.iter().any(|a| a == "--no-field");
+    let exact = args.iter().any(|a| a == "--exact");
     let pos: Vec<&String> = args.iter().filter(|a| !a.starts_with("--")).collect();
     let mesh_path = pos
         .first()
@@ -150,7 +152,10 @@ fn main() -> anyhow::Result<()> {
             "visibility = always inside"
         }
     );
-    let opts = SkinOptions::default();
+    let opts = SkinOptions {
+        exact_visibility: exact,
+        ..SkinOptions::default()
+    };
     let mut stats: Vec<SkinStats> = Vec::new();
     for _ in 0..runs {
         let s = if use_field {

@@ -156,3 +156,106 @@ fn exact_visibility_does_not_see_across_a_gap() {
     let expect = gap / 2.0 * n.scale;
     assert!((vis.eval(&mid) - expect).abs() < 1e-3, "{}", vis.eval(&mid));
 }
+
+/// A closed box `lo`–`hi` (8 vertices, 12 outward triangles).
+fn box_mesh(lo: V3, hi: V3) -> Mesh {
+    let mut m = Mesh::default();
+    for k in 0..8 {
+        let pick = |bit: usize, a: f64, b: f64| if k & bit == 0 { a } else { b };
+        m.positions.push(P3::new(
+            pick(1, lo.x, hi.x),
+            pick(2, lo.y, hi.y),
+            pick(4, lo.z, hi.z),
+        ));
+    }
+    m.triangles = vec![
+        [0, 2, 1],
+        [1, 2, 3],
+        [4, 5, 6],
+        [5, 7, 6],
+        [0, 1, 4],
+        [1, 5, 4],
+        [2, 6, 3],
+        [3, 6, 7],
+        [0, 4, 2],
+        [2, 4, 6],
+        [1, 3, 5],
+        [3, 7, 5],
+    ];
+    m
+}
+
+fn box_sdf(p: &P3, lo: V3, hi: V3) -> f64 {
+    let c = (lo + hi) / 2.0;
+    let h = (hi - lo) / 2.0;
+    let q = (p.coords - c).abs() - h;
+    q.map(|x| x.max(0.0)).norm() + q.max().min(0.0)
+}
+
+/// A prop (a slab held against a thick left leg, seeing no bone through its small gap) follows
+/// the leg it touches, although its far end is nearer to the thin right leg's bone; a prop
+/// floating in open space keeps its nearest bone.
+#[test]
+fn a_prop_follows_the_body_part_it_touches() {
+    let (left_x, left_r, right_x, right_r, len) = (-0.6, 0.4, 0.5, 0.1, 3.0);
+    let left = capsule(len, left_r, 16, V3::new(left_x, 0.0, 0.0));
+    let right = capsule(len, right_r, 12, V3::new(right_x, 0.0, 0.0));
+    // Gap 0.05 to the left leg's surface (x = −0.2): outside the visibility tolerance, within
+    // the contact gap; the right end (x = 0.25) is 0.25 from the right bone, 0.15 from its skin.
+    let (plo, phi) = (V3::new(-0.15, 1.4, -0.1), V3::new(0.25, 1.6, 0.1));
+    let prop = box_mesh(plo, phi);
+    // A second prop far from both legs, nearest to the right bone.
+    let (flo, fhi) = (V3::new(1.2, 1.4, -0.1), V3::new(1.4, 1.6, 0.1));
+    let floating = box_mesh(flo, fhi);
+    let (nl, nr, np) = (
+        left.positions.len(),
+        right.positions.len(),
+        prop.positions.len(),
+    );
+    let mesh = prepare(union(&[left, right, prop, floating]), None);
+    let sdf_mesh = move |p: &P3| {
+        capsule_sdf(p, len, left_r, V3::new(left_x, 0.0, 0.0))
+            .min(capsule_sdf(p, len, right_r, V3::new(right_x, 0.0, 0.0)))
+            .min(box_sdf(p, plo, phi))
+            .min(box_sdf(p, flo, fhi))
+    };
+    let n = mesh.normalization;
+    let sdf = move |p: &P3| sdf_mesh(&n.to_mesh(p)) * n.scale;
+    let joint = |name: &str, parent, x: f64, y: f64, end| geppetto::rig::RigJoint {
+        name: name.into(),
+        parent,
+        position: [x, y, 0.0],
+        end,
+    };
+    // The left leg bends at a knee (so it stays heat-diffused: a deforming body part).
+    let joints = vec![
+        joint("left", None, left_x, 0.0, false),
+        joint("left_knee", Some(0), left_x, 2.0, false),
+        joint("left_end", Some(1), left_x, len, true),
+        joint("right", None, right_x, 0.0, false),
+        joint("right_end", Some(3), right_x, len, true),
+    ];
+    let skin = skin_with_sdf(&mesh, &sdf, &joints, &SkinOptions::default()).expect("skin");
+    assert_valid(&skin, mesh.input.positions.len(), joints.len());
+    match &skin.shells[2] {
+        ShellBinding::Prop { joint, gap, .. } => {
+            assert_eq!(joint, "left");
+            assert!(
+                *gap > 0.004 && *gap <= geppetto::skin::props::CONTACT_GAP,
+                "{gap}"
+            );
+        }
+        other => panic!("the held prop is not bound to the leg it touches: {other:?}"),
+    }
+    let prop_rows = &skin.weights[nl + nr..nl + nr + np];
+    assert!(
+        prop_rows.iter().all(|w| w == &vec![(0, 1.0)]),
+        "{prop_rows:?}"
+    );
+    match &skin.shells[3] {
+        ShellBinding::Rigid { joint, .. } => assert_eq!(joint, "right"),
+        other => panic!("the floating prop should keep its nearest bone: {other:?}"),
+    }
+    let floating_rows = &skin.weights[nl + nr + np..];
+    assert!(floating_rows.iter().all(|w| w == &vec![(3, 1.0)]));
+}

@@ -130,7 +130,9 @@ impl<'a> Session<'a> {
             .iter()
             .filter_map(|s| match s {
                 ShellBinding::Heat { shell, .. } => shells.get(*shell),
-                ShellBinding::Rigid { .. } | ShellBinding::Part { .. } => None,
+                ShellBinding::Rigid { .. }
+                | ShellBinding::Part { .. }
+                | ShellBinding::Prop { .. } => None,
             })
             .flat_map(|s| s.iter().copied())
             .collect();

@@ -13,6 +13,7 @@ pub mod heat;
 pub mod laplacian;
 pub mod parts;
 pub mod pose;
+pub mod props;
 pub mod prune;
 mod rigid;
 pub mod solve;
@@ -94,6 +95,18 @@ pub enum ShellBinding {
         joint: String,
         /// That joint's area-weighted share of the diffused weights.
         share: f64,
+    },
+    /// Sees no bone but touches the heat-diffused body (a prop or accessory: axe, hat, plate):
+    /// bound rigidly to the joint of the body part it touches ([`props`]).
+    Prop {
+        /// Shell index.
+        shell: usize,
+        /// Welded vertices in the shell.
+        vertices: usize,
+        /// Joint the shell follows.
+        joint: String,
+        /// Smallest distance to the body, normalized units.
+        gap: f64,
     },
 }
 

@@ -13,7 +13,8 @@
 //! (a sleeve over an elbow, a leg shell over a knee, a body over its spine) splits its weight
 //! between the bones on both sides and keeps its diffused weights. The rule needs no notion of a
 //! "main" body and no size threshold: a one-shell character's body spans many joints.
-//! Props that see no bone at all are already rigid ([`super::ShellBinding::Rigid`]).
+//! Props that see no bone at all are rigid already: they follow the body part they touch
+//! ([`super::props`]).
 
 use std::collections::BTreeMap;
 

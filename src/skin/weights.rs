@@ -76,6 +76,8 @@ pub fn skin_with_sdf(
 
     let t = Instant::now();
     bind_parts(mesh, &mut rows, joints, opts, &mut out);
+    let shells = shell_vertex_lists(mesh);
+    super::props::bind_props(mesh, &shells, &mut rows, joints, &mut out);
     out.weights = per_input_vertex(mesh, &rows, &bones, &mut out.warnings);
     stats.post_ms += ms_since(t);
     stats.total_ms = ms_since(t_total);
