@@ -159,7 +159,8 @@ impl<'a> Body<'a> {
             })
             .collect();
         let gap = hits.iter().map(|h| h.0).fold(f64::INFINITY, f64::min);
-        if !(gap <= CONTACT_GAP) {
+        // A NaN gap (no hits) is not a contact either.
+        if gap.is_nan() || gap > CONTACT_GAP {
             return None;
         }
         let mut vote: BTreeMap<u32, f64> = BTreeMap::new();
