@@ -404,9 +404,9 @@ fn raw_weights_sum_to_one_before_clipping() {
 /// `K x` for a symmetric matrix stored with both triangles.
 fn mul(k: &geppetto::skin::laplacian::SymCsc, x: &[f64]) -> Vec<f64> {
     let mut out = vec![0.0; k.n];
-    for c in 0..k.n {
+    for (c, xc) in x.iter().enumerate().take(k.n) {
         for i in k.col_ptr[c]..k.col_ptr[c + 1] {
-            out[k.row_idx[i]] += k.values[i] * x[c];
+            out[k.row_idx[i]] += k.values[i] * xc;
         }
     }
     out

@@ -58,7 +58,7 @@ fn is_default_setting(op: &EditOp) -> bool {
 }
 
 /// A move of `joint` alone (descendants staying).
-fn plain_move_of<'a>(op: &'a EditOp) -> Option<&'a str> {
+fn plain_move_of(op: &EditOp) -> Option<&str> {
     match op {
         EditOp::MoveJoint {
             joint,
