@@ -143,8 +143,9 @@ fn the_region_is_grown_until_its_border_is_cold_then_trimmed_to_a_four_ring_band
     let adj = Adjacency::new(m, &f.mesh.triangles);
     // Moving j4 watches its own column and its parent's (the bones at j4, facts §9.5).
     let (seed, watch) = (4usize, [3u32, 4]);
+    // "Zero" is tested on the raw heat solution (before clipping and pruning).
     let eps = s.eps();
-    let rows = s.welded_rows().to_vec();
+    let rows = s.raw_rows().to_vec();
     let hot = |v: usize| rows[v].iter().any(|e| e.1 > eps && watch.contains(&e.0));
     let region_of = s.regions().to_vec();
     let c = computing_region(&adj, &region_of, &[seed], &hot);
@@ -356,4 +357,116 @@ fn extent(joints: &[geppetto::rig::RigJoint]) -> f64 {
             v.clone().fold(f64::MIN, f64::max) - v.fold(f64::MAX, f64::min)
         })
         .fold(0.0, f64::max)
+}
+
+/// Largest |Σ_j w_j − 1| over the vertices' raw heat solutions.
+fn raw_unity_error(rows: &[Vec<(u32, f64)>]) -> f64 {
+    rows.iter()
+        .map(|r| (r.iter().map(|e| e.1).sum::<f64>() - 1.0).abs())
+        .fold(0.0, f64::max)
+}
+
+#[test]
+fn raw_weights_sum_to_one_before_clipping() {
+    // Facts §10.1 (derived, §2.5): every column shares one matrix and Σ p = 1 where H > 0, so the
+    // raw solutions sum to 1. Exact ties are the exception: like the original, every tied bone
+    // gets the full heat term (Σ p > 1 there, the rows are renormalized), and the fixture's
+    // joints j1, j3, … sit exactly on vertex rings; a quarter ring up, no vertex ties.
+    let f = Fixture::new();
+    let sdf = sdf_of(&f.mesh);
+    let quarter = LEN / 120.0 / 4.0;
+    let mut js = joints();
+    for j in &mut js {
+        j.position[1] += quarter;
+    }
+    let skin = geppetto::skin::skin_with_sdf(&f.mesh, &sdf, &js, &opts()).expect("skin");
+    let mut s = geppetto::edit::Session::new(&f.mesh, &sdf, js.clone(), &skin, opts()).expect("s");
+    let e = raw_unity_error(s.raw_rows());
+    assert!(e < 1e-6, "base raw weights sum to 1 ± {e}");
+    // Still so after edits and a global refresh (magnitude and range keep one matrix; smoothness
+    // does not, so it is left out, and so is bending the chain: a vertex whose nearest point on
+    // both bones at a bent joint is the joint itself ties exactly).
+    s.apply(&EditOp::Handle {
+        joint: "j5".into(),
+        offset: [0.0, 0.3, 0.0],
+    })
+    .expect("range");
+    s.apply(&EditOp::Magnitude {
+        joint: "j2".into(),
+        c: 2.0,
+    })
+    .expect("magnitude");
+    s.global().expect("global");
+    let e = raw_unity_error(s.raw_rows());
+    assert!(e < 1e-6, "edited raw weights sum to 1 ± {e}");
+}
+
+/// `K x` for a symmetric matrix stored with both triangles.
+fn mul(k: &geppetto::skin::laplacian::SymCsc, x: &[f64]) -> Vec<f64> {
+    let mut out = vec![0.0; k.n];
+    for (c, xc) in x.iter().enumerate().take(k.n) {
+        for i in k.col_ptr[c]..k.col_ptr[c + 1] {
+            out[k.row_idx[i]] += k.values[i] * xc;
+        }
+    }
+    out
+}
+
+#[test]
+fn smoothness_lowers_the_thin_plate_excess_of_the_edited_weights() {
+    // Facts §10.13 [derived]: the column solves min (w−p)ᵀMH(w−p) + (1−b) wᵀKw + b wᵀKM⁻¹Kw, so
+    // g(w) = wᵀKM⁻¹Kw − wᵀKw cannot rise with b (the one quantity guaranteed to move one way).
+    use geppetto::skin::laplacian::{one_ring_areas, stiffness};
+    let f = Fixture::new();
+    let sdf = sdf_of(&f.mesh);
+    let s = session(&f.mesh, &sdf);
+    let n = f.mesh.positions.len();
+    let row: Vec<u32> = (0..n as u32).collect();
+    let k = stiffness(&f.mesh.positions, &f.mesh.triangles, &row, n);
+    let m = one_ring_areas(&f.mesh.positions, &f.mesh.triangles, &row, n);
+    let mut seen = Vec::new();
+    for b in [0.0, 0.25, 0.5, 0.75] {
+        let mut g = s.clone();
+        g.apply(&EditOp::Smoothness {
+            joint: "j4".into(),
+            b,
+        })
+        .expect("smoothness");
+        g.global().expect("global");
+        let w: Vec<f64> = g.raw_rows().iter().map(|r| weight(r, 4)).collect();
+        let kw = mul(&k, &w);
+        let energy: f64 = w.iter().zip(&kw).map(|(a, b)| a * b).sum();
+        let bending: f64 = kw.iter().zip(&m).map(|(x, a)| x * x / a).sum();
+        seen.push(bending - energy);
+    }
+    eprintln!("g(w4) for b = 0, .25, .5, .75: {seen:?}");
+    for p in seen.windows(2) {
+        assert!(
+            p[1] <= p[0] + 1e-6 * p[0].abs().max(1e-12),
+            "g rose with b: {seen:?}"
+        );
+    }
+    assert!(seen[3] < seen[0], "b had no effect: {seen:?}");
+}
+
+#[test]
+fn re_rooting_keeps_every_joints_weight_controls() {
+    let f = Fixture::new();
+    let sdf = sdf_of(&f.mesh);
+    let mut s = session(&f.mesh, &sdf);
+    s.apply(&EditOp::Magnitude {
+        joint: "j6".into(),
+        c: 2.5,
+    })
+    .expect("magnitude");
+    s.apply(&EditOp::Reroot { joint: "j4".into() })
+        .expect("reroot");
+    let k = s.joints.iter().position(|j| j.name == "j6").expect("j6");
+    assert_eq!(k_control(&s, k), 2.5, "j6's magnitude after the re-root");
+    let others = (0..s.joints.len()).filter(|&i| i != k);
+    assert!(others.into_iter().all(|i| k_control(&s, i) == 1.0));
+}
+
+fn k_control(s: &geppetto::edit::Session, i: usize) -> f64 {
+    s.controls[i].magnitude
 }

@@ -33,7 +33,8 @@ fn a_joint_move_changes_weights_only_inside_its_region_and_agrees_with_global() 
     s.set_eps(1e-4);
     let before = s.welded_rows().to_vec();
     let j4 = joints()[4].position;
-    let watch_hot: Vec<bool> = before
+    let watch_hot: Vec<bool> = s
+        .raw_rows()
         .iter()
         .map(|r| r.iter().any(|e| (e.0 == 3 || e.0 == 4) && e.1 > s.eps()))
         .collect();

@@ -192,3 +192,53 @@ fn rendering_is_deterministic_and_draft_marker_moves() {
     );
     assert_ne!(a, c);
 }
+
+#[test]
+fn figure_range_handle_shows_the_virtual_bones_it_shapes() {
+    use geppetto::raster::handle::RangeHandle;
+    use geppetto::raster::ViewKind;
+    let (mesh, rig) = box_figure(false);
+    // LeftArm's handle pulled out, up and forward: the virtual bones from Spine and to LeftHand
+    // end at the handle, not at the joint (facts §5.1).
+    let joint = rig.joints[3].position;
+    let handle = [joint[0] + 0.15, joint[1] + 0.12, joint[2] + 0.1];
+    let mut view = ThumbnailView {
+        width: 240,
+        height: 150,
+        selected: Some(3),
+        ..ThumbnailView::default()
+    };
+    let (plain, map) = render_rig(&mesh, &rig, &view);
+    view.handle = Some(RangeHandle {
+        joint,
+        handle,
+        reach: vec![
+            [rig.joints[1].position, handle],
+            [handle, rig.joints[4].position],
+        ],
+    });
+    let (img, _) = render_rig(&mesh, &rig, &view);
+    let violet = |p: [u8; 4]| p == [200, 150, 255, 255];
+    assert_eq!(count(&plain, violet), 0, "no handle, no virtual bone");
+    let half = img.width() / 2;
+    for kind in [ViewKind::Front, ViewKind::Side] {
+        // The cross is centred on the handle, in both views.
+        let (x, y) = map.project(handle, kind);
+        assert_eq!(
+            img.get_pixel(x as u32, y as u32).0,
+            [255, 255, 255, 255],
+            "{kind:?}: the handle's cross"
+        );
+        // The virtual bones are drawn (dashed) in this view's half.
+        let (lo, hi) = match kind {
+            ViewKind::Front => (0, half),
+            ViewKind::Side => (half, img.width()),
+        };
+        let seen = img
+            .enumerate_pixels()
+            .filter(|(px, _, p)| (lo..hi).contains(px) && violet(p.0))
+            .count();
+        assert!(seen > 30, "{kind:?}: {seen} virtual-bone pixels");
+    }
+    check("figure-range-handle.png", &img);
+}

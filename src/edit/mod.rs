@@ -14,6 +14,7 @@
 
 mod assemble;
 pub mod cache;
+pub mod compact;
 mod drag;
 pub mod local;
 pub mod region;

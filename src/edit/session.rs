@@ -209,6 +209,11 @@ impl<'a> Session<'a> {
         &self.rows
     }
 
+    /// Raw heat solution per welded vertex (before clipping, pruning and renormalizing).
+    pub fn raw_rows(&self) -> &[Vec<(u32, f64)>] {
+        &self.raw
+    }
+
     /// The proxy corresponding region of every welded vertex (`u32::MAX` outside heat shells).
     pub fn regions(&self) -> &[u32] {
         &self.region_of
@@ -220,8 +225,8 @@ impl<'a> Session<'a> {
         &self.last_region
     }
 
-    /// The weight columns (joints) the last edit recomputed (sorted); every other column is
-    /// unchanged everywhere.
+    /// The weight columns (joints) the last edit re-solved or re-finished on its region (sorted);
+    /// every other column is unchanged everywhere.
     pub fn last_columns(&self) -> &[u32] {
         &self.last_columns
     }
@@ -305,13 +310,22 @@ impl<'a> Session<'a> {
         out
     }
 
+    /// True if a watched column's raw heat solution exceeds the zero threshold at welded vertex
+    /// `v`. The region rule (§3.2) tests the solution of the heat system, not the pruned rows: a
+    /// joint pruned from a vertex's four influences still carries its raw weight there, and the
+    /// frozen raw values are what the next solve reads as boundary values.
+    fn hot(&self, v: usize, watch: &[u32]) -> bool {
+        let eps = self.eps();
+        self.raw[v]
+            .iter()
+            .any(|e| e.1 > eps && watch.contains(&e.0))
+    }
+
     /// The computing region for seeds `js` watching columns `watch` (current weights); its time
     /// goes to the next outcome's `region_ms`.
     fn region(&mut self, js: &[usize], watch: &[u32]) -> Vec<u32> {
         let t = Instant::now();
-        let eps = self.eps();
-        let rows = &self.rows;
-        let hot = |v: usize| rows[v].iter().any(|e| e.1 > eps && watch.contains(&e.0));
+        let hot = |v: usize| self.hot(v, watch);
         let r = region::computing_region_in(&self.adj, &self.region_of, &self.members, js, &hot);
         self.search_ms += ms_since(t);
         r
@@ -354,6 +368,14 @@ impl<'a> Session<'a> {
             EditOp::Reroot { joint } => {
                 let r = skel::find(&self.joints, joint)?;
                 let map = skel::reroot(&mut self.joints, r)?;
+                // Controls follow their joints to the new indices.
+                let mut controls = self.controls.clone();
+                for (old, new) in map.iter().enumerate() {
+                    if let Some(new) = *new {
+                        controls[new] = self.controls[old];
+                    }
+                }
+                self.controls = controls;
                 self.renumber(&map, None);
                 self.rebuild_regions();
                 self.global()?
@@ -537,7 +559,6 @@ impl<'a> Session<'a> {
 
     /// True if a vertex of `region` next to a heat vertex outside it has a watched weight.
     fn border_hot(&self, region: &[u32], watch: &[u32]) -> bool {
-        let eps = self.eps();
         let mut inside = vec![false; self.rows.len()];
         for &v in region {
             inside[v as usize] = true;
@@ -548,9 +569,7 @@ impl<'a> Session<'a> {
                 .of(v)
                 .iter()
                 .any(|&u| !inside[u as usize] && self.row_of[u as usize] != NOT_IN_SYSTEM)
-                && self.rows[v]
-                    .iter()
-                    .any(|e| e.1 > eps && watch.contains(&e.0))
+                && self.hot(v, watch)
         })
     }
 
@@ -570,14 +589,17 @@ impl<'a> Session<'a> {
         self.last_region = patch.region.clone();
         self.last_region.sort_unstable();
         self.last_columns.extend_from_slice(&patch.columns);
-        self.last_columns.sort_unstable();
-        self.last_columns.dedup();
         let it = patch.region.into_iter().zip(patch.rows).zip(patch.raw);
         for (((v, row), raw), src) in it.zip(patch.sources) {
+            // A column not re-solved is still re-finished (pruned, renormalized) on the region.
+            let finished = self.rows[v as usize].iter().chain(&row).map(|e| e.0);
+            self.last_columns.extend(finished);
             self.rows[v as usize] = row;
             self.raw[v as usize] = raw;
             self.sources[v as usize] = src;
         }
+        self.last_columns.sort_unstable();
+        self.last_columns.dedup();
     }
 
     /// Flag the bones that differ from the cached ones (all, if the bone list changed shape).

@@ -103,35 +103,11 @@ impl EditLog {
         })
     }
 
-    /// Append `ops` and compact: consecutive moves of one joint keep the last; a control set
-    /// again keeps only its last value (facts §11.5).
+    /// Append `ops` and compact the whole log ([`super::compact`], facts §11.5): superseded moves
+    /// and settings, settings back at their default, and an inserted joint deleted again go.
     pub fn push_compacted(&mut self, ops: &[EditOp]) {
-        for op in ops {
-            let replaces = |prev: &EditOp| match (prev, op) {
-                (
-                    EditOp::MoveJoint {
-                        joint: a,
-                        with_descendants: false,
-                        ..
-                    },
-                    EditOp::MoveJoint {
-                        joint: b,
-                        with_descendants: false,
-                        ..
-                    },
-                ) => a == b,
-                (EditOp::Handle { joint: a, .. }, EditOp::Handle { joint: b, .. })
-                | (EditOp::Magnitude { joint: a, .. }, EditOp::Magnitude { joint: b, .. })
-                | (EditOp::Smoothness { joint: a, .. }, EditOp::Smoothness { joint: b, .. }) => {
-                    a == b
-                }
-                _ => false,
-            };
-            match self.edits.last_mut() {
-                Some(last) if replaces(last) => *last = op.clone(),
-                _ => self.edits.push(op.clone()),
-            }
-        }
+        self.edits.extend_from_slice(ops);
+        self.edits = super::compact::compact(&self.edits);
     }
 }
 

@@ -9,6 +9,7 @@
 pub mod draw;
 #[cfg(any(test, feature = "test-support"))]
 pub mod figure;
+pub mod handle;
 pub mod parts;
 
 use std::path::Path;
@@ -68,6 +69,8 @@ pub struct ThumbnailView {
     pub heat: bool,
     /// A joint position being edited (mesh frame), drawn as a white ring.
     pub draft: Option<[f64; 3]>,
+    /// The selected joint's influence-range handle and the virtual bones it shapes.
+    pub handle: Option<handle::RangeHandle>,
 }
 
 impl Default for ThumbnailView {
@@ -78,6 +81,7 @@ impl Default for ThumbnailView {
             selected: None,
             heat: false,
             draft: None,
+            handle: None,
         }
     }
 }
@@ -299,6 +303,9 @@ fn draw_skeleton(
         if view.selected == Some(i) {
             c.disc(map.project(j.position, kind), 2.4 * px, SELECTED);
         }
+    }
+    if let Some(h) = &view.handle {
+        handle::draw(c, map, kind, h, px);
     }
     if let Some(d) = view.draft {
         let (x, y) = map.project(d, kind);

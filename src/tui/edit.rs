@@ -14,6 +14,7 @@ use std::sync::Arc;
 use super::app::{App, Effect};
 use super::editor::{EditCmd, EditCmdBody, EditEvent};
 use crate::edit::{Control, EditOp, EditOutcome};
+use crate::raster::handle::RangeHandle;
 use crate::raster::ViewKind;
 use crate::rig::Rig;
 
@@ -169,17 +170,43 @@ impl EditState {
             || self.ops.iter().zip(&self.saved).any(|((_, a), b)| a != b)
     }
 
-    /// The draft marker of the thumbnail: the dragged position, or the handle in range mode.
+    /// The draft marker of the thumbnail: the position a mouse drag is taking the joint to.
     pub fn marker(&self) -> Option<[f64; 3]> {
-        if let Some((_, Some(p))) = self.drag {
-            return Some(p);
+        match self.drag {
+            Some((_, Some(p))) => Some(p),
+            _ => None,
         }
+    }
+
+    /// In range mode, the selected joint's handle and the virtual bones it shapes: the segments
+    /// from its parent's handle and to its children's handles (facts §5.1).
+    pub fn range_handle(&self) -> Option<RangeHandle> {
         if self.mode != EditMode::Range {
             return None;
         }
-        let j = self.rig.joints.get(self.index())?;
-        let h = self.control(&j.name).handle;
-        Some([0, 1, 2].map(|i| j.position[i] + h[i]))
+        let joints = &self.rig.joints;
+        let k = self.index();
+        let at = |i: usize| {
+            let h = self.control(&joints[i].name).handle;
+            [0, 1, 2].map(|a| joints[i].position[a] + h[a])
+        };
+        let joint = joints.get(k)?.position;
+        let handle = at(k);
+        let mut reach: Vec<[[f64; 3]; 2]> = joints[k]
+            .parent
+            .map(|p| [at(p), handle])
+            .into_iter()
+            .collect();
+        reach.extend(
+            (0..joints.len())
+                .filter(|&c| joints[c].parent == Some(k))
+                .map(|c| [handle, at(c)]),
+        );
+        Some(RangeHandle {
+            joint,
+            handle,
+            reach,
+        })
     }
 }
 

@@ -266,10 +266,15 @@ fn magnitude_smoothness_insert_and_align_make_the_right_edits() {
         panic!("a handle edit");
     };
     assert!(close(offset, [STEP, 0.0, 0.0]));
-    assert!(
-        app.edit.as_ref().unwrap().marker().is_some(),
-        "the handle is drawn"
-    );
+    let h = app.edit.as_ref().unwrap().range_handle();
+    let h = h.expect("the handle is drawn in range mode");
+    assert!(close(
+        [0, 1, 2].map(|i| h.handle[i] - h.joint[i]),
+        [STEP, 0.0, 0.0]
+    ));
+    // LeftHand is a leaf: one virtual bone, from its parent's handle to its own.
+    assert_eq!(h.reach.len(), 1);
+    assert_eq!(h.reach[0][1], h.handle);
     let fx = update(&mut app, key(KeyCode::Char('i')));
     assert_eq!(
         applied(&fx),

@@ -265,6 +265,7 @@ fn thumb_effect(app: &mut App) -> Option<Effect> {
             selected: (!rig.joints.is_empty()).then_some(joint),
             heat: edit.map_or(app.heat, |e| e.heat),
             draft,
+            handle: edit.and_then(|e| e.range_handle()),
         },
         cells: (area.width, area.height),
         edit: edit.map_or(0, |e| e.rev + 1),
