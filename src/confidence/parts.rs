@@ -19,10 +19,12 @@
 //!    the chain's first joint: a limb, not a tail or a skirt), and more than [`EMPTY_SHARE`] of the
 //!    route from the chain's start through the attachment to the part's far end holds no bone, and
 //!    the part is at least [`LIMB_SHARE`] of the limb the template expects there (the part hangs
-//!    off where it is thickest: a limb's root, not a hand resting on a thigh). This
-//!    is step 3–4 without the direction test: an arm chain that ran up into a big ear, or ended in a
-//!    shoulder pad, leaves the hanging arm empty although the arm does not point the way the chain's
-//!    template direction does (a T-pose template on arms held down).
+//!    off where it is thickest: a limb's root, not a hand resting on a thigh) and leads on within
+//!    90° of the chain's template direction ([`SIDE_CONTINUE_COS`]). This is steps 3–4 with a
+//!    looser direction test, measured from where the part hangs rather than from the chain's end:
+//!    an arm chain that ran up into a big ear, or ended in a shoulder pad, leaves the arm held down
+//!    beside the body empty, and that arm is not within 60° of the chain's direction seen from the
+//!    ear or the pad.
 //!
 //! Extra parts no template chain continues (a tail on a human, a held prop, a dress, hair) are not
 //! judged here, nor is a chain that covers most of a longer-than-template limb (a camel's neck).
@@ -48,6 +50,11 @@ pub const CONTINUE_COS: f64 = 0.5;
 /// A chain stopped short when more than this share of the limb (its embedded length plus the empty
 /// part beyond it) holds no bone: then most of the limb cannot be posed.
 pub const EMPTY_SHARE: f64 = 0.5;
+/// A part hanging off the side of a mirrored chain (step 5) must lead on within 90° (cos 0) of the
+/// template's direction for the chain, from where it hangs: an arm held down beside the body still
+/// heads down and out like the template's A-pose arm, while a prop held at the side and resting on
+/// a thigh reaches back up against the leg's direction.
+pub const SIDE_CONTINUE_COS: f64 = 0.0;
 /// A part hanging off the side of a mirrored chain (step 5) counts only when it is at least this
 /// fraction of the limb the template expects there (the chain's template length scaled to the
 /// embedding): a hanging arm, not a shoulder pad, a pouch or a bump.
@@ -373,6 +380,10 @@ impl Scene<'_> {
             return None;
         }
         let (along, at) = chain.nearest(q, &base);
+        let out = self.o.apply(&(tip - at));
+        if out.norm() == 0.0 || out.normalize().dot(&chain.dir) < SIDE_CONTINUE_COS {
+            return None;
+        }
         let missing = (tip - at).norm() + tip_r;
         let share = missing / (along + missing);
         (share > EMPTY_SHARE && missing >= LIMB_SHARE * chain.want).then_some(share)
