@@ -80,6 +80,10 @@ fn an_arm_chain_stopped_at_the_shoulder_leaves_the_arm_empty() {
     assert_eq!(found[0].chain, "LeftHand_End");
     assert!(found[0].direction.contains("left"), "{found:?}");
     assert!(found[0].reason().contains("holds no joint"));
+    assert!(
+        !found[0].passed_by,
+        "the arm continues the chain: step 4, not step 5"
+    );
 }
 
 #[test]
@@ -105,4 +109,123 @@ fn a_tail_no_chain_continues_is_not_judged() {
     let (g, e) = embed(&shape, &s);
     let found = parts(&g, &s, &e, &e.joints);
     assert!(found.is_empty(), "{found:?}");
+}
+
+/// A standing figure with the arms held down beside the body (not the T-pose of
+/// `Capsules::human`), a big head, and, with `ears`, big thick ears at the head's sides (a cartoon
+/// elephant) and, with `pad`, a thick shoulder pad sticking out over the left arm (armour).
+fn arms_down(ears: bool, pad: bool) -> Capsules {
+    let mut shape = Capsules::human();
+    let p = |x: f64, y: f64| P3::new(x, y, 0.5);
+    shape.segs[1] = (p(0.5, 0.72), p(0.5, 0.78), 0.04, 0.04);
+    shape.segs[2] = (p(0.5, 0.86), p(0.5, 0.87), 0.08, 0.08);
+    let mut k = 3;
+    for s in [-1.0, 1.0] {
+        let x = |d: f64| 0.5 + s * d;
+        shape.segs[k] = (p(x(0.10), 0.70), p(x(0.13), 0.55), 0.035, 0.03); // upper arm
+        shape.segs[k + 1] = (p(x(0.13), 0.55), p(x(0.14), 0.42), 0.03, 0.025); // forearm
+        shape.segs[k + 2] = (p(x(0.14), 0.42), p(x(0.14), 0.37), 0.025, 0.02); // hand
+        k += 6;
+        if ears {
+            shape
+                .segs
+                .push((p(x(0.06), 0.88), p(x(0.22), 0.92), 0.045, 0.04));
+        }
+    }
+    if pad {
+        shape
+            .segs
+            .push((p(0.44, 0.745), p(0.33, 0.735), 0.045, 0.04));
+    }
+    shape
+}
+
+/// The embedding `e` of `arms_down` with both arms placed by hand where they belong (hanging),
+/// except the sides listed in `wrong`, whose five arm joints go to the given (x, y) points.
+fn arms_at(s: &Skeleton, e: &Embedding, wrong: &[(&str, [(f64, f64); 5])]) -> Vec<P3> {
+    let mut q = e.joints.clone();
+    let names = ["Shoulder", "Arm", "ForeArm", "Hand", "Hand_End"];
+    for (side, sign) in [("Left", -1.0), ("Right", 1.0)] {
+        let x = |d: f64| 0.5 + sign * d;
+        let mut pts = [
+            (x(0.05), 0.72),
+            (x(0.10), 0.70),
+            (x(0.13), 0.55),
+            (x(0.14), 0.42),
+            (x(0.14), 0.37),
+        ];
+        if let Some((_, w)) = wrong.iter().find(|(n, _)| *n == side) {
+            pts = *w;
+        }
+        for (n, (px, py)) in names.iter().zip(pts) {
+            set(s, &mut q, &format!("{side}{n}"), P3::new(px, py, 0.5));
+        }
+    }
+    q
+}
+
+#[test]
+fn arms_held_down_beside_big_ears_and_a_shoulder_pad_are_not_flagged_when_rigged_right() {
+    let s = load_template("human").unwrap();
+    for (ears, pad) in [(false, false), (true, false), (false, true)] {
+        let shape = arms_down(ears, pad);
+        let (g, e) = embed(&shape, &s);
+        let q = arms_at(&s, &e, &[]);
+        let found = parts(&g, &s, &e, &q);
+        assert!(found.is_empty(), "ears {ears} pad {pad}: {found:?}");
+    }
+}
+
+#[test]
+fn arms_that_went_into_the_ears_leave_the_hanging_arms_empty() {
+    let s = load_template("human").unwrap();
+    let shape = arms_down(true, false);
+    let (g, e) = embed(&shape, &s);
+    // Both arm chains run up from the shoulders into the ears (the cartoon-elephant failure); the
+    // arms point down, not the way the template's arms do, so step 3's direction test passes them.
+    let ear = |sign: f64| {
+        let x = |d: f64| 0.5 + sign * d;
+        [
+            (x(0.05), 0.74),
+            (x(0.09), 0.84),
+            (x(0.14), 0.89),
+            (x(0.19), 0.91),
+            (x(0.21), 0.92),
+        ]
+    };
+    let q = arms_at(&s, &e, &[("Left", ear(-1.0)), ("Right", ear(1.0))]);
+    let found = parts(&g, &s, &e, &q);
+    let mut chains: Vec<&str> = found.iter().map(|f| f.chain.as_str()).collect();
+    chains.sort_unstable();
+    assert_eq!(chains, ["LeftHand_End", "RightHand_End"], "{found:?}");
+    assert!(
+        found.iter().all(|f| f.direction.contains("lower")),
+        "{found:?}"
+    );
+    assert!(found.iter().all(|f| f.passed_by), "{found:?}");
+    assert!(
+        found[0].reason().contains("runs into another part"),
+        "{found:?}"
+    );
+}
+
+#[test]
+fn an_arm_chain_ending_in_a_shoulder_pad_leaves_the_arm_below_empty() {
+    let s = load_template("human").unwrap();
+    let shape = arms_down(false, true);
+    let (g, e) = embed(&shape, &s);
+    // The left chain stops in the pad at the shoulder (the armoured-soldier failure).
+    let pad = [
+        (0.45, 0.74),
+        (0.41, 0.743),
+        (0.37, 0.739),
+        (0.345, 0.736),
+        (0.33, 0.735),
+    ];
+    let q = arms_at(&s, &e, &[("Left", pad)]);
+    let found = parts(&g, &s, &e, &q);
+    assert_eq!(found.len(), 1, "{found:?}");
+    assert_eq!(found[0].chain, "LeftHand_End");
+    assert!(found[0].direction.contains("left"), "{found:?}");
+    assert!(found[0].share > 0.5 && found[0].passed_by, "{found:?}");
 }

@@ -1,4 +1,4 @@
-//! `geppetto learn LABELS... [--collect] [--out FILE] [--seed N] [--leave-one-out]`: maximum-margin
+//! `geppetto learn LABELS... [--collect] [--iterate] [--out FILE] [--seed N] [--leave-one-out]`: maximum-margin
 //! Γ (see [`crate::learn`]). Prints the learned Γ and the margin of every character (a negative
 //! one is a character whose labels the 9 basis terms cannot separate).
 
@@ -10,7 +10,7 @@ use anyhow::Context;
 use super::rig::load_config;
 use super::LearnArgs;
 use crate::embed::PENALTY_TERMS;
-use crate::learn::{self, collect, labels, loo, optimize::Search, Learned};
+use crate::learn::{self, collect, iterate, labels, loo, optimize::Search, Learned};
 
 /// Run `geppetto learn`. Exit 0 on success, 1 when an input cannot be read or nothing can be
 /// learned, 2 for usage errors.
@@ -38,6 +38,21 @@ pub fn run(args: &LearnArgs) -> anyhow::Result<ExitCode> {
     };
     if args.collect {
         all.extend(collect_corpus(&corpus()?, &config, args)?);
+    }
+    if args.iterate {
+        let rounds = iterate::iterate(&corpus()?, &mut all, &config, &search, |r| {
+            eprintln!(
+                "round {}: smallest margin {:.4}; {} new embeddings labelled ({} good)",
+                r.round, r.min_margin, r.added, r.added_good
+            );
+        })?;
+        labels::write(&args.labels_out, &all)?;
+        eprintln!(
+            "{} rounds; wrote {} labels to {}",
+            rounds.len(),
+            all.len(),
+            args.labels_out.display()
+        );
     }
     let learned = match learn::learn(&all, shipped, &search) {
         Ok(l) => l,

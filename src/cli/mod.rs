@@ -80,6 +80,11 @@ pub struct LearnArgs {
     /// that Γ and with the configured Γ, compare CD-J2J (real searches; slow).
     #[arg(long)]
     pub leave_one_out: bool,
+    /// The paper's loop: search the corpus characters again under the learned Γ (and under each
+    /// character's leave-one-out Γ), label the new embeddings, re-learn, until no new ones; the
+    /// grown label set is written to --labels-out.
+    #[arg(long)]
+    pub iterate: bool,
     /// Engine configuration whose Γ is the baseline (default: the built-in config/rig.yaml).
     #[arg(long)]
     pub config: Option<PathBuf>,

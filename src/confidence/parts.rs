@@ -14,6 +14,17 @@
 //!    template's direction for that chain ([`CONTINUE_COS`]);
 //! 4. the chain **stopped short** when the part beyond its end is more than [`EMPTY_SHARE`] of the
 //!    limb the shape has there (the chain's embedded length plus the part).
+//! 5. a mirrored limb chain (an arm, a leg) **went elsewhere** when a thick part hangs off it
+//!    anywhere along its length, lies on its side of the body (at least as far from the midplane as
+//!    the chain's first joint: a limb, not a tail or a skirt), and more than [`EMPTY_SHARE`] of the
+//!    route from the chain's start through the attachment to the part's far end holds no bone, and
+//!    the part is at least [`LIMB_SHARE`] of the limb the template expects there (the part hangs
+//!    off where it is thickest: a limb's root, not a hand resting on a thigh) and leads on within
+//!    90° of the chain's template direction ([`SIDE_CONTINUE_COS`]). This is steps 3–4 with a
+//!    looser direction test, measured from where the part hangs rather than from the chain's end:
+//!    an arm chain that ran up into a big ear, or ended in a shoulder pad, leaves the arm held down
+//!    beside the body empty, and that arm is not within 60° of the chain's direction seen from the
+//!    ear or the pad.
 //!
 //! Extra parts no template chain continues (a tail on a human, a held prop, a dress, hair) are not
 //! judged here, nor is a chain that covers most of a longer-than-template limb (a camel's neck).
@@ -39,6 +50,15 @@ pub const CONTINUE_COS: f64 = 0.5;
 /// A chain stopped short when more than this share of the limb (its embedded length plus the empty
 /// part beyond it) holds no bone: then most of the limb cannot be posed.
 pub const EMPTY_SHARE: f64 = 0.5;
+/// A part hanging off the side of a mirrored chain (step 5) must lead on within 90° (cos 0) of the
+/// template's direction for the chain, from where it hangs: an arm held down beside the body still
+/// heads down and out like the template's A-pose arm, while a prop held at the side and resting on
+/// a thigh reaches back up against the leg's direction.
+pub const SIDE_CONTINUE_COS: f64 = 0.0;
+/// A part hanging off the side of a mirrored chain (step 5) counts only when it is at least this
+/// fraction of the limb the template expects there (the chain's template length scaled to the
+/// embedding): a hanging arm, not a shoulder pad, a pouch or a bump.
+pub const LIMB_SHARE: f64 = 0.5;
 
 /// One part of the shape that no bone reaches.
 #[derive(Clone, Debug, PartialEq)]
@@ -49,11 +69,22 @@ pub struct EmptyPart {
     pub chain: String,
     /// The share of the limb (the chain's embedded length plus the part beyond it) left empty.
     pub share: f64,
+    /// The chain does not end at the part but passes it by (step 5 of the module docs): it ran
+    /// into another part (an ear, a shoulder pad) and the limb hangs off its side.
+    pub passed_by: bool,
 }
 
 impl EmptyPart {
     /// The plain-language reason.
     pub fn reason(&self) -> String {
+        if self.passed_by {
+            return format!(
+                "the limb of the shape reaching to the {} holds no joint: the chain to {} runs into another part beside it ({:.0}% of that limb has no bone)",
+                self.direction,
+                self.chain,
+                100.0 * self.share
+            );
+        }
         format!(
             "the part of the shape reaching to the {} holds no joint: the chain to {} stops short of it ({:.0}% of that limb has no bone)",
             self.direction,
@@ -164,24 +195,56 @@ struct Chain {
     joints: Vec<usize>,
     /// Embedded length.
     got: f64,
+    /// The template's length of the chain, scaled like the embedding (total embedded over total
+    /// template length of the core chains).
+    want: f64,
     /// Template direction from the chain's start to its end (template frame, unit).
     dir: V3,
+    /// Side of the body for a mirrored chain (template-frame sign of x, the character's left at
+    /// −X); `None` for a chain without a mirror (head, tail).
+    side: Option<f64>,
+}
+
+impl Chain {
+    /// Arc length along the embedded chain to its point nearest `p`, and that point.
+    fn nearest(&self, q: &[P3], p: &P3) -> (f64, P3) {
+        let mut best = (f64::INFINITY, 0.0, q[self.joints[0]]);
+        let mut walked = 0.0;
+        for w in self.joints.windows(2) {
+            let (a, b) = (q[w[0]], q[w[1]]);
+            let ab = b - a;
+            let t = ((p - a).dot(&ab) / ab.norm_squared().max(1e-300)).clamp(0.0, 1.0);
+            let at = a + ab * t;
+            let d = (p - at).norm();
+            if d < best.0 {
+                best = (d, walked + t * ab.norm(), at);
+            }
+            walked += ab.norm();
+        }
+        (best.1, best.2)
+    }
 }
 
 fn leaf_chains(skel: &Skeleton, q: &[P3], pinned: &[JointId]) -> Vec<Chain> {
     let red = Reduced::new(skel);
     let got = super::chain_lengths(&red, q);
     let core = |k: &usize| !super::optional(skel, &red.joints[*k]);
+    let total = |f: &dyn Fn(usize) -> f64| (0..red.len()).filter(core).map(f).sum::<f64>();
+    let fit = total(&|k| got[k]) / total(&|k| red.joints[k].chain_len).max(1e-12);
     (0..red.len())
         .filter(|k| core(k) && red.joints[*k].leaf && !pinned_chain(&red.joints[*k], pinned))
         .filter_map(|k| {
             let r = &red.joints[k];
             let dir = r.rest - red.joints[r.parent?].rest;
+            let mirrored = r.sym.is_some() || red.joints.iter().any(|o| o.sym == Some(k));
+            let side = r.rest.x - red.joints[0].rest.x;
             (dir.norm() > 0.0).then(|| Chain {
                 end: skel.joints[r.full.0].name.clone(),
                 joints: r.chain.iter().map(|j| j.0).collect(),
                 got: got[k],
+                want: r.chain_len * fit,
                 dir: dir.normalize(),
+                side: (mirrored && side != 0.0).then(|| side.signum()),
             })
         })
         .collect()
@@ -233,8 +296,27 @@ struct Scene<'a> {
 }
 
 impl Scene<'_> {
-    /// Steps 3 and 4 of the module docs for one group of unreached spheres.
+    /// The leaf chain whose bone passes nearest to `p`, if the nearest bone belongs to one.
+    fn chain_at(&self, p: &P3) -> Option<&Chain> {
+        let q = self.q;
+        let bone = |x: &(usize, usize)| seg_dist(p, &q[x.0], &q[x.1]);
+        let &(pa, ch) = self
+            .segs
+            .iter()
+            .min_by(|x, y| bone(x).total_cmp(&bone(y)))?;
+        self.chains
+            .iter()
+            .find(|c| c.joints[1..].contains(&ch) && c.joints.contains(&pa))
+    }
+
+    /// The empty part `group` judged against the skeleton (steps 3–5 of the module docs).
     fn judge(&self, group: &[usize]) -> Option<EmptyPart> {
+        self.stopped_short(group)
+            .or_else(|| self.went_elsewhere(group))
+    }
+
+    /// Steps 3 and 4 of the module docs for one group of unreached spheres.
+    fn stopped_short(&self, group: &[usize]) -> Option<EmptyPart> {
         let (g, q, dist) = (self.graph, self.q, &self.dist);
         // The far end (graph distance out of the reached volume plus the sphere's radius) and the
         // sphere where the part hangs on the reached volume.
@@ -244,25 +326,67 @@ impl Scene<'_> {
             .iter()
             .min_by(|a, b| dist[**a].total_cmp(&dist[**b]))?;
         let (bc, tc) = (g.spheres[base].center, g.spheres[tip].center);
-        let bone = |x: &(usize, usize)| seg_dist(&bc, &q[x.0], &q[x.1]);
-        let &(pa, ch) = self
-            .segs
-            .iter()
-            .min_by(|x, y| bone(x).total_cmp(&bone(y)))?;
-        let chain = self
-            .chains
-            .iter()
-            .find(|c| c.joints[1..].contains(&ch) && c.joints.contains(&pa))?;
+        let chain = self.chain_at(&bc)?;
         let out = self.o.apply(&(tc - q[*chain.joints.last()?]));
         // How far the part reaches beyond the chain's end, straight (graph paths wind).
         let missing = out.norm() + g.spheres[tip].radius;
         let continues = out.norm() > 0.0 && out.normalize().dot(&chain.dir) >= CONTINUE_COS;
         let share = missing / (chain.got + missing);
-        (continues && share > EMPTY_SHARE).then(|| EmptyPart {
-            direction: direction_words(&self.o.apply(&(tc - q[self.root]))),
+        (continues && share > EMPTY_SHARE).then(|| self.part(chain, &tc, share, false))
+    }
+
+    fn part(&self, chain: &Chain, tip: &P3, share: f64, passed_by: bool) -> EmptyPart {
+        EmptyPart {
+            direction: direction_words(&self.o.apply(&(tip - self.q[self.root]))),
             chain: chain.end.clone(),
             share,
-        })
+            passed_by,
+        }
+    }
+
+    /// Step 5 of the module docs. A part may touch the reached volume in several places (a hand
+    /// resting on the thigh as well as the shoulder): a limb joins the body at its root, its
+    /// thickest end, so the attachment is the thickest sphere of `group` bordering the reached
+    /// volume, and the part's far end is the sphere farthest from it, straight.
+    fn went_elsewhere(&self, group: &[usize]) -> Option<EmptyPart> {
+        let g = self.graph;
+        let radius = |i: &usize| g.spheres[*i].radius;
+        let b = group
+            .iter()
+            .filter(|i| {
+                g.edges[**i]
+                    .iter()
+                    .any(|(n, _)| self.dist[n.0 as usize] == 0.0)
+            })
+            .max_by(|x, y| radius(x).total_cmp(&radius(y)).then(y.cmp(x)))?;
+        let base = g.spheres[*b].center;
+        let reach = |i: &usize| (g.spheres[*i].center - base).norm() + radius(i);
+        let tip = group.iter().max_by(|x, y| reach(x).total_cmp(&reach(y)))?;
+        let tc = g.spheres[*tip].center;
+        let chain = self.chain_at(&base)?;
+        let share = self.side_share(chain, base, tc, radius(tip))?;
+        Some(self.part(chain, &tc, share, true))
+    }
+
+    /// The share of the limb route (chain start → attachment `base` → the part's far end `tip`,
+    /// radius `tip_r`) without a bone, when the mirrored `chain` has the part on its own side of
+    /// the body, the share exceeds [`EMPTY_SHARE`] and the part is limb-sized ([`LIMB_SHARE`]).
+    fn side_share(&self, chain: &Chain, base: P3, tip: P3, tip_r: f64) -> Option<f64> {
+        let side = chain.side?;
+        let q = self.q;
+        let lateral = |p: &P3| side * self.o.apply(&(p - q[self.root])).x;
+        let first = *chain.joints.get(1)?;
+        if lateral(&tip) < lateral(&q[first]).max(0.0) {
+            return None;
+        }
+        let (along, at) = chain.nearest(q, &base);
+        let out = self.o.apply(&(tip - at));
+        if out.norm() == 0.0 || out.normalize().dot(&chain.dir) < SIDE_CONTINUE_COS {
+            return None;
+        }
+        let missing = (tip - at).norm() + tip_r;
+        let share = missing / (along + missing);
+        (share > EMPTY_SHARE && missing >= LIMB_SHARE * chain.want).then_some(share)
     }
 }
 

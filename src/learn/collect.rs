@@ -99,55 +99,111 @@ pub fn gammas(base: [f64; 9], seed: u64) -> Vec<[f64; 9]> {
     out
 }
 
-/// Labelled embeddings of one character (deterministic: searches are budgeted in work and results
-/// collected in a fixed order). Embedded in the default orientation (+Y up, facing +Z), as the
-/// corpus rigs are.
-pub fn collect(c: &Character, config: &RigConfig, seed: u64) -> Result<Vec<Label>, LearnError> {
-    let pipeline = Pipeline::new(config.clone());
-    let mut timings = Default::default();
-    let (prepared, disc, _, _) = pipeline
-        .discretized(&c.mesh, &NoProgress, &mut timings)
-        .map_err(|e| LearnError::Rig(e.to_string()))?;
-    let artist = truth::load(&c.truth)?;
-    let skel =
-        crate::skeleton::load_template(&c.template).map_err(|e| LearnError::Rig(e.to_string()))?;
-    let o = Orientation::IDENTITY;
-    let scene = Scene::new(&disc.graph, &skel, o);
-    let extent = prepared.input.aabb().max_extent();
-    let norm = &prepared.normalization;
-    let parents: Vec<Option<usize>> = skel.joints.iter().map(|j| j.parent.map(|p| p.0)).collect();
-    let scored: Vec<(Vec<u32>, [f64; 9], f64)> = reached(&scene, config, seed)
-        .into_par_iter()
-        .filter_map(|m| {
-            let b = scene.basis(&m)?;
-            let at = place(
-                &disc.graph,
-                &disc.field,
-                &disc.medial.samples,
-                &skel,
-                &o,
-                &m,
-            );
-            let pred: Vec<P3> = at.iter().map(|p| norm.to_mesh(p)).collect();
-            let artist = (&artist.positions[..], &artist.parents[..]);
-            let cd = joints::measure((&pred, &parents), artist, extent).cd_j2j;
-            Some((m, b, cd))
+/// One character made ready for labelling: its discretization (computed once), template and
+/// artist rig. [`Prepared::label`] scores an embedding from stored data only.
+pub struct Prepared {
+    /// The character.
+    pub character: Character,
+    prepared: std::sync::Arc<crate::mesh::PreparedMesh>,
+    disc: std::sync::Arc<crate::discretize::Discretization>,
+    skel: crate::skeleton::Skeleton,
+    artist: truth::ScoredRig,
+}
+
+impl Prepared {
+    /// Discretize `c`'s mesh and load its template and artist rig.
+    pub fn new(c: &Character, config: &RigConfig) -> Result<Self, LearnError> {
+        let pipeline = Pipeline::new(config.clone());
+        let mut timings = Default::default();
+        let (prepared, disc, _, _) = pipeline
+            .discretized(&c.mesh, &NoProgress, &mut timings)
+            .map_err(|e| LearnError::Rig(e.to_string()))?;
+        let skel = crate::skeleton::load_template(&c.template)
+            .map_err(|e| LearnError::Rig(e.to_string()))?;
+        Ok(Self {
+            character: c.clone(),
+            artist: truth::load(&c.truth)?,
+            prepared,
+            disc,
+            skel,
         })
-        .collect();
-    let best = scored.iter().map(|s| s.2).fold(f64::INFINITY, f64::min);
-    Ok(scored
-        .into_iter()
-        .map(|(matched, basis, cd)| Label {
-            character: c.name.clone(),
+    }
+
+    /// The search scene (default orientation: +Y up, facing +Z, as the corpus rigs are).
+    pub fn scene(&self) -> Scene<'_> {
+        Scene::new(&self.disc.graph, &self.skel, Orientation::IDENTITY)
+    }
+
+    /// Basis values and CD-J2J (% of the largest extent) against the artist rig of the complete
+    /// embedding `m`; `None` when it is not complete or hits a hard veto.
+    pub fn score(&self, scene: &Scene, m: &[u32]) -> Option<([f64; 9], f64)> {
+        let b = scene.basis(m)?;
+        let d = &self.disc;
+        let at = place(
+            &d.graph,
+            &d.field,
+            &d.medial.samples,
+            &self.skel,
+            &scene.orientation,
+            m,
+        );
+        let norm = &self.prepared.normalization;
+        let pred: Vec<P3> = at.iter().map(|p| norm.to_mesh(p)).collect();
+        let parents: Vec<Option<usize>> = self
+            .skel
+            .joints
+            .iter()
+            .map(|j| j.parent.map(|p| p.0))
+            .collect();
+        let artist = (&self.artist.positions[..], &self.artist.parents[..]);
+        let extent = self.prepared.input.aabb().max_extent();
+        Some((b, joints::measure((&pred, &parents), artist, extent).cd_j2j))
+    }
+
+    /// An artist label of `m` (its goodness is set by [`relabel`]).
+    pub fn label(&self, scene: &Scene, matched: Vec<u32>) -> Option<Label> {
+        let (basis, cd) = self.score(scene, &matched)?;
+        Some(Label {
+            character: self.character.name.clone(),
             source: LabelSource::Artist,
-            template: skel.name.clone(),
-            orientation: o.label(),
+            template: self.skel.name.clone(),
+            orientation: scene.orientation.label(),
             matched,
             basis,
-            good: cd <= best + GOOD_SLACK_PCT,
+            good: false,
             cd_j2j: Some(cd),
         })
-        .collect())
+    }
+}
+
+/// Apply the label rule (module docs) to the artist labels of `character` in `labels`: good when
+/// CD-J2J is within [`GOOD_SLACK_PCT`] of the best among them. Re-run whenever labels are added,
+/// since a new embedding may be the new best.
+pub fn relabel(labels: &mut [Label], character: &str) {
+    let mine = |l: &Label| l.character == character && l.source == LabelSource::Artist;
+    let best = labels
+        .iter()
+        .filter(|l| mine(l))
+        .filter_map(|l| l.cd_j2j)
+        .fold(f64::INFINITY, f64::min);
+    for l in labels.iter_mut().filter(|l| mine(l)) {
+        if let Some(cd) = l.cd_j2j {
+            l.good = cd <= best + GOOD_SLACK_PCT;
+        }
+    }
+}
+
+/// Labelled embeddings of one character (deterministic: searches are budgeted in work and results
+/// collected in a fixed order).
+pub fn collect(c: &Character, config: &RigConfig, seed: u64) -> Result<Vec<Label>, LearnError> {
+    let p = Prepared::new(c, config)?;
+    let scene = p.scene();
+    let mut out: Vec<Label> = reached(&scene, config, seed)
+        .into_par_iter()
+        .filter_map(|m| p.label(&scene, m))
+        .collect();
+    relabel(&mut out, &c.name);
+    Ok(out)
 }
 
 /// The distinct complete embeddings (not forced fits) the searches of the module docs reach, in

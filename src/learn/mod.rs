@@ -5,6 +5,7 @@
 //! * [`collect`]: labels from artist rigs (corpus meshes with a truth file);
 //! * [`hints`]: labels from users' hints (the watcher appends them to its output folder);
 //! * [`optimize`]: the per-character margin and Nelder–Mead in a shrinking cube;
+//! * [`iterate`]: the paper's loop: search under the learned Γ, label new embeddings, re-learn;
 //! * [`loo`]: leave-one-character-out evaluation with real re-runs of the search.
 //!
 //! [`learn`] is the entry: labels in, a [`Learned`] Γ and per-character margins out. It never
@@ -13,6 +14,7 @@
 pub mod basis;
 pub mod collect;
 pub mod hints;
+pub mod iterate;
 pub mod labels;
 pub mod loo;
 pub mod optimize;
