@@ -258,6 +258,7 @@ impl Pipeline {
                     }
                 })?;
             timings.insert("skin".into(), ms_since(t));
+            timings.extend(s.stats.timings().map(|(k, ms)| (k.to_string(), ms)));
             let field = &disc.field;
             edit::replay_sidecar(
                 &prepared,

@@ -47,6 +47,9 @@ pub fn run(args: &BenchArgs) -> anyhow::Result<ExitCode> {
     if let Some(mesh) = &args.scaling {
         return run_scaling(args, &opts, mesh);
     }
+    if let Some(mesh) = &args.rerun {
+        return run_rerun(args, &opts, mesh);
+    }
     if !corpus.join("MANIFEST.tsv").is_file() {
         eprintln!(
             "error: no corpus at {} (expected MANIFEST.tsv, meshes/, truth/); pass --corpus DIR \
@@ -106,6 +109,25 @@ fn run_edit(args: &BenchArgs, opts: &BenchOptions, mesh: &Path) -> anyhow::Resul
         }
     };
     print!("{}", bench::edit::format(&report));
+    write_json(args.json.as_deref(), &report)?;
+    Ok(ExitCode::SUCCESS)
+}
+
+fn run_rerun(args: &BenchArgs, opts: &BenchOptions, mesh: &Path) -> anyhow::Result<ExitCode> {
+    if !mesh.is_file() {
+        eprintln!("error: --rerun {}: no such file", mesh.display());
+        return Ok(ExitCode::from(2));
+    }
+    let skeleton = template_for(args, opts, mesh);
+    let config = super::rig::load_config(args.config.as_deref())?;
+    let report = match bench::rerun::run(config, mesh, &skeleton, args.runs) {
+        Ok(r) => r,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return Ok(ExitCode::from(1));
+        }
+    };
+    print!("{}", bench::rerun::format(&report));
     write_json(args.json.as_deref(), &report)?;
     Ok(ExitCode::SUCCESS)
 }

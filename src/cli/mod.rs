@@ -327,6 +327,10 @@ pub struct BenchArgs {
     /// steps, each re-solved locally, against the global solve (region, ms, speed-up, max |dw|).
     #[arg(long)]
     pub edit: Option<PathBuf>,
+    /// Hint re-run latency of one mesh, as the watcher re-rigs it after a hints edit (cached
+    /// discretization): request to new thumbnail, --runs re-runs after one cold rig.
+    #[arg(long)]
+    pub rerun: Option<PathBuf>,
     /// With --edit: the joint to drag (default: the first forearm/elbow joint).
     #[arg(long)]
     pub joint: Option<String>,

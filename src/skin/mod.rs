@@ -17,6 +17,7 @@ pub mod props;
 pub mod prune;
 mod rigid;
 pub mod solve;
+pub mod system;
 pub mod visibility;
 mod weights;
 
@@ -146,6 +147,19 @@ pub struct SkinStats {
     pub post_ms: f64,
     /// Whole call.
     pub total_ms: f64,
+}
+
+impl SkinStats {
+    /// The parts worth a column in `rig.json`'s `timings_ms` and the bench table (ms): heat
+    /// sources (with the system's assembly and ordering alongside), numeric factorization, and the
+    /// triangular solves.
+    pub fn timings(&self) -> [(&'static str, f64); 3] {
+        [
+            ("skin_heat", self.heat_ms),
+            ("skin_factor", self.numeric_ms),
+            ("skin_solve", self.solve_ms),
+        ]
+    }
 }
 
 /// Why skinning failed.

@@ -4,8 +4,9 @@ use std::time::Instant;
 
 use super::bones::{self, Bone};
 use super::heat::{self, Source};
-use super::laplacian::{one_ring_areas, stiffness, SymCsc, NOT_IN_SYSTEM};
-use super::solve::solve_spd;
+use super::laplacian::SymCsc;
+use super::solve::solve_spd_with;
+use super::system::{likely_heat_vertices, HeatSystem};
 use super::{ShellBinding, Skin, SkinError, SkinOptions, SkinStats};
 use crate::geom::P3;
 use crate::mesh::PreparedMesh;
@@ -46,8 +47,15 @@ pub fn skin_with_sdf(
     };
     let mut out = Skin::default();
 
+    // The matrix half of the system needs no heat source: built alongside (see `system`).
     let t = Instant::now();
-    let mut sources = heat::sources(&mesh.positions, &bones, sdf);
+    let likely = likely_heat_vertices(&shell_vertex_lists(mesh), MIN_HEAT_SHELL);
+    // The system on this thread (the one that used to build it, so its big buffers come from the
+    // same allocator arena as before: measured lower peak memory), the sources on both.
+    let (system, mut sources) = rayon::join(
+        || HeatSystem::build(mesh, likely),
+        || heat::sources(&mesh.positions, &bones, sdf),
+    );
     stats.heat_ms = ms_since(t);
 
     let mut rows: Rows = vec![Vec::new(); mesh.positions.len()];
@@ -64,10 +72,10 @@ pub fn skin_with_sdf(
         &mut out.warnings,
     );
     stats.heat_ms += ms_since(t);
+    let system = HeatSystem::reuse_or_build(Some(system), mesh, &heat_vertices);
     diffuse(
-        mesh,
         &sources,
-        &heat_vertices,
+        system,
         opts,
         &mut rows,
         &mut stats,
@@ -227,23 +235,30 @@ fn adopt(
 /// Solve the heat system over `verts` and fill their rows. Never fails: if the factorization
 /// fails even after regularization, each vertex follows its nearest visible bone(s).
 fn diffuse(
-    mesh: &PreparedMesh,
     sources: &[Option<Source>],
-    verts: &[u32],
+    system: HeatSystem,
     opts: &SkinOptions,
     rows: &mut Rows,
     stats: &mut SkinStats,
     warnings: &mut Vec<String>,
 ) {
     let t = Instant::now();
-    let (a, mut x, joint_of_column) = assemble(mesh, sources, verts, opts);
+    stats.symbolic_ms = system.analyze_ms;
+    let (pattern, verts) = (system.pattern, system.verts);
+    let verts = verts.as_slice();
+    let (a, mut x, joint_of_column) =
+        assemble(system.stiffness, &system.mass, sources, verts, opts);
     let (n, k) = (verts.len(), joint_of_column.len());
     stats.unknowns = n;
     stats.columns = k;
     stats.assemble_ms = ms_since(t);
-    match solve_spd(&a, &mut x, k) {
+    let solved = match &pattern {
+        _ if n == 0 || k == 0 => Ok(Default::default()),
+        Ok(p) => solve_spd_with(p, &a, &mut x, k),
+        Err(e) => Err(e.clone()),
+    };
+    match solved {
         Ok(s) => {
-            stats.symbolic_ms = s.symbolic_ms;
             stats.numeric_ms = s.numeric_ms;
             stats.solve_ms = s.solve_ms;
             if s.attempts > 1 {
@@ -327,22 +342,17 @@ fn keep_pruned_joints(
     }
 }
 
-/// The system `A = L_c + M·H` over `verts` (row r = `verts[r]`) and the right-hand sides
-/// `B[:, c] = M·H·p_c` (column-major, `verts.len() × columns`), one column per joint that receives
-/// heat anywhere; returns `(A, B, joint of each column)`.
+/// The system `A = L_c + M·H` over `verts` (row r = `verts[r]`; `a` holds `L_c` on entry) and the
+/// right-hand sides `B[:, c] = M·H·p_c` (column-major, `verts.len() × columns`), one column per
+/// joint that receives heat anywhere; returns `(A, B, joint of each column)`.
 fn assemble(
-    mesh: &PreparedMesh,
+    mut a: SymCsc,
+    mass: &[f64],
     sources: &[Option<Source>],
     verts: &[u32],
     opts: &SkinOptions,
 ) -> (SymCsc, Vec<f64>, Vec<u32>) {
-    let mut row = vec![NOT_IN_SYSTEM; mesh.positions.len()];
-    for (r, &v) in verts.iter().enumerate() {
-        row[v as usize] = r as u32;
-    }
     let n = verts.len();
-    let mut a = stiffness(&mesh.positions, &mesh.triangles, &row, n);
-    let mass = one_ring_areas(&mesh.positions, &mesh.triangles, &row, n);
     let mut column_of = std::collections::BTreeMap::new();
     for s in verts.iter().filter_map(|&v| sources[v as usize].as_ref()) {
         for &j in &s.joints {

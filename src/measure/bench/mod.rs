@@ -12,6 +12,7 @@ pub mod child;
 pub mod edit;
 pub mod manifest;
 pub mod report;
+pub mod rerun;
 pub mod scaling;
 
 use std::collections::BTreeMap;

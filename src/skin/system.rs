@@ -1,0 +1,139 @@
+//! The matrix half of the heat system — cotangent stiffness `L_c`, lumped masses `M` and the
+//! sparse LLᵀ's symbolic analysis (AMD ordering) — which depends only on the mesh and on which
+//! vertices are diffused, never on the bones (Baran & Popović 2007 §4;
+//! docs/algorithms.md#skin-heat-diffusion).
+//!
+//! On big meshes the AMD ordering is the largest single cost of skinning, and it needs no heat
+//! source. So [`super::skin_with_sdf`] builds this part for the *likely* diffused set (every
+//! shell big enough to diffuse over) on one thread while the heat sources are computed on the
+//! other, and uses it only if the diffused set turns out to be exactly that set (the usual case:
+//! every shell sees a bone). Otherwise it is rebuilt for the actual set. Either way the matrix,
+//! its pattern and so the factor are the ones a fresh build gives, bit for bit.
+
+use std::time::Instant;
+
+use super::laplacian::{one_ring_areas, stiffness, SymCsc, NOT_IN_SYSTEM};
+use super::solve::SpdPattern;
+use crate::mesh::PreparedMesh;
+use crate::util::ms_since;
+
+/// `L_c`, `M` and the symbolic analysis over one list of welded vertices (row r = `verts[r]`).
+#[derive(Clone, Debug)]
+pub struct HeatSystem {
+    /// The diffused welded vertices, in row order.
+    pub verts: Vec<u32>,
+    /// Cotangent stiffness over `verts` (diagonal always stored).
+    pub stiffness: SymCsc,
+    /// Lumped one-ring areas per row.
+    pub mass: Vec<f64>,
+    /// Symbolic analysis of `stiffness`'s pattern, or why it failed.
+    pub pattern: Result<SpdPattern, String>,
+    /// Time of the symbolic analysis, ms.
+    pub analyze_ms: f64,
+}
+
+impl HeatSystem {
+    /// Assemble and analyze the system over `verts` of `mesh` (normalized frame).
+    pub fn build(mesh: &PreparedMesh, verts: Vec<u32>) -> Self {
+        let mut row = vec![NOT_IN_SYSTEM; mesh.positions.len()];
+        for (r, &v) in verts.iter().enumerate() {
+            row[v as usize] = r as u32;
+        }
+        let n = verts.len();
+        let stiffness = stiffness(&mesh.positions, &mesh.triangles, &row, n);
+        let mass = one_ring_areas(&mesh.positions, &mesh.triangles, &row, n);
+        // The heat term only adds to the diagonal, which `stiffness` always stores: the final
+        // matrix has this pattern.
+        let t = Instant::now();
+        let pattern = if n == 0 {
+            Err("empty system".into())
+        } else {
+            SpdPattern::analyze(&stiffness)
+        };
+        Self {
+            verts,
+            stiffness,
+            mass,
+            pattern,
+            analyze_ms: ms_since(t),
+        }
+    }
+
+    /// This system if it was built over exactly `verts`, else a fresh one over `verts`.
+    pub fn reuse_or_build(speculative: Option<Self>, mesh: &PreparedMesh, verts: &[u32]) -> Self {
+        match speculative {
+            Some(s) if s.verts == verts => s,
+            _ => Self::build(mesh, verts.to_vec()),
+        }
+    }
+}
+
+/// The vertices heat diffusion most likely runs over: those of every shell with at least
+/// `min_shell` vertices, in shell order (the order [`super::skin_with_sdf`] lists them in).
+pub fn likely_heat_vertices(shells: &[Vec<u32>], min_shell: usize) -> Vec<u32> {
+    shells
+        .iter()
+        .filter(|s| s.len() >= min_shell)
+        .flat_map(|s| s.iter().copied())
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::geom::P3;
+    use crate::mesh::{prepare, Mesh};
+    use crate::skin::shell_vertex_lists;
+
+    /// Two closed tetrahedra (4 vertices each) and one lone triangle (3 vertices).
+    fn shells() -> PreparedMesh {
+        let mut m = Mesh::default();
+        for dx in [0.0, 5.0] {
+            let base = m.positions.len() as u32;
+            m.positions.extend([
+                P3::new(dx, 0.0, 0.0),
+                P3::new(dx + 1.0, 0.0, 0.0),
+                P3::new(dx, 1.0, 0.0),
+                P3::new(dx, 0.0, 1.0),
+            ]);
+            m.triangles
+                .extend([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]].map(|t| t.map(|v| v + base)));
+        }
+        let base = m.positions.len() as u32;
+        m.positions.extend([
+            P3::new(9.0, 0.0, 0.0),
+            P3::new(10.0, 0.0, 0.0),
+            P3::new(9.0, 1.0, 0.0),
+        ]);
+        m.triangles.push([base, base + 1, base + 2]);
+        prepare(m).unwrap()
+    }
+
+    fn same(a: &HeatSystem, b: &HeatSystem) -> bool {
+        let bits = |v: &[f64]| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>();
+        a.verts == b.verts
+            && a.stiffness.col_ptr == b.stiffness.col_ptr
+            && a.stiffness.row_idx == b.stiffness.row_idx
+            && bits(&a.stiffness.values) == bits(&b.stiffness.values)
+            && bits(&a.mass) == bits(&b.mass)
+    }
+
+    #[test]
+    fn likely_set_skips_small_shells_and_is_reused_only_when_it_matches() {
+        let mesh = shells();
+        let lists = shell_vertex_lists(&mesh);
+        let likely = likely_heat_vertices(&lists, 4);
+        assert_eq!(likely.len(), 8, "the lone triangle is not diffused over");
+        let speculative = HeatSystem::build(&mesh, likely.clone());
+        assert!(speculative.pattern.is_ok());
+        // The diffused set turned out as guessed: the speculative system is the fresh one.
+        let reused = HeatSystem::reuse_or_build(Some(speculative.clone()), &mesh, &likely);
+        assert!(same(&reused, &HeatSystem::build(&mesh, likely.clone())));
+        // Only the first shell sees a bone: rebuilt over that shell alone.
+        let first: Vec<u32> = likely[..4].to_vec();
+        let rebuilt = HeatSystem::reuse_or_build(Some(speculative), &mesh, &first);
+        assert_eq!(rebuilt.verts, first);
+        assert_eq!(rebuilt.stiffness.n, 4);
+        assert!(same(&rebuilt, &HeatSystem::build(&mesh, first)));
+    }
+}
