@@ -394,16 +394,12 @@ fn build_with(
     let full = 1u32 << (depth + 1);
     let windings = std::sync::atomic::AtomicUsize::new(0);
     let mut ex = Exact::new(bvh, inner, &all, &sign, prm.unit, &windings);
-    let root_corners: [(f64, V3); 8] = std::array::from_fn(|m| {
+    let corners: [f64; 8] = std::array::from_fn(|m| {
         let b = |bit: usize| if m >> bit & 1 == 1 { full } else { 0 };
-        ex.value_at([b(0), b(1), b(2)], Some(false), &[])
+        ex.value([b(0), b(1), b(2)], Some(false), &[])
     });
-    let corners = octree::Corners {
-        v: root_corners.map(|c| c.0),
-        q: root_corners.map(|c| c.1),
-    };
     let q0 = ex.queries;
-    let (root, q) = octree::build_tree(&mut ex, prm, &corners);
+    let (root, q) = octree::build_tree(&mut ex, prm, corners);
     let stats = FieldStats {
         exact_queries: q + q0,
         winding_queries: windings.load(std::sync::atomic::Ordering::Relaxed),

@@ -12,7 +12,6 @@
 //! the distance), `octree` (the octree build on an integer lattice, parallel subtrees, exact-key
 //! distance cache, sign inheritance through surface-free balls).
 
-mod bounds;
 pub mod bvh;
 pub mod field;
 pub mod graph;

@@ -14,7 +14,6 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::bounds::{is_corner, Bounds};
 use super::bvh::Bvh;
 use super::winding::Sign;
 use crate::geom::V3;
@@ -50,8 +49,7 @@ pub struct Exact<'a> {
     unit: f64,
     /// Per lattice key: signed distance, and the unsigned distance to *all* triangles (the sign's
     /// surface; differs from |value| only when internal triangles were culled from `bvh`).
-    /// And the closest surface point found (infinite for an empty mesh), for [`Bounds`].
-    cache: HashMap<u64, (f64, f64, V3), BuildHasherDefault<KeyHasher>>,
+    cache: HashMap<u64, (f64, f64), BuildHasherDefault<KeyHasher>>,
     hint_all: Option<u32>,
     hint: Option<u32>,
     /// Closest-point queries run (cache misses).
@@ -92,21 +90,18 @@ impl<'a> Exact<'a> {
     /// point's distance to the surface — and only then does the sign method run. The winding
     /// number costs far more than the closest-point query, so this saves most of the build time
     /// on open and multi-shell meshes. (It cannot cross a mesh triangle; it can cross the soft
-    /// w = ½ cap over a hole, where either answer is as good.) Also returns the closest surface
-    /// point found (infinite for an empty mesh), for [`Bounds`].
-    pub fn value_at(&mut self, k: [u32; 3], known: Option<bool>, anchors: &[Anchor]) -> (f64, V3) {
+    /// w = ½ cap over a hole, where either answer is as good.)
+    pub fn value(&mut self, k: [u32; 3], known: Option<bool>, anchors: &[Anchor]) -> f64 {
         let key = pack(k);
         if let Some(v) = self.cache.get(&key) {
-            return (v.0, v.2);
+            return v.0;
         }
         let mut r = f64::INFINITY;
-        let mut q = V3::repeat(f64::INFINITY);
         let p = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.unit;
         self.queries += 1;
         let v = match self.bvh.closest(&p, self.hint) {
             None => 1.0,
             Some(hit) => {
-                q = hit.point;
                 self.hint = Some(hit.slot);
                 let d = hit.dist2.sqrt();
                 r = d;
@@ -143,14 +138,14 @@ impl<'a> Exact<'a> {
                 }
             }
         };
-        self.cache.insert(key, (v, r, q));
-        (v, q)
+        self.cache.insert(key, (v, r));
+        v
     }
 
     /// The anchor for an already evaluated lattice point (None if not in this task's cache).
     fn anchor(&self, k: [u32; 3]) -> Option<Anchor> {
         match self.cache.get(&pack(k)) {
-            Some(&(v, r, _)) if r >= 0.0 => Some(Anchor { k, v, r }),
+            Some(&(v, r)) if r >= 0.0 => Some(Anchor { k, v, r }),
             _ => None,
         }
     }
@@ -197,19 +192,9 @@ pub struct Params {
     pub lipschitz_skip: bool,
 }
 
-/// A cell's 8 corners (bit 0 = +x, bit 1 = +y, bit 2 = +z): exact signed values and the
-/// closest surface points found for them.
-#[derive(Clone, Copy, Debug)]
-pub struct Corners {
-    /// Signed distances.
-    pub v: [f64; 8],
-    /// Closest surface points (normalized frame; infinite for an empty mesh).
-    pub q: [V3; 8],
-}
-
-/// Build the tree below the root cell, whose corners are given. Returns the root and the number
-/// of exact queries.
-pub fn build_tree(ex: &mut Exact, prm: Params, corners: &Corners) -> (BuildNode, usize) {
+/// Build the tree below the root cell, whose 8 corner values are given. Returns the root and
+/// the number of exact queries.
+pub fn build_tree(ex: &mut Exact, prm: Params, corners: [f64; 8]) -> (BuildNode, usize) {
     cell(ex, prm, [0, 0, 0], 0, corners, None)
 }
 
@@ -262,6 +247,12 @@ fn interp_all(c: &[f64; 8]) -> [f64; 27] {
     std::array::from_fn(|idx| WEIGHTS[idx].iter().zip(c).map(|(w, v)| w * v).sum())
 }
 
+/// True for the 8 corners of the 3×3×3 lattice (no coordinate is a midpoint).
+#[inline]
+fn is_corner(idx: usize) -> bool {
+    idx % 3 != 1 && idx / 3 % 3 != 1 && idx / 9 != 1
+}
+
 /// Build one cell (and its subtree). `lo` in lattice units; `known` = the whole cell is known
 /// to be inside (`Some(true)`) — then every sign is known and no winding number is needed.
 fn cell(
@@ -269,10 +260,9 @@ fn cell(
     prm: Params,
     lo: [u32; 3],
     level: u32,
-    cs: &Corners,
+    corners: [f64; 8],
     known: Option<bool>,
 ) -> (BuildNode, usize) {
-    let corners = cs.v;
     let leaf = |c: &[f64; 8]| BuildNode::Leaf(c.map(|v| v as f32));
     if level >= prm.max_depth {
         return (leaf(&corners), 0);
@@ -286,21 +276,12 @@ fn cell(
     let skip = prm.lipschitz_skip && level > 0 && !ex.sign.is_winding();
     let half = f64::from(h) * prm.unit;
     let at = interp_all(&corners);
-    let key = |idx: usize| {
-        let step = |t: usize| t as u32 * h;
-        [
-            lo[0] + step(idx % 3),
-            lo[1] + step(idx / 3 % 3),
-            lo[2] + step(idx / 9),
-        ]
+    let bounds = skip.then(|| Bounds::from_corners(&corners, half));
+    let all_settled = |b: &Bounds| {
+        let s = b.settled(&at, prm.tol, true);
+        (0..27).all(|idx| s[idx] || is_corner(idx))
     };
-    // Positions exactly as `Exact::value` computes them.
-    let pos: [V3; 27] = std::array::from_fn(|idx| {
-        let k = key(idx);
-        V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * prm.unit
-    });
-    let mut bounds = skip.then(|| Bounds::from_corners(&corners, &cs.q, &pos, half));
-    if bounds.as_mut().is_some_and(|b| b.all_settled(&at, prm.tol)) {
+    if bounds.as_ref().is_some_and(all_settled) {
         // The corners alone settle all 19 points, centre included: the cell stays a leaf
         // whether or not the centre would have cropped it.
         return (leaf(&corners), 0);
@@ -313,7 +294,7 @@ fn cell(
         }
     }
     let ckey = [lo[0] + h, lo[1] + h, lo[2] + h];
-    let (center, center_q) = ex.value_at(ckey, known, &anchors);
+    let center = ex.value(ckey, known, &anchors);
     if known.is_none() && ex.sign.is_winding() {
         anchors.extend(ex.anchor(ckey));
     }
@@ -329,25 +310,31 @@ fn cell(
             known = Some(true);
         }
     }
-    // Lattice points whose split test the bounds already answer (see [`Bounds`]).
+    // Lattice points whose split test the Lipschitz bound already answers (see [`Bounds`]).
     let settled = if let Some(mut b) = bounds {
-        b.add_center(center, &center_q);
+        b.add_center(center, half);
         b.settled(&at, prm.tol, false)
     } else {
         [false; 27]
     };
+    let key = |idx: usize| {
+        let step = |t: usize| t as u32 * h;
+        [
+            lo[0] + step(idx % 3),
+            lo[1] + step(idx / 3 % 3),
+            lo[2] + step(idx / 9),
+        ]
+    };
     let mut lat = [0.0f64; 27];
-    let mut lat_q = [V3::zeros(); 27];
     let mut split = level == 0;
     for idx in (0..27).filter(|&i| !settled[i]) {
         let (i, j, k) = (idx % 3, idx / 3 % 3, idx / 9);
-        (lat[idx], lat_q[idx]) = if is_corner(idx) {
-            let m = i / 2 + (j / 2) * 2 + (k / 2) * 4;
-            (corners[m], cs.q[m])
+        lat[idx] = if is_corner(idx) {
+            corners[i / 2 + (j / 2) * 2 + (k / 2) * 4]
         } else if idx == 13 {
-            (center, center_q)
+            center
         } else {
-            ex.value_at(key(idx), known, &anchors)
+            ex.value(key(idx), known, &anchors)
         };
         if !split && (lat[idx] - at[idx]).abs() > prm.tol {
             split = true;
@@ -356,7 +343,7 @@ fn cell(
     if split {
         // The children need every lattice value as corners.
         for idx in (0..27).filter(|&i| settled[i]) {
-            (lat[idx], lat_q[idx]) = ex.value_at(key(idx), known, &anchors);
+            lat[idx] = ex.value(key(idx), known, &anchors);
         }
     }
     if !split {
@@ -368,10 +355,7 @@ fn cell(
             lo[1] + ((c as u32 >> 1) & 1) * h,
             lo[2] + ((c as u32 >> 2) & 1) * h,
         ];
-        let cc = Corners {
-            v: std::array::from_fn(|m| lat[child_corner(c, m)]),
-            q: std::array::from_fn(|m| lat_q[child_corner(c, m)]),
-        };
+        let cc: [f64; 8] = std::array::from_fn(|m| lat[child_corner(c, m)]);
         (clo, cc)
     };
     let (children, q): (Vec<BuildNode>, usize) = if level < PAR_LEVEL {
@@ -382,7 +366,7 @@ fn cell(
             .map(|c| {
                 let (clo, cc) = child_input(c);
                 let mut sub = Exact::new(bvh, inner, sign_bvh, sign, prm.unit, windings);
-                cell(&mut sub, prm, clo, level + 1, &cc, known)
+                cell(&mut sub, prm, clo, level + 1, cc, known)
             })
             .collect();
         let q = out.iter().map(|x| x.1).sum();
@@ -391,12 +375,87 @@ fn cell(
         let mut v = Vec::with_capacity(8);
         for c in 0..8 {
             let (clo, cc) = child_input(c);
-            v.push(cell(ex, prm, clo, level + 1, &cc, known).0);
+            v.push(cell(ex, prm, clo, level + 1, cc, known).0);
         }
         (v, 0)
     };
     let own = ex.queries - q0;
     (BuildNode::Split(children.into_boxed_slice()), own + q)
+}
+
+/// Relative slack on τ in [`Bounds::settled`], far above the rounding of the exact distances.
+const SETTLED_SLACK: f64 = 1e-9;
+
+/// Distances between the points of the 3×3×3 lattice (indices i + 3j + 9k), in half cell sides:
+/// one table instead of a square root per point and known value in every tested cell.
+static LATTICE_DIST: std::sync::LazyLock<[[f64; 27]; 27]> = std::sync::LazyLock::new(|| {
+    std::array::from_fn(|a| {
+        std::array::from_fn(|b| {
+            let d2 = (a % 3).abs_diff(b % 3).pow(2)
+                + (a / 3 % 3).abs_diff(b / 3 % 3).pow(2)
+                + (a / 9).abs_diff(b / 9).pow(2);
+            (d2 as f64).sqrt()
+        })
+    })
+});
+
+/// Lattice index of corner `m` (bit 0 = +x, bit 1 = +y, bit 2 = +z).
+#[inline]
+fn corner_index(m: usize) -> usize {
+    2 * (m & 1) + 6 * (m >> 1 & 1) + 18 * (m >> 2 & 1)
+}
+
+/// Interval bounds on the signed distance at the 27 lattice points of a cell, from the
+/// 1-Lipschitz property: at a lattice point `x` it lies within `v(c) ± |x − c|` of every known
+/// point `c` (the 8 corners, then the centre).
+struct Bounds {
+    lower: [f64; 27],
+    upper: [f64; 27],
+}
+
+impl Bounds {
+    /// Bounds from the 8 corner values; `half` = half the cell side (normalized units).
+    fn from_corners(corners: &[f64; 8], half: f64) -> Self {
+        let mut b = Bounds {
+            lower: [f64::NEG_INFINITY; 27],
+            upper: [f64::INFINITY; 27],
+        };
+        for (m, v) in corners.iter().enumerate() {
+            b.add(corner_index(m), *v, half);
+        }
+        b
+    }
+
+    /// Tighten with the centre's value.
+    fn add_center(&mut self, v: f64, half: f64) {
+        self.add(13, v, half);
+    }
+
+    fn add(&mut self, at: usize, v: f64, half: f64) {
+        let row = &LATTICE_DIST[at];
+        for ((lo, up), unit) in self.lower.iter_mut().zip(&mut self.upper).zip(row) {
+            let d = unit * half;
+            // Plain comparisons (no NaN here) so the loop vectorizes.
+            let (l, u) = (v - d, v + d);
+            *lo = if l > *lo { l } else { *lo };
+            *up = if u < *up { u } else { *up };
+        }
+    }
+
+    /// Lattice points (index i + 3j + 9k) whose split test is decided without evaluating them:
+    /// when the interval lies within τ of the trilinear interpolant `at`, `|v(x) − interp| ≤ τ`
+    /// is certain and the exact value could not split the cell. Corners, and the centre unless
+    /// `test_center`, are known values: they count as not settled (the caller reads them, never
+    /// evaluates them).
+    fn settled(&self, at: &[f64; 27], tol: f64, test_center: bool) -> [bool; 27] {
+        let limit = tol * (1.0 - SETTLED_SLACK);
+        std::array::from_fn(|idx| {
+            if is_corner(idx) || (idx == 13 && !test_center) {
+                return false;
+            }
+            self.upper[idx] - at[idx] <= limit && at[idx] - self.lower[idx] <= limit
+        })
+    }
 }
 
 /// A fast hasher for packed lattice keys (a multiplicative mix; keys are not adversarial).
