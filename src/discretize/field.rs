@@ -29,6 +29,15 @@ const HARD_MAX_DEPTH: u32 = 19;
 /// Field value reported for non-finite query points (far outside, still finite arithmetic).
 pub const FAR: f64 = 1e9;
 
+/// The leaf a previous [`DistanceField::gradient_hinted`] call found: its cell coordinates
+/// (lattice coordinates shifted right by `shift`) and its values.
+#[derive(Clone, Copy)]
+pub struct LeafHint<'a> {
+    key: [u32; 3],
+    shift: u32,
+    at: Located<'a>,
+}
+
 /// Build statistics.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct FieldStats {
@@ -65,6 +74,7 @@ pub struct DistanceField {
 }
 
 /// Where a point falls: leaf values, cell lower corner and side (normalized units).
+#[derive(Clone, Copy)]
 struct Located<'a> {
     c: &'a [f32; 8],
     lo: V3,
@@ -101,6 +111,13 @@ impl DistanceField {
     /// Gradient of the interpolated field at `p` (analytic derivative of the trilinear leaf).
     /// Outside [0,1]³ it points away from the cube.
     pub fn gradient(&self, p: &P3) -> V3 {
+        self.gradient_hinted(p, &mut None)
+    }
+
+    /// [`Self::gradient`], reusing the leaf found by the previous call with the same `hint` when
+    /// `p` falls in it (the same leaf the descent would find, so the same value): the medial
+    /// test probes 8 points a few 10⁻⁶ apart, nearly always in one leaf.
+    pub fn gradient_hinted<'a>(&'a self, p: &P3, hint: &mut Option<LeafHint<'a>>) -> V3 {
         if !p.coords.iter().all(|c| c.is_finite()) {
             return V3::zeros();
         }
@@ -108,8 +125,20 @@ impl DistanceField {
         if q != *p {
             return (p - q).try_normalize(0.0).unwrap_or_else(V3::zeros);
         }
-        let Some(l) = self.locate(&q) else {
-            return V3::zeros();
+        let ix = self.lattice_index(&q);
+        let l = match hint {
+            Some(h) if ix.map(|i| i >> h.shift) == h.key => h.at,
+            _ => {
+                let Some((at, shift)) = self.locate_index(ix) else {
+                    return V3::zeros();
+                };
+                *hint = Some(LeafHint {
+                    key: ix.map(|i| i >> shift),
+                    shift,
+                    at,
+                });
+                at
+            }
         };
         let u = ((q.coords - l.lo) / l.size).map(|t| t.clamp(0.0, 1.0));
         let c = l.c.map(f64::from);
@@ -170,12 +199,23 @@ impl DistanceField {
     /// The leaf containing `q` (which must be in [0,1]³).
     #[inline]
     fn locate(&self, q: &P3) -> Option<Located<'_>> {
+        self.locate_index(self.lattice_index(q)).map(|l| l.0)
+    }
+
+    /// Integer coordinates (units 2^−D) of the finest lattice cell containing `q` ∈ [0,1]³.
+    #[inline]
+    fn lattice_index(&self, q: &P3) -> [u32; 3] {
+        let res = f64::from(1u32 << self.depth);
+        let max = (1u32 << self.depth) - 1;
+        [q.x, q.y, q.z].map(|c| ((c * res) as u32).min(max))
+    }
+
+    /// The leaf containing lattice cell `[ix, iy, iz]`, and D − its level (the shift that maps
+    /// lattice coordinates to its cell coordinates).
+    #[inline]
+    fn locate_index(&self, [ix, iy, iz]: [u32; 3]) -> Option<(Located<'_>, u32)> {
         let d = self.depth;
         let res = f64::from(1u32 << d);
-        let max = (1u32 << d) - 1;
-        let ix = ((q.x * res) as u32).min(max);
-        let iy = ((q.y * res) as u32).min(max);
-        let iz = ((q.z * res) as u32).min(max);
         let g = GRID_LEVEL.min(d);
         let gs = d - g;
         let gi = (ix >> gs) + ((iy >> gs) << g) + ((iz >> gs) << (2 * g));
@@ -192,7 +232,7 @@ impl DistanceField {
                     f64::from((iz >> s) << s),
                 ) / res;
                 let size = 1.0 / f64::from(1u32 << level);
-                return Some(Located { c, lo, size });
+                return Some((Located { c, lo, size }, s));
             }
             level += 1;
             if level > d {
@@ -308,7 +348,7 @@ pub fn build_from(
 }
 
 /// [`build_from`] evaluating every lattice point of every tested cell, as before the
-/// Lipschitz skip (see `octree::settled`): the reference that tests hold the fast build to,
+/// Lipschitz skip (see `octree::Bounds`): the reference that tests hold the fast build to,
 /// bit for bit.
 pub fn build_reference(
     positions: &[P3],
@@ -328,18 +368,21 @@ fn build_with(
     let sign = Sign::new(&all, positions, triangles);
     let internal = winding::internal_triangles(&sign, &all, positions, triangles);
     let culled = internal.iter().filter(|&&x| x).count();
-    let outer_bvh;
-    let bvh = if culled > 0 && culled < triangles.len() {
-        let outer: Vec<[u32; 3]> = triangles
-            .iter()
-            .zip(&internal)
-            .filter(|(_, &i)| !i)
-            .map(|(t, _)| *t)
-            .collect();
-        outer_bvh = Bvh::build(positions, &outer);
-        &outer_bvh
+    let (outer_bvh, inner_bvh);
+    let (bvh, inner) = if culled > 0 && culled < triangles.len() {
+        let pick = |want: bool| -> Vec<[u32; 3]> {
+            triangles
+                .iter()
+                .zip(&internal)
+                .filter(|(_, &i)| i == want)
+                .map(|(t, _)| *t)
+                .collect()
+        };
+        outer_bvh = Bvh::build(positions, &pick(false));
+        inner_bvh = Bvh::build(positions, &pick(true));
+        (&outer_bvh, Some(&inner_bvh))
     } else {
-        &all
+        (&all, None)
     };
     let depth = opts.max_depth.clamp(1, HARD_MAX_DEPTH);
     let prm = Params {
@@ -350,7 +393,7 @@ fn build_with(
     };
     let full = 1u32 << (depth + 1);
     let windings = std::sync::atomic::AtomicUsize::new(0);
-    let mut ex = Exact::new(bvh, &all, &sign, prm.unit, &windings);
+    let mut ex = Exact::new(bvh, inner, &all, &sign, prm.unit, &windings);
     let corners: [f64; 8] = std::array::from_fn(|m| {
         let b = |bit: usize| if m >> bit & 1 == 1 { full } else { 0 };
         ex.value([b(0), b(1), b(2)], Some(false), &[])

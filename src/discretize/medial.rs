@@ -23,13 +23,17 @@ const PROBE: f64 = 1e-3;
 pub fn min_dot(field: &DistanceField, c: &P3, r: f64) -> f64 {
     let mut g = [V3::zeros(); 8];
     let mut n = 0;
+    let mut hint = None;
     for k in 0..8 {
         let o = V3::new(
             if k & 1 == 0 { -r } else { r },
             if k & 2 == 0 { -r } else { r },
             if k & 4 == 0 { -r } else { r },
         );
-        if let Some(v) = field.gradient(&(c + o)).try_normalize(1e-12) {
+        if let Some(v) = field
+            .gradient_hinted(&(c + o), &mut hint)
+            .try_normalize(1e-12)
+        {
             g[n] = v;
             n += 1;
         }

@@ -24,6 +24,10 @@ const CONFIDENT: f64 = 0.25;
 /// Subtrees at this level (64 of them) are independent rayon tasks.
 const PAR_LEVEL: u32 = 2;
 
+/// Initial entries of a task's distance cache (a level-2 subtree of a character evaluates a few
+/// thousand lattice points): saves the first rounds of rehashing.
+const CACHE_CAPACITY: usize = 1024;
+
 /// A cell of the octree under construction.
 #[derive(Debug)]
 pub enum BuildNode {
@@ -36,6 +40,9 @@ pub enum BuildNode {
 /// Exact signed distances with a per-task cache keyed by lattice coordinates.
 pub struct Exact<'a> {
     bvh: &'a Bvh,
+    /// The triangles left out of `bvh` (buried inside the solid), if any: the distance to all
+    /// triangles is the smaller of the two trees' distances.
+    inner: Option<&'a Bvh>,
     sign_bvh: &'a Bvh,
     sign: &'a Sign,
     /// Normalized units per lattice unit.
@@ -53,9 +60,11 @@ pub struct Exact<'a> {
 
 impl<'a> Exact<'a> {
     /// An evaluator for a lattice whose unit is `unit` normalized units: distances from `bvh`
-    /// (outer triangles), sign from `sign` over `sign_bvh` (all triangles).
+    /// (outer triangles; `inner` holds the rest), sign from `sign` over `sign_bvh` (all
+    /// triangles).
     pub fn new(
         bvh: &'a Bvh,
+        inner: Option<&'a Bvh>,
         sign_bvh: &'a Bvh,
         sign: &'a Sign,
         unit: f64,
@@ -63,10 +72,11 @@ impl<'a> Exact<'a> {
     ) -> Self {
         Self {
             bvh,
+            inner,
             sign_bvh,
             sign,
             unit,
-            cache: HashMap::default(),
+            cache: HashMap::with_capacity_and_hasher(CACHE_CAPACITY, Default::default()),
             hint: None,
             hint_all: None,
             queries: 0,
@@ -98,10 +108,10 @@ impl<'a> Exact<'a> {
                 let inside = match known {
                     Some(s) => s,
                     None if self.sign.is_winding() => {
-                        if !std::ptr::eq(self.bvh, self.sign_bvh) {
-                            let all = self.sign_bvh.closest(&p, self.hint_all);
+                        if let Some(inner) = self.inner {
+                            let all = inner.closest(&p, self.hint_all);
                             self.hint_all = all.map(|h| h.slot);
-                            r = all.map_or(d, |h| h.dist2.sqrt());
+                            r = all.map_or(d, |h| h.dist2.min(hit.dist2).sqrt());
                         }
                         match inherit(k, r, anchors, self.unit) {
                             Some(s) => s,
@@ -197,17 +207,50 @@ fn child_corner(c: usize, m: usize) -> usize {
     i + 3 * j + 9 * k
 }
 
-/// Trilinear interpolant of the corners at lattice point (i, j, k) ∈ {0,1,2}³.
+/// Trilinear weight of corner `m` at lattice point `idx` (i + 3j + 9k, i, j, k ∈ {0,1,2}), in
+/// eighths: the per-axis weights are 0, ½ or 1, so their product is exact in f64.
+const fn weight_eighths(idx: usize, m: usize) -> u32 {
+    axis_weight(idx % 3, m & 1)
+        * axis_weight(idx / 3 % 3, (m >> 1) & 1)
+        * axis_weight(idx / 9, (m >> 2) & 1)
+}
+
+/// One axis's weight in halves: lattice coordinate `t` ∈ {0,1,2}, corner bit `bit`.
+const fn axis_weight(t: usize, bit: usize) -> u32 {
+    match (t, bit) {
+        (0, 0) | (2, 1) => 2,
+        (1, _) => 1,
+        _ => 0,
+    }
+}
+
+/// [`weight_eighths`] for every lattice point and corner, as f64 (exact).
+const WEIGHTS: [[f64; 8]; 27] = {
+    let mut w = [[0.0; 8]; 27];
+    let mut idx = 0;
+    while idx < 27 {
+        let mut m = 0;
+        while m < 8 {
+            w[idx][m] = weight_eighths(idx, m) as f64 / 8.0;
+            m += 1;
+        }
+        idx += 1;
+    }
+    w
+};
+
+/// Trilinear interpolant of the corners at all 27 lattice points (index i + 3j + 9k). Summed
+/// corner by corner in the same order for every point, so a value does not depend on which
+/// cell asks.
 #[inline]
-fn interp(c: &[f64; 8], i: usize, j: usize, k: usize) -> f64 {
-    let w = |t: usize, bit: usize| match (t, bit) {
-        (0, 0) | (2, 1) => 1.0,
-        (1, _) => 0.5,
-        _ => 0.0,
-    };
-    (0..8)
-        .map(|m| w(i, m & 1) * w(j, (m >> 1) & 1) * w(k, (m >> 2) & 1) * c[m])
-        .sum()
+fn interp_all(c: &[f64; 8]) -> [f64; 27] {
+    std::array::from_fn(|idx| WEIGHTS[idx].iter().zip(c).map(|(w, v)| w * v).sum())
+}
+
+/// True for the 8 corners of the 3×3×3 lattice (no coordinate is a midpoint).
+#[inline]
+fn is_corner(idx: usize) -> bool {
+    idx % 3 != 1 && idx / 3 % 3 != 1 && idx / 9 != 1
 }
 
 /// Build one cell (and its subtree). `lo` in lattice units; `known` = the whole cell is known
@@ -227,13 +270,18 @@ fn cell(
     let side = 1u32 << (prm.max_depth + 1 - level);
     let h = side / 2;
     let q0 = ex.queries;
+    // Not under the winding sign: there a value can depend on which cell evaluated it first
+    // (sign inheritance; a cached value may even disagree with a cell's known sign near the soft
+    // w = ½ cap over a hole), so every point is evaluated in the original order.
     let skip = prm.lipschitz_skip && level > 0 && !ex.sign.is_winding();
-    if skip
-        && settled(&corners, None, f64::from(h) * prm.unit, prm.tol)
-            .iter()
-            .enumerate()
-            .all(|(idx, &s)| s || (idx != 13 && idx % 3 != 1 && idx / 3 % 3 != 1 && idx / 9 != 1))
-    {
+    let half = f64::from(h) * prm.unit;
+    let at = interp_all(&corners);
+    let bounds = skip.then(|| Bounds::from_corners(&corners, half));
+    let all_settled = |b: &Bounds| {
+        let s = b.settled(&at, prm.tol, true);
+        (0..27).all(|idx| s[idx] || is_corner(idx))
+    };
+    if bounds.as_ref().is_some_and(all_settled) {
         // The corners alone settle all 19 points, centre included: the cell stays a leaf
         // whether or not the centre would have cropped it.
         return (leaf(&corners), 0);
@@ -262,11 +310,10 @@ fn cell(
             known = Some(true);
         }
     }
-    // Lattice points whose split test the Lipschitz bound already answers (see [`settled`]).
-    // None under the winding sign: there a value can depend on which cell evaluated it first
-    // (sign inheritance), so every point is evaluated in the original order.
-    let settled = if skip {
-        settled(&corners, Some(center), f64::from(h) * prm.unit, prm.tol)
+    // Lattice points whose split test the Lipschitz bound already answers (see [`Bounds`]).
+    let settled = if let Some(mut b) = bounds {
+        b.add_center(center, half);
+        b.settled(&at, prm.tol, false)
     } else {
         [false; 27]
     };
@@ -282,14 +329,14 @@ fn cell(
     let mut split = level == 0;
     for idx in (0..27).filter(|&i| !settled[i]) {
         let (i, j, k) = (idx % 3, idx / 3 % 3, idx / 9);
-        lat[idx] = if i != 1 && j != 1 && k != 1 {
+        lat[idx] = if is_corner(idx) {
             corners[i / 2 + (j / 2) * 2 + (k / 2) * 4]
         } else if idx == 13 {
             center
         } else {
             ex.value(key(idx), known, &anchors)
         };
-        if !split && (lat[idx] - interp(&corners, i, j, k)).abs() > prm.tol {
+        if !split && (lat[idx] - at[idx]).abs() > prm.tol {
             split = true;
         }
     }
@@ -312,12 +359,13 @@ fn cell(
         (clo, cc)
     };
     let (children, q): (Vec<BuildNode>, usize) = if level < PAR_LEVEL {
-        let (bvh, sign_bvh, sign, windings) = (ex.bvh, ex.sign_bvh, ex.sign, ex.windings);
+        let (bvh, inner, sign_bvh, sign, windings) =
+            (ex.bvh, ex.inner, ex.sign_bvh, ex.sign, ex.windings);
         let out: Vec<(BuildNode, usize)> = (0..8)
             .into_par_iter()
             .map(|c| {
                 let (clo, cc) = child_input(c);
-                let mut sub = Exact::new(bvh, sign_bvh, sign, prm.unit, windings);
+                let mut sub = Exact::new(bvh, inner, sign_bvh, sign, prm.unit, windings);
                 cell(&mut sub, prm, clo, level + 1, cc, known)
             })
             .collect();
@@ -335,41 +383,79 @@ fn cell(
     (BuildNode::Split(children.into_boxed_slice()), own + q)
 }
 
-/// Relative slack on τ in [`settled`], far above the rounding of the exact distances.
+/// Relative slack on τ in [`Bounds::settled`], far above the rounding of the exact distances.
 const SETTLED_SLACK: f64 = 1e-9;
 
-/// Lattice points (index i + 3j + 9k) whose split test is decided without evaluating them:
-/// the signed distance is 1-Lipschitz, so at a lattice point `x` it lies within
-/// `v(c) ± |x − c|` of every known point `c` (the 8 corners and the centre). When that interval
-/// lies within τ of the trilinear interpolant, `|v(x) − interp| ≤ τ` is certain and the exact
-/// value could not split the cell. Corners and the centre count as settled only in the sense
-/// that they are never evaluated here. `half` = half the cell side (normalized units).
-/// Without the centre (`None`), the centre itself is tested from the corners alone.
-fn settled(corners: &[f64; 8], center: Option<f64>, half: f64, tol: f64) -> [bool; 27] {
-    let limit = tol * (1.0 - SETTLED_SLACK);
-    let mut out = [false; 27];
-    for (idx, o) in out.iter_mut().enumerate() {
-        let (i, j, k) = (idx % 3, idx / 3 % 3, idx / 9);
-        if (idx == 13 && center.is_some()) || (i != 1 && j != 1 && k != 1) {
-            continue;
-        }
-        let dist = |a: usize, b: usize, c: usize| {
-            let d2 = i.abs_diff(a).pow(2) + j.abs_diff(b).pow(2) + k.abs_diff(c).pow(2);
-            (d2 as f64).sqrt() * half
-        };
-        let (mut lower, mut upper) = match center {
-            Some(v) => (v - dist(1, 1, 1), v + dist(1, 1, 1)),
-            None => (f64::NEG_INFINITY, f64::INFINITY),
+/// Distances between the points of the 3×3×3 lattice (indices i + 3j + 9k), in half cell sides:
+/// one table instead of a square root per point and known value in every tested cell.
+static LATTICE_DIST: std::sync::LazyLock<[[f64; 27]; 27]> = std::sync::LazyLock::new(|| {
+    std::array::from_fn(|a| {
+        std::array::from_fn(|b| {
+            let d2 = (a % 3).abs_diff(b % 3).pow(2)
+                + (a / 3 % 3).abs_diff(b / 3 % 3).pow(2)
+                + (a / 9).abs_diff(b / 9).pow(2);
+            (d2 as f64).sqrt()
+        })
+    })
+});
+
+/// Lattice index of corner `m` (bit 0 = +x, bit 1 = +y, bit 2 = +z).
+#[inline]
+fn corner_index(m: usize) -> usize {
+    2 * (m & 1) + 6 * (m >> 1 & 1) + 18 * (m >> 2 & 1)
+}
+
+/// Interval bounds on the signed distance at the 27 lattice points of a cell, from the
+/// 1-Lipschitz property: at a lattice point `x` it lies within `v(c) ± |x − c|` of every known
+/// point `c` (the 8 corners, then the centre).
+struct Bounds {
+    lower: [f64; 27],
+    upper: [f64; 27],
+}
+
+impl Bounds {
+    /// Bounds from the 8 corner values; `half` = half the cell side (normalized units).
+    fn from_corners(corners: &[f64; 8], half: f64) -> Self {
+        let mut b = Bounds {
+            lower: [f64::NEG_INFINITY; 27],
+            upper: [f64::INFINITY; 27],
         };
         for (m, v) in corners.iter().enumerate() {
-            let d = dist(2 * (m & 1), (m >> 1 & 1) * 2, (m >> 2 & 1) * 2);
-            lower = lower.max(v - d);
-            upper = upper.min(v + d);
+            b.add(corner_index(m), *v, half);
         }
-        let at = interp(corners, i, j, k);
-        *o = upper - at <= limit && at - lower <= limit;
+        b
     }
-    out
+
+    /// Tighten with the centre's value.
+    fn add_center(&mut self, v: f64, half: f64) {
+        self.add(13, v, half);
+    }
+
+    fn add(&mut self, at: usize, v: f64, half: f64) {
+        let row = &LATTICE_DIST[at];
+        for ((lo, up), unit) in self.lower.iter_mut().zip(&mut self.upper).zip(row) {
+            let d = unit * half;
+            // Plain comparisons (no NaN here) so the loop vectorizes.
+            let (l, u) = (v - d, v + d);
+            *lo = if l > *lo { l } else { *lo };
+            *up = if u < *up { u } else { *up };
+        }
+    }
+
+    /// Lattice points (index i + 3j + 9k) whose split test is decided without evaluating them:
+    /// when the interval lies within τ of the trilinear interpolant `at`, `|v(x) − interp| ≤ τ`
+    /// is certain and the exact value could not split the cell. Corners, and the centre unless
+    /// `test_center`, are known values: they count as not settled (the caller reads them, never
+    /// evaluates them).
+    fn settled(&self, at: &[f64; 27], tol: f64, test_center: bool) -> [bool; 27] {
+        let limit = tol * (1.0 - SETTLED_SLACK);
+        std::array::from_fn(|idx| {
+            if is_corner(idx) || (idx == 13 && !test_center) {
+                return false;
+            }
+            self.upper[idx] - at[idx] <= limit && at[idx] - self.lower[idx] <= limit
+        })
+    }
 }
 
 /// A fast hasher for packed lattice keys (a multiplicative mix; keys are not adversarial).
