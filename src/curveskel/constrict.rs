@@ -32,7 +32,7 @@ pub fn steps(pts: &[P3], radius: &[f64], end_gap: f64, min_radius: f64) -> Vec<u
     let rs = smooth(radius, &arc);
     let at = |s: f64| nearest(&arc, s.clamp(0.0, total));
     let mut score = vec![0.0f64; n];
-    for k in 0..n {
+    for (k, sc) in score.iter_mut().enumerate() {
         let w = rs[k];
         if arc[k] - w < 0.0 || arc[k] + w > total {
             continue;
@@ -44,7 +44,7 @@ pub fn steps(pts: &[P3], radius: &[f64], end_gap: f64, min_radius: f64) -> Vec<u
             let far = at(arc[thin] + dir * 2.0 * rs[thin]);
             let plateau = rs[thin] / rs[far].max(1e-12) < STEP_RATIO;
             if ratio >= STEP_RATIO && plateau && rs[thin] >= min_radius {
-                score[k] = score[k].max(ratio);
+                *sc = sc.max(ratio);
             }
         }
     }

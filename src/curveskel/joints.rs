@@ -205,7 +205,7 @@ fn douglas_peucker(p: &[P3], a: usize, b: usize, tol: f64, keep: &mut [bool]) {
 /// joint or to another step is dropped (the bend joint already sits at the part boundary).
 fn with_steps(pts: &[P3], radius: &[f64], mids: Vec<usize>, extent: f64) -> Vec<usize> {
     let min_bone = MIN_SPLIT_BONE * extent;
-    let mut all = mids.clone();
+    let mut all = mids;
     let min_radius = super::prune::MIN_PROTRUSION * extent;
     for k in constrict::steps(pts, radius, min_bone, min_radius) {
         // From a bend joint: a bone at least the limb's diameter (as between bend joints); from
@@ -386,6 +386,7 @@ fn bfs(root: usize, adj: &[Vec<(usize, usize, f64)>], parent: &mut [usize]) -> V
 
 /// Names: `root`, `junction_<n>`, `<kind>_<k>_<j>` (branch k in BFS order, joint j outward; the
 /// kind from the branch's shape, [`names`]).
+#[allow(clippy::too_many_arguments)]
 fn name(
     verts: &[GV],
     adj: &[Vec<(usize, usize, f64)>],
