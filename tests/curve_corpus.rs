@@ -54,10 +54,10 @@ fn cd_j2j(name: &str) -> Option<f64> {
 
 #[test]
 fn hand_joints_match_the_artist_within_six_percent() {
-    // Issue 10's goal is 6 %; measured 5.10 % (before and after the junction-disc and plate rules).
-    // The human template gets 13.9 %.
+    // Issue 10's goal is 6 %; measured 5.10 % before the thickness-step joints (a wrist joint
+    // where the palm narrows), 4.22 % after. The human template gets 13.9 %.
     let Some(cd) = cd_j2j("hand_tet") else { return };
-    assert!(cd <= 5.6, "hand_tet CD-J2J {cd:.2} %");
+    assert!(cd <= 4.7, "hand_tet CD-J2J {cd:.2} %");
 }
 
 #[test]
@@ -69,9 +69,10 @@ fn fish_joints_match_the_artist_spine() {
     assert!(cd <= FISH_CEILING, "fish_ogre CD-J2J {cd:.2} %");
 }
 
-/// Measured 7.08 % (was 7.36 % before the tail fin stopped ending the spine), plus margin. Issue
-/// 10's goal is 5 %: not met yet.
-const FISH_CEILING: f64 = 7.5;
+/// Measured 6.04 % (7.08 % before the thickness-step joint at the tail base and per-stretch bone
+/// lengths; 7.36 % before the tail fin stopped ending the spine), plus margin. Issue 10's goal is
+/// 5 %: not met yet (the artist's 4-joint spine puts its middle joint where we have none).
+const FISH_CEILING: f64 = 6.5;
 
 #[test]
 fn octopus_has_one_branch_end_per_tentacle() {
@@ -106,4 +107,42 @@ fn curve_on_a_part_model_is_the_curve_method_with_bounded_joints() {
         "spider_parts: {n} joints over {} branches",
         report.branches
     );
+}
+
+/// Joint-end counts by name kind (`leg`, `tentacle`, …) of a curve rig.
+fn end_kinds(out: &RigOutcome) -> std::collections::BTreeMap<String, usize> {
+    let mut kinds = std::collections::BTreeMap::new();
+    for j in out.rig.joints.iter().filter(|j| j.end) {
+        let kind = j.name.split('_').next().unwrap_or("").to_string();
+        *kinds.entry(kind).or_insert(0) += 1;
+    }
+    kinds
+}
+
+#[test]
+fn branches_are_named_by_their_shape() {
+    // Issue 10 asks for legs, claws, tail and tentacles by shape, not by leaf count: each
+    // creature's own parts, and no part of another creature's kind (a human's five limbs are no
+    // tentacles, a scorpion's splayed legs no tentacles, an octopus's arms on the ground no legs).
+    let cases: [(&str, &[(&str, usize)]); 4] = [
+        ("octopus", &[("tentacle", 8)]),
+        ("scorpion", &[("leg", 8), ("claw", 4), ("tail", 1)]),
+        ("hand_tet", &[("finger", 4)]),
+        ("riggedfigure", &[("leg", 2)]),
+    ];
+    for (name, want) in cases {
+        let Some(out) = curve_rig(name) else { return };
+        let kinds = end_kinds(&out);
+        println!("{name}: {kinds:?}");
+        for (kind, n) in want {
+            assert_eq!(kinds.get(*kind), Some(n), "{name}: {kinds:?}");
+        }
+        if name != "octopus" {
+            assert!(!kinds.contains_key("tentacle"), "{name}: {kinds:?}");
+        }
+        if name != "scorpion" {
+            // A wrist and an A-pose arm point away from a thicker part too: no tails.
+            assert!(!kinds.contains_key("tail"), "{name}: {kinds:?}");
+        }
+    }
 }

@@ -11,10 +11,12 @@
 
 use std::collections::VecDeque;
 
+use super::constrict;
+use super::names;
 use super::prune::{Branch, Tree};
 use super::view::Frame;
 use super::{CurveHints, CurveMode};
-use crate::geom::{JointId, P3};
+use crate::geom::{JointId, P3, V3};
 use crate::skeleton::{Joint, Skeleton};
 
 /// Middle joint where the curve bends by more than this (paper §8.2).
@@ -31,9 +33,6 @@ pub const MAX_BONE: f64 = 4.0;
 /// (8 % across rigs); 8 % bounds a branch of length L to about L / 8 % bones whatever its
 /// thickness.
 pub const MIN_SPLIT_BONE: f64 = 0.08;
-/// Leaf branches sharing one junction, at least this many, are tentacles (an octopus; a hand's
-/// five fingers and wrist stay `branch`).
-pub const TENTACLE_MIN: usize = 7;
 
 /// One joint, frame coordinates.
 #[derive(Clone, Debug, PartialEq)]
@@ -74,7 +73,8 @@ struct GV {
 }
 
 /// Build the joints from the branches.
-pub fn build(branches: &[Branch], tree: &Tree, extent: f64, mode: CurveMode) -> Built {
+/// `down` is the rest pose's down direction in frame coordinates (for the names).
+pub fn build(branches: &[Branch], tree: &Tree, extent: f64, mode: CurveMode, down: V3) -> Built {
     let mut verts: Vec<GV> = Vec::new();
     let mut key_of = std::collections::BTreeMap::new();
     for i in (0..tree.nodes.len()).filter(|&i| tree.is_key(i)) {
@@ -111,7 +111,7 @@ pub fn build(branches: &[Branch], tree: &Tree, extent: f64, mode: CurveMode) -> 
         }
         edges.push((prev, key_of[&br.nodes[br.nodes.len() - 1]], b));
     }
-    order(&verts, &edges, branches.len())
+    order(&verts, &edges, branches.len(), down)
 }
 
 /// Indices (into the branch polyline) of the middle joints, in order, and the polyline smoothed over
@@ -146,7 +146,9 @@ pub fn middle_joints(br: &Branch, extent: f64, mode: CurveMode) -> (Vec<usize>, 
         }
     }
     if mode == CurveMode::Robust {
-        mids = subdivide(&pts, mids, (MAX_BONE * mean_r).max(MIN_SPLIT_BONE * extent));
+        let min_bone = MIN_SPLIT_BONE * extent;
+        mids = with_steps(&pts, &br.radius, mids, extent);
+        mids = subdivide(&pts, &br.radius, mids, min_bone);
     }
     (mids, pts)
 }
@@ -199,19 +201,38 @@ fn douglas_peucker(p: &[P3], a: usize, b: usize, tol: f64, keep: &mut [bool]) {
     }
 }
 
-/// Split every bone longer than `max_len` into equal arc-length pieces along the polyline.
-fn subdivide(pts: &[P3], mids: Vec<usize>, max_len: f64) -> Vec<usize> {
-    let n = pts.len();
-    let mut arc = vec![0.0; n];
-    for k in 1..n {
-        arc[k] = arc[k - 1] + (pts[k] - pts[k - 1]).norm();
+/// Add the thickness steps ([`constrict`]) to the bend joints: a step closer than a bone to a bend
+/// joint or to another step is dropped (the bend joint already sits at the part boundary).
+fn with_steps(pts: &[P3], radius: &[f64], mids: Vec<usize>, extent: f64) -> Vec<usize> {
+    let min_bone = MIN_SPLIT_BONE * extent;
+    let mut all = mids;
+    let min_radius = super::prune::MIN_PROTRUSION * extent;
+    for k in constrict::steps(pts, radius, min_bone, min_radius) {
+        // From a bend joint: a bone at least the limb's diameter (as between bend joints); from
+        // an end, `steps` already kept the shortest bone.
+        let far_from = |j: usize| (pts[k] - pts[j]).norm() >= (2.0 * radius[k]).max(min_bone);
+        if all.iter().all(|&m| far_from(m)) {
+            all.push(k);
+        }
     }
+    all.sort_unstable();
+    all
+}
+
+/// Split every bone longer than [`MAX_BONE`] mean radii of its own stretch of the branch (never
+/// below `min_len`) into equal arc-length pieces: a thick body gets long bones, its thin tail short
+/// ones (bones relative to the part they are in, not to the whole branch's mean).
+fn subdivide(pts: &[P3], radius: &[f64], mids: Vec<usize>, min_len: f64) -> Vec<usize> {
+    let n = pts.len();
+    let arc = constrict::arc_lengths(pts);
     let mut stops = vec![0];
     stops.extend(mids);
     stops.push(n - 1);
     let mut out = Vec::new();
     for w in stops.windows(2) {
         let (a, b) = (w[0], w[1]);
+        let mean_r = radius[a..=b].iter().sum::<f64>() / (b - a + 1) as f64;
+        let max_len = (MAX_BONE * mean_r).max(min_len);
         let pieces = ((pts[b] - pts[a]).norm() / max_len).ceil().max(1.0) as usize;
         for i in 1..pieces {
             let target = arc[a] + (arc[b] - arc[a]) * i as f64 / pieces as f64;
@@ -230,7 +251,7 @@ fn subdivide(pts: &[P3], mids: Vec<usize>, max_len: f64) -> Vec<usize> {
 }
 
 /// Root, parents in BFS order, names.
-fn order(verts: &[GV], edges: &[(usize, usize, usize)], branch_count: usize) -> Built {
+fn order(verts: &[GV], edges: &[(usize, usize, usize)], branch_count: usize, down: V3) -> Built {
     let nv = verts.len();
     let mut adj: Vec<Vec<(usize, usize, f64)>> = vec![Vec::new(); nv];
     for &(a, b, br) in edges {
@@ -263,7 +284,16 @@ fn order(verts: &[GV], edges: &[(usize, usize, usize)], branch_count: usize) -> 
         seq.extend(bfs(r, &adj, &mut parent));
         bridged += 1;
     }
-    name(verts, &adj, &seq, &parent, root, branch_count, bridged)
+    name(
+        verts,
+        &adj,
+        &seq,
+        &parent,
+        root,
+        branch_count,
+        bridged,
+        down,
+    )
 }
 
 fn components(adj: &[Vec<(usize, usize, f64)>]) -> Vec<Vec<usize>> {
@@ -354,7 +384,9 @@ fn bfs(root: usize, adj: &[Vec<(usize, usize, f64)>], parent: &mut [usize]) -> V
     seq
 }
 
-/// Names: `root`, `junction_<n>`, `<kind>_<k>_<j>` (branch k in BFS order, joint j outward).
+/// Names: `root`, `junction_<n>`, `<kind>_<k>_<j>` (branch k in BFS order, joint j outward; the
+/// kind from the branch's shape, [`names`]).
+#[allow(clippy::too_many_arguments)]
 fn name(
     verts: &[GV],
     adj: &[Vec<(usize, usize, f64)>],
@@ -363,11 +395,19 @@ fn name(
     root: usize,
     branch_count: usize,
     bridged: usize,
+    down: V3,
 ) -> Built {
     let mut index = vec![usize::MAX; verts.len()];
     let mut branch_no: Vec<Option<usize>> = vec![None; branch_count];
     let mut step = vec![0usize; branch_count];
-    let tentacle = tentacle_branches(verts, adj, branch_count, root);
+    let pos: Vec<P3> = verts.iter().map(|v| v.pos).collect();
+    let r: Vec<f64> = verts.iter().map(|v| v.r).collect();
+    let graph = names::Graph {
+        pos: &pos,
+        r: &r,
+        adj,
+    };
+    let kind = names::kinds(&graph, branch_count, down);
     let (mut next_branch, mut next_junction) = (0, 0);
     let mut joints = Vec::with_capacity(seq.len());
     for &v in seq {
@@ -385,8 +425,7 @@ fn name(
                 next_branch - 1
             });
             step[b] += 1;
-            let kind = if tentacle[b] { "tentacle" } else { "branch" };
-            format!("{kind}_{k}_{}", step[b] - 1)
+            format!("{}_{k}_{}", kind[b].label(), step[b] - 1)
         } else {
             format!("part_{}", joints.len())
         };
@@ -407,46 +446,6 @@ fn name(
         pinned: Vec::new(),
         bridged_parts: bridged,
     }
-}
-
-/// Branches that are leaves of the hub (the root and the junctions within two root radii of it,
-/// one body) when the hub has at least [`TENTACLE_MIN`] of them.
-fn tentacle_branches(
-    verts: &[GV],
-    adj: &[Vec<(usize, usize, f64)>],
-    branch_count: usize,
-    root: usize,
-) -> Vec<bool> {
-    let mut out = vec![false; branch_count];
-    let reach = 2.0 * verts[root].r;
-    let mut leaves = Vec::new();
-    for (v, gv) in verts.iter().enumerate() {
-        if !(gv.key && adj[v].len() >= 3 && (gv.pos - verts[root].pos).norm() <= reach) {
-            continue;
-        }
-        leaves.extend(
-            adj[v]
-                .iter()
-                .filter(|e| leads_to_leaf(e.0, v, adj))
-                .map(|e| e.1),
-        );
-    }
-    if leaves.len() >= TENTACLE_MIN {
-        leaves.into_iter().for_each(|b| out[b] = true);
-    }
-    out
-}
-
-fn leads_to_leaf(mut v: usize, mut prev: usize, adj: &[Vec<(usize, usize, f64)>]) -> bool {
-    while adj[v].len() == 2 {
-        let next = if adj[v][0].0 == prev {
-            adj[v][1].0
-        } else {
-            adj[v][0].0
-        };
-        (prev, v) = (v, next);
-    }
-    adj[v].len() == 1
 }
 
 /// Pins from the hints: each named joint moves to its target.

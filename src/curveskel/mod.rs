@@ -13,7 +13,8 @@
 //! [`refine`] decomposition into branches and the second silhouette per branch (Eq. 3), which
 //! changes only depth →
 //! [`joints`] key joints at branch ends and junctions, middle joints where the curve bends more
-//! than 18° (§8.2), a root (the tree centre), names →
+//! than 18° (§8.2) or its thickness steps down ([`constrict`]), a root (the tree centre), names
+//! from shape ([`names`]: tentacles, legs, fingers, claws, tail) →
 //! [`diagnose`] what the method cannot see (limbs along the view, overlapping parts, lost tips).
 //!
 //! Everything works in the **normalized frame** (largest side 0.9), so every length rule is relative
@@ -22,8 +23,10 @@
 //! (skin, export, score, thumbnails) treats it like a template fit.
 
 pub mod axis;
+pub mod constrict;
 pub mod diagnose;
 pub mod joints;
+pub mod names;
 pub mod outline;
 pub mod prune;
 pub mod raster;
@@ -174,7 +177,9 @@ pub fn build(
     times.push(("refine".to_string(), ms_since(t)));
 
     let t = Instant::now();
-    let mut built = joints::build(&branches, &tree, primary.extent, opts.mode);
+    // The project's rest-pose convention: +Y of the mesh is up (names: legs reach the ground).
+    let down = frame.to_frame(&P3::new(0.0, -1.0, 0.0)).coords;
+    let mut built = joints::build(&branches, &tree, primary.extent, opts.mode, down);
     joints::apply_pins(&mut built, hints, &frame);
     times.push(("joints".to_string(), ms_since(t)));
 
@@ -279,6 +284,7 @@ fn constants(mode: CurveMode) -> Vec<(String, f64)> {
             ("junction_merge".to_string(), prune::JUNCTION_MERGE),
             ("simplify_radius".to_string(), joints::SIMPLIFY_RADIUS),
             ("max_bone_radii".to_string(), joints::MAX_BONE),
+            ("step_ratio".to_string(), constrict::STEP_RATIO),
             ("min_split_bone".to_string(), joints::MIN_SPLIT_BONE),
             ("plate_ratio".to_string(), prune::PLATE_RATIO),
             ("layer_gap_radii".to_string(), refine::LAYER_GAP_RADII),
