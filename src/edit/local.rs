@@ -92,13 +92,7 @@ pub fn solve_region_cached(
     times.heat_ms = ms_since(t);
 
     let t = Instant::now();
-    let columns = changed_columns(
-        s,
-        &sys.verts,
-        &sources,
-        columns(s, &sys.rows, &sys.lidx, &sources, watch),
-        watch,
-    );
+    let columns = columns(s, &sys.rows, &sys.lidx, &sources, watch);
     let mh: Vec<f64> = sys
         .rows
         .iter()
@@ -387,48 +381,6 @@ fn columns(
     }
     set.into_iter()
         .filter(|&j| (j as usize) < s.joints.len() && !s.joints[j as usize].end)
-        .collect()
-}
-
-/// The `candidates` whose local system the edit changes. Eq. 2 for column j differs from the one
-/// its stored values solve only in the rows whose heat term changed (S: a new nearest bone or
-/// distance since those values were solved, or a source joint whose magnitude is edited, i.e. a
-/// watched one); there it differs by `Δ(M H)_v (p_j − w_j)`. A column that is not a source at any
-/// vertex of S, before or after, and weighs at most the prune level there (where final weights are
-/// stored as exact zeros) therefore keeps its stored values as the solution, to within that level
-/// times the relative change of H: it is not re-solved (its rows are still re-finished). Watched
-/// columns are always re-solved. With the source cache invalid (a hierarchy change) every
-/// candidate is.
-fn changed_columns(
-    s: &Session,
-    verts: &[u32],
-    sources: &[Option<Source>],
-    candidates: Vec<u32>,
-    watch: &[u32],
-) -> Vec<u32> {
-    if s.dirty.is_none() {
-        return candidates;
-    }
-    let mut keep: BTreeSet<u32> = watch.iter().copied().collect();
-    let watched =
-        |src: Option<&Source>| src.is_some_and(|x| x.joints.iter().any(|j| watch.contains(j)));
-    for (l, &v) in verts.iter().enumerate() {
-        let old = s.sources.get(v as usize).and_then(Option::as_ref);
-        let new = sources[l].as_ref();
-        if old == new && !watched(old) {
-            continue;
-        }
-        for src in [old, new].into_iter().flatten() {
-            keep.extend(src.joints.iter().copied());
-        }
-        let weighs = s.raw[v as usize]
-            .iter()
-            .filter(|e| e.1.abs() > s.opts.prune);
-        keep.extend(weighs.map(|e| e.0));
-    }
-    candidates
-        .into_iter()
-        .filter(|j| keep.contains(j))
         .collect()
 }
 

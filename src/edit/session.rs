@@ -591,7 +591,7 @@ impl<'a> Session<'a> {
         self.last_columns.extend_from_slice(&patch.columns);
         let it = patch.region.into_iter().zip(patch.rows).zip(patch.raw);
         for (((v, row), raw), src) in it.zip(patch.sources) {
-            // A column not re-solved is still re-finished (pruned, renormalized) on the region.
+            // Columns whose weight moves in or out of a row count as changed there.
             let finished = self.rows[v as usize].iter().chain(&row).map(|e| e.0);
             self.last_columns.extend(finished);
             self.rows[v as usize] = row;
