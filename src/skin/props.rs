@@ -90,9 +90,7 @@ pub fn bind_props(
         for &v in &shells[shell] {
             rows[v as usize] = vec![(j, 1.0)];
         }
-        let joint = joints
-            .get(j as usize)
-            .map_or_else(|| format!("joint {j}"), |r| r.name.clone());
+        let joint = super::weights::joint_name(joints, j);
         bound.push(format!("shell {shell} → {joint}"));
         out.shells[k] = ShellBinding::Prop {
             shell,

@@ -41,14 +41,13 @@ pub fn rigid(
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
     use crate::geom::P3;
     use crate::mesh::{prepare, Mesh};
 
-    #[test]
-    fn every_vertex_has_one_weight_of_one_and_shells_share_it() {
-        // Two disjoint triangles' fans: two shells.
+    /// Two closed tetrahedra (4 vertices each) 5 units apart: two shells.
+    pub(crate) fn two_tetrahedra() -> Mesh {
         let mut m = Mesh::default();
         for dx in [0.0, 5.0] {
             let base = m.positions.len() as u32;
@@ -61,6 +60,12 @@ mod tests {
             m.triangles
                 .extend([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]].map(|t| t.map(|v| v + base)));
         }
+        m
+    }
+
+    #[test]
+    fn every_vertex_has_one_weight_of_one_and_shells_share_it() {
+        let m = two_tetrahedra();
         let p = prepare(m).unwrap();
         assert_eq!(p.shells.len(), 2);
         let joints: Vec<RigJoint> = ["a", "b"]

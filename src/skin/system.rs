@@ -82,23 +82,12 @@ pub fn likely_heat_vertices(shells: &[Vec<u32>], min_shell: usize) -> Vec<u32> {
 mod tests {
     use super::*;
     use crate::geom::P3;
-    use crate::mesh::{prepare, Mesh};
+    use crate::mesh::prepare;
     use crate::skin::shell_vertex_lists;
 
     /// Two closed tetrahedra (4 vertices each) and one lone triangle (3 vertices).
     fn shells() -> PreparedMesh {
-        let mut m = Mesh::default();
-        for dx in [0.0, 5.0] {
-            let base = m.positions.len() as u32;
-            m.positions.extend([
-                P3::new(dx, 0.0, 0.0),
-                P3::new(dx + 1.0, 0.0, 0.0),
-                P3::new(dx, 1.0, 0.0),
-                P3::new(dx, 0.0, 1.0),
-            ]);
-            m.triangles
-                .extend([[0, 2, 1], [0, 1, 3], [0, 3, 2], [1, 2, 3]].map(|t| t.map(|v| v + base)));
-        }
+        let mut m = crate::skin::rigid::tests::two_tetrahedra();
         let base = m.positions.len() as u32;
         m.positions.extend([
             P3::new(9.0, 0.0, 0.0),

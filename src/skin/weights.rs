@@ -496,7 +496,7 @@ pub fn shell_vertex_lists(mesh: &PreparedMesh) -> Vec<Vec<u32>> {
     out
 }
 
-fn joint_name(joints: &[RigJoint], j: u32) -> String {
+pub(super) fn joint_name(joints: &[RigJoint], j: u32) -> String {
     joints
         .get(j as usize)
         .map_or_else(|| format!("joint {j}"), |j| j.name.clone())
