@@ -4,6 +4,8 @@
 //! box are also judged on synthetic discretizations denser than any real packing, so the search
 //! has every chance to "find" limbs in them.
 
+mod common;
+
 use std::path::Path;
 use std::sync::Arc;
 
@@ -75,20 +77,7 @@ fn boxy(path: &Path) {
             ]
         })
         .collect();
-    let f = [
-        [0, 2, 1],
-        [1, 2, 3],
-        [4, 5, 6],
-        [5, 7, 6],
-        [0, 1, 4],
-        [1, 5, 4],
-        [2, 6, 3],
-        [3, 6, 7],
-        [0, 4, 2],
-        [2, 4, 6],
-        [1, 3, 5],
-        [3, 7, 5],
-    ];
+    let f = common::BOX_TRIANGLES.map(|t| t.map(|i| i as usize));
     write_obj(path, &v, &f);
 }
 

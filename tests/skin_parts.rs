@@ -168,20 +168,7 @@ fn box_mesh(lo: V3, hi: V3) -> Mesh {
             pick(4, lo.z, hi.z),
         ));
     }
-    m.triangles = vec![
-        [0, 2, 1],
-        [1, 2, 3],
-        [4, 5, 6],
-        [5, 7, 6],
-        [0, 1, 4],
-        [1, 5, 4],
-        [2, 6, 3],
-        [3, 6, 7],
-        [0, 4, 2],
-        [2, 4, 6],
-        [1, 3, 5],
-        [3, 7, 5],
-    ];
+    m.triangles = skin_common::common::BOX_TRIANGLES.to_vec();
     m
 }
 

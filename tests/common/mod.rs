@@ -97,3 +97,20 @@ property double z\nelement face {}\nproperty list uchar uint vertex_indices\nend
     }
     s
 }
+
+/// The 12 outward triangles of a box whose corner `k` takes the high x when `k & 1`, the high y
+/// when `k & 2` and the high z when `k & 4` (counter-clockwise seen from outside).
+pub const BOX_TRIANGLES: [[u32; 3]; 12] = [
+    [0, 2, 1],
+    [1, 2, 3],
+    [4, 5, 6],
+    [5, 7, 6],
+    [0, 1, 4],
+    [1, 5, 4],
+    [2, 6, 3],
+    [3, 6, 7],
+    [0, 4, 2],
+    [2, 4, 6],
+    [1, 3, 5],
+    [3, 7, 5],
+];
