@@ -12,7 +12,7 @@
 
 mod common;
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::{Duration, Instant};
 
@@ -155,6 +155,32 @@ fn rigged_and_arrows_work(tmux: &Tmux, names: &[String; 2]) {
     );
 }
 
+/// A watch session with the default settings on two demo meshes in a fresh folder, with the
+/// key-to-frame trace (`GEPPETTO_TUI_TRACE`) written outside the watched folder.
+struct Traced {
+    tmux: Tmux,
+    dir: tempfile::TempDir,
+    names: [String; 2],
+    trace: PathBuf,
+    _trace_dir: tempfile::TempDir,
+}
+
+fn traced(session: &str) -> Traced {
+    let dir = tempfile::tempdir().unwrap();
+    let names = two_meshes(dir.path());
+    let trace_dir = tempfile::tempdir().unwrap();
+    let trace = trace_dir.path().join("keys.tsv");
+    let env = format!("GEPPETTO_TUI_TRACE='{}'", trace.display());
+    let tmux = Tmux::start(session, dir.path(), &env, "");
+    Traced {
+        tmux,
+        dir,
+        names,
+        trace,
+        _trace_dir: trace_dir,
+    }
+}
+
 fn clean_exit(tmux: &Tmux) {
     let screen = tmux.wait("clean exit", Duration::from_secs(30), |s| {
         s.contains("EXITED:")
@@ -174,13 +200,14 @@ fn default_settings_in_tmux_keys_pin_rerig_and_quit() {
     if !have_tmux() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let names = two_meshes(dir.path());
-    // The key-to-frame trace (GEPPETTO_TUI_TRACE), outside the watched folder.
-    let trace_dir = tempfile::tempdir().unwrap();
-    let trace = trace_dir.path().join("keys.tsv");
-    let env = format!("GEPPETTO_TUI_TRACE='{}'", trace.display());
-    let tmux = Tmux::start("tmux", dir.path(), &env, "");
+    // `tmux` is bound last so it drops first: the session is killed before its folders go.
+    let Traced {
+        dir,
+        names,
+        trace,
+        _trace_dir,
+        tmux,
+    } = traced("tmux");
     rigged_and_arrows_work(&tmux, &names);
     let screen = tmux.capture();
     assert!(
@@ -333,12 +360,14 @@ fn default_settings_in_tmux_edit_a_joint_undo_save_and_rerig() {
     if !have_tmux() {
         return;
     }
-    let dir = tempfile::tempdir().unwrap();
-    let names = two_meshes(dir.path());
-    let trace_dir = tempfile::tempdir().unwrap();
-    let trace = trace_dir.path().join("keys.tsv");
-    let env = format!("GEPPETTO_TUI_TRACE='{}'", trace.display());
-    let tmux = Tmux::start("edit", dir.path(), &env, "");
+    // `tmux` is bound last so it drops first: the session is killed before its folders go.
+    let Traced {
+        dir,
+        names,
+        trace,
+        _trace_dir,
+        tmux,
+    } = traced("edit");
     rigged_and_arrows_work(&tmux, &names);
     tmux.keys(&["E"]);
     tmux.wait("the edit session", LONG, |s| s.contains("edit mode ready"));

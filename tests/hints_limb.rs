@@ -2,6 +2,8 @@
 //! construction skeleton is known: a humanoid with huge flat ears hanging to its shoulders and short
 //! drooping arms (the arms-into-ears failure of a cartoon elephant), and a big-headed humanoid.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
@@ -17,20 +19,6 @@ use geppetto::pipeline::{Pipeline, RigOutcome, RigRequest};
 use geppetto::progress::NoProgress;
 use geppetto::rig::Status;
 use geppetto::skeleton::{load_template, Skeleton};
-
-/// The arms-into-ears character: flat ears 0.44 m wide, 0.52 m tall, 5 cm thick, hanging from the
-/// head to the shoulders; half-length arms held forward and down, in front of the body.
-fn eared() -> DemoCharacter {
-    humanoid_variant(
-        3,
-        &Variant {
-            arm_scale: 0.3,
-            arm_dir: Some(V3::new(-0.25, -0.5, 0.83)),
-            ears: Some(V3::new(0.22, 0.26, 0.025)),
-            ..Variant::default()
-        },
-    )
-}
 
 fn write(c: &DemoCharacter, dir: &Path) -> PathBuf {
     let path = dir.join(format!("{}.obj", c.name));
@@ -69,7 +57,7 @@ fn joint(out: &RigOutcome, name: &str) -> P3 {
 
 #[test]
 fn ear_arms_are_not_ok_and_wrist_pins_fix_the_whole_arm() {
-    let c = eared();
+    let c = common::eared_humanoid();
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(&c, dir.path());
     let skel = Arc::new(load_template("human").expect("built-in"));
@@ -151,7 +139,7 @@ fn along(a: P3, b: P3, t: f64) -> P3 {
 
 #[test]
 fn an_arm_chain_run_into_a_flat_ear_is_a_plate_limb() {
-    let c = eared();
+    let c = common::eared_humanoid();
     let dir = tempfile::tempdir().expect("tempdir");
     let path = write(&c, dir.path());
     let skel = Arc::new(load_template("human").expect("built-in"));

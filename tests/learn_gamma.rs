@@ -9,32 +9,15 @@ use std::time::Duration;
 
 use geppetto::choose::Template;
 use geppetto::config::RigConfig;
-use geppetto::demo::characters::Variant;
-use geppetto::demo::humanoid_variant;
 use geppetto::embed::hints::{sidecar_path, Hints};
-use geppetto::geom::V3;
 use geppetto::learn::labels::{self, LabelSource, HINT_LABELS_FILE};
 use geppetto::learn::{collect, iterate, learn, optimize::Search};
 use geppetto::skeleton::load_template;
 use geppetto::watch::{JobContext, JobEvent, JobPool, JobResult};
 
-/// The arms-into-ears humanoid of `tests/hints_limb.rs`: unhinted, the search runs the arms into
-/// the flat ears (not `ok`); pinned at the wrists it rigs `ok`.
-fn eared() -> geppetto::demo::DemoCharacter {
-    humanoid_variant(
-        3,
-        &Variant {
-            arm_scale: 0.3,
-            arm_dir: Some(V3::new(-0.25, -0.5, 0.83)),
-            ears: Some(V3::new(0.22, 0.26, 0.025)),
-            ..Variant::default()
-        },
-    )
-}
-
 #[test]
 fn an_accepted_hinted_rig_appends_a_bad_and_a_good_label() {
-    let c = eared();
+    let c = common::eared_humanoid();
     let dir = tempfile::tempdir().expect("tempdir");
     let mesh = dir.path().join("eared.obj");
     std::fs::write(&mesh, geppetto::mesh::write::obj_string(&c.mesh)).expect("write obj");

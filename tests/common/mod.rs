@@ -114,3 +114,18 @@ pub const BOX_TRIANGLES: [[u32; 3]; 12] = [
     [1, 3, 5],
     [3, 7, 5],
 ];
+
+/// The arms-into-ears humanoid: flat ears 0.44 m wide, 0.52 m tall, 5 cm thick, hanging from the
+/// head to the shoulders; half-length arms held forward and down, in front of the body. Unhinted,
+/// the search runs the arms into the ears (not `ok`); pinned at the wrists it rigs `ok`.
+pub fn eared_humanoid() -> geppetto::demo::DemoCharacter {
+    geppetto::demo::humanoid_variant(
+        3,
+        &geppetto::demo::characters::Variant {
+            arm_scale: 0.3,
+            arm_dir: Some(geppetto::geom::V3::new(-0.25, -0.5, 0.83)),
+            ears: Some(geppetto::geom::V3::new(0.22, 0.26, 0.025)),
+            ..Default::default()
+        },
+    )
+}
