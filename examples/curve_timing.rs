@@ -5,6 +5,10 @@
 //! threads; on a shared machine CPU time is the steadier figure) of the view choice, the primary
 //! raster and the outline loops, and the fitted exponent of the stage total in the face count.
 
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::cpu_ms;
+
 use std::path::Path;
 use std::time::Instant;
 
@@ -83,14 +87,4 @@ fn time_stages(pm: &PreparedMesh, runs: usize) -> ([f64; 3], [f64; 3]) {
         [0, 1, 2].map(|k| med(&mut wall[k])),
         [0, 1, 2].map(|k| med(&mut cpu[k])),
     )
-}
-
-#[allow(unsafe_code)] // getrusage has no safe std API
-fn cpu_ms() -> f64 {
-    // SAFETY: rusage is plain old data; zeroed is a valid value.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage writes into the struct we pass; RUSAGE_SELF is always valid.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
 }

@@ -7,6 +7,10 @@
 //! Uses the crate's loader and `prepare()`; if they fail (e.g. not implemented yet), falls back to
 //! a minimal OBJ reader (v / f lines only, no welding).
 
+#[path = "support/cpu.rs"]
+mod cpu;
+use cpu::cpu_ms;
+
 use std::path::Path;
 use std::time::Instant;
 
@@ -155,17 +159,6 @@ fn eval_throughput(f: &geppetto::discretize::DistanceField) -> f64 {
     let ns = t.elapsed().as_secs_f64() * 1e9 / n as f64;
     std::hint::black_box(sum);
     ns
-}
-
-/// Process CPU time (user + system, all threads), ms.
-#[allow(unsafe_code)] // getrusage has no safe std API
-fn cpu_ms() -> f64 {
-    // SAFETY: rusage is plain old data; zeroed is a valid value.
-    let mut ru: libc::rusage = unsafe { std::mem::zeroed() };
-    // SAFETY: getrusage writes into the struct we pass; RUSAGE_SELF is always valid.
-    unsafe { libc::getrusage(libc::RUSAGE_SELF, &mut ru) };
-    let tv = |t: libc::timeval| t.tv_sec as f64 * 1e3 + t.tv_usec as f64 / 1e3;
-    tv(ru.ru_utime) + tv(ru.ru_stime)
 }
 
 fn load(path: &Path) -> Option<PreparedMesh> {
