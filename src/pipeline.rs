@@ -6,32 +6,29 @@ use std::path::{Path, PathBuf};
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
-use crate::choose::{self, Fit, Template, TemplateTrial};
-use crate::confidence;
+use crate::choose::{Fit, Template};
 use crate::config::RigConfig;
-use crate::curveskel::CurveMode;
-use crate::discretize::{self, Discretization};
+use crate::discretize::Discretization;
 use crate::embed::hints::Hints;
-use crate::embed::hints::ResolvedHint;
-use crate::embed::{self, Embedding, OrientationMode, PENALTY_TERMS};
+use crate::embed::{Embedding, OrientationMode, PENALTY_TERMS};
 use crate::error::RigError;
 use crate::mesh::{self, PreparedMesh};
 use crate::progress::{Progress, Stage};
-use crate::rig::Status;
 use crate::rig::{Rig, RigJoint, RigPenalty};
 use crate::skeleton::Skeleton;
 use crate::skin::{self, Skin};
 use crate::util::ms_since;
 
 mod attach;
+mod cache;
+mod choosing;
 mod edit;
 mod multi;
 pub use attach::{AttachRequest, Attached};
+use cache::Cached;
+use choosing::Chosen;
 pub use edit::EditBase;
 pub use multi::Method;
-
-/// How many meshes' discretizations the cache keeps.
-const CACHE_CAPACITY: usize = 16;
 
 /// What to rig and how.
 #[derive(Clone, Debug)]
@@ -88,8 +85,6 @@ pub struct RigOutcome {
     pub source: Option<Arc<mesh::load::SourceDocument>>,
 }
 
-type Cached = (u64, Arc<PreparedMesh>, Arc<Discretization>);
-
 /// What [`Pipeline::discretized`] returns: the prepared mesh, its discretization, whether both
 /// came from the cache, and the input's document (always read fresh: textures may change alone).
 pub type Discretized = (
@@ -115,82 +110,6 @@ impl Pipeline {
             config,
             cache: Mutex::new(Vec::new()),
         }
-    }
-
-    fn cache_get(&self, key: u64) -> Option<(Arc<PreparedMesh>, Arc<Discretization>)> {
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        let pos = cache.iter().position(|c| c.0 == key)?;
-        let entry = cache.remove(pos);
-        let found = (entry.1.clone(), entry.2.clone());
-        cache.push(entry); // most recently used last
-        Some(found)
-    }
-
-    fn cache_put(&self, key: u64, prepared: Arc<PreparedMesh>, disc: Arc<Discretization>) {
-        let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
-        cache.retain(|c| c.0 != key);
-        if cache.len() >= CACHE_CAPACITY {
-            cache.remove(0);
-        }
-        cache.push((key, prepared, disc));
-    }
-
-    /// Load, prepare and discretize `path`, or take both from the cache. Returns the timings of the
-    /// stages actually run and whether the cache was used.
-    pub fn discretized(
-        &self,
-        path: &Path,
-        progress: &dyn Progress,
-        timings: &mut BTreeMap<String, f64>,
-    ) -> Result<Discretized, RigError> {
-        let (mesh, source, key) = self.load(path, progress, timings)?;
-        if let Some((prepared, disc)) = self.cache_get(key) {
-            return Ok((prepared, disc, true, source));
-        }
-        let prepared = Arc::new(prepare(path, mesh, progress, timings)?);
-        let disc = self.discretize_stage(path, key, &prepared, progress, timings)?;
-        Ok((prepared, disc, false, source))
-    }
-
-    /// Discretize `prepared` (key: its cache key) and cache both.
-    fn discretize_stage(
-        &self,
-        path: &Path,
-        key: u64,
-        prepared: &Arc<PreparedMesh>,
-        progress: &dyn Progress,
-        timings: &mut BTreeMap<String, f64>,
-    ) -> Result<Arc<Discretization>, RigError> {
-        let disc = discretize::discretize(prepared, &self.config.discretize, progress).map_err(
-            |source| RigError::Discretize {
-                path: path.to_path_buf(),
-                source,
-            },
-        )?;
-        for (name, ms) in &disc.timings_ms {
-            timings.insert((*name).to_string(), *ms);
-        }
-        let disc = Arc::new(disc);
-        self.cache_put(key, prepared.clone(), disc.clone());
-        Ok(disc)
-    }
-
-    /// Load `path` (the load stage): the mesh, the file's own document (glTF, textured OBJ, FBX) and the cache key (mesh content and discretization options).
-    fn load(
-        &self,
-        path: &Path,
-        progress: &dyn Progress,
-        timings: &mut BTreeMap<String, f64>,
-    ) -> Result<(mesh::Mesh, Option<Arc<mesh::load::SourceDocument>>, u64), RigError> {
-        let loaded = run_stage(progress, Stage::Load, timings, || {
-            mesh::load::load_with_source(path).map_err(|source| RigError::Load {
-                path: path.to_path_buf(),
-                source,
-            })
-        })?;
-        let (mesh, source) = (loaded.mesh, loaded.source.map(Arc::new));
-        let key = mesh.content_hash() ^ options_hash(&self.config);
-        Ok((mesh, source, key))
     }
 
     /// Rig one mesh: the stages in order. Hint re-runs reuse the cached discretization.
@@ -250,13 +169,20 @@ impl Pipeline {
             check(progress, Stage::Skin)?;
             let t = Instant::now();
             let skin_opts = attach::skin_options(&self.config.skin, &prepared);
-            let mut s =
-                skin::skin(&prepared, &disc.field, &rig.joints, &skin_opts).map_err(|source| {
-                    RigError::Skin {
-                        path: path.clone(),
-                        source,
-                    }
-                })?;
+            // A re-run of a cached mesh keeps its heat system for the next re-run (a one-off
+            // rig does not: it would only hold memory).
+            let heat = reused.then(|| self.heat_cache(key)).flatten();
+            let mut s = skin::skin_cached(
+                &prepared,
+                &disc.field,
+                &rig.joints,
+                &skin_opts,
+                heat.as_deref(),
+            )
+            .map_err(|source| RigError::Skin {
+                path: path.clone(),
+                source,
+            })?;
             timings.insert("skin".into(), ms_since(t));
             timings.extend(s.stats.timings().map(|(k, ms)| (k.to_string(), ms)));
             let field = &disc.field;
@@ -318,268 +244,6 @@ fn run_stage<T>(
     Ok(out)
 }
 
-/// The chosen fit and the record of every template tried.
-struct Chosen {
-    fit: Fit,
-    trials: Vec<TemplateTrial>,
-    /// The curve-skeleton report when the curve method made the joints.
-    curve: Option<crate::rig::CurveReport>,
-    /// Plain-language notes on the choice (rig.json `warnings`).
-    notes: Vec<String>,
-}
-
-impl Pipeline {
-    /// Embed and assess each candidate template (one, or every shipped one under `auto`) on the
-    /// shared discretization, keep the best (see [`choose::best`]); apply the "another template fits
-    /// far better" check. Templates are tried one after another in a fixed order, so the choice does
-    /// not depend on threads.
-    fn choose(
-        &self,
-        req: &RigRequest,
-        prepared: &PreparedMesh,
-        disc: &Discretization,
-        progress: &dyn Progress,
-    ) -> Result<Chosen, RigError> {
-        let path = &req.mesh_path;
-        if let Template::Curve(mode) = req.skeleton {
-            let c = self.curve(req, prepared, disc, mode)?;
-            return Ok(Chosen {
-                trials: vec![choose::curve_trial(&c, true, String::new())],
-                curve: Some(c.report.clone()),
-                notes: Vec::new(),
-                fit: c.into(),
-            });
-        }
-        let opts = choose::options(&self.config.embed_options(), &req.skeleton, req.orientation);
-        let mut fits = Vec::new();
-        let mut first_err: Option<RigError> = None;
-        for skel in req.skeleton.candidates()? {
-            let hints = match self.hints_for(req, prepared, &skel) {
-                Ok(h) => h,
-                // Under `auto`, hints name one template's joints; the others are skipped.
-                Err(e) if matches!(req.skeleton, Template::Auto) => {
-                    first_err.get_or_insert(e);
-                    continue;
-                }
-                Err(e) => return Err(e),
-            };
-            // Branch and bound across templates: once one is `ok`, another can only win by being
-            // `ok` with a lower per-chain penalty, so its search may stop at that penalty.
-            let mut opts = opts.clone();
-            if let Some(pc) = choose::best_ok_per_chain(&fits) {
-                opts.cutoff = (pc * choose::chains(&skel) as f64).min(1.0);
-            }
-            let embed_fn = |s: &Skeleton| embed::embed(disc, s, &hints, &opts, progress);
-            let assess_fn = |s: &Skeleton, e: &Embedding| confidence::assess(prepared, disc, s, e);
-            match choose::fit(skel, &embed_fn, &assess_fn) {
-                Ok(f) => fits.push(f),
-                Err(source) => {
-                    let e = RigError::Embed {
-                        path: path.clone(),
-                        source,
-                    };
-                    if e.is_cancelled() {
-                        return Err(e);
-                    }
-                    first_err.get_or_insert(e);
-                }
-            }
-        }
-        let Some(best) = choose::best(&fits) else {
-            // Under `auto`, a shape no template embeds into may still have a curve skeleton.
-            if matches!(req.skeleton, Template::Auto) {
-                if let Ok(c) = self.curve(req, prepared, disc, CurveMode::Robust) {
-                    let note = "no template embeds into this shape; the curve skeleton built from \
-                                the mesh's outline was used"
-                        .to_string();
-                    return Ok(Chosen {
-                        trials: vec![choose::curve_trial(&c, true, note.clone())],
-                        curve: Some(c.report.clone()),
-                        notes: vec![note],
-                        fit: c.into(),
-                    });
-                }
-            }
-            return Err(first_err.unwrap_or(RigError::Cancelled));
-        };
-        let mut others: Vec<(String, f64, bool)> = fits
-            .iter()
-            .enumerate()
-            .filter(|(i, _)| *i != best)
-            .map(|(_, f)| (f.skeleton.name.clone(), f.per_chain(), f.embedding.forced))
-            .collect();
-        let mut trials: Vec<TemplateTrial> = fits
-            .iter()
-            .enumerate()
-            .map(|(i, f)| f.trial(i == best))
-            .collect();
-        let mut fit = fits.swap_remove(best);
-        if let Template::Fixed(_) = req.skeleton {
-            let screened = self.screen_others(&fit, disc, &opts, progress);
-            others.extend(
-                screened
-                    .iter()
-                    .map(|t| (t.template.clone(), t.penalty_per_chain, false)),
-            );
-            if let Some(reason) = choose::beaten_by_far(&fit, &others) {
-                fit.embedding.warnings.push(reason);
-            }
-            trials.extend(screened);
-        } else if let Some(reason) = choose::beaten_by_far(&fit, &others) {
-            fit.confidence.status = crate::rig::Status::LowConfidence;
-            fit.confidence.reasons.push(reason);
-        }
-        if let Some(reason) = choose::implausible_up(&fit, opts.orientation) {
-            fit.confidence.status = crate::rig::Status::LowConfidence;
-            fit.confidence.reasons.push(reason);
-        }
-        // The record of the chosen trial shows its final status, after the checks above.
-        if let Some(t) = trials.iter_mut().find(|t| t.chosen) {
-            t.status = Some(fit.confidence.status);
-        }
-        if matches!(req.skeleton, Template::Auto) && fit.confidence.status != Status::Ok {
-            return self.curve_competes(req, prepared, disc, fit, trials);
-        }
-        Ok(Chosen {
-            fit,
-            trials,
-            curve: None,
-            notes: Vec::new(),
-        })
-    }
-
-    /// `auto` with no trustworthy template: the curve skeleton competes (it wins only if it is
-    /// `ok`); rig.json's trials and warnings say which won and why, in plain words.
-    fn curve_competes(
-        &self,
-        req: &RigRequest,
-        prepared: &PreparedMesh,
-        disc: &Discretization,
-        fit: Fit,
-        mut trials: Vec<TemplateTrial>,
-    ) -> Result<Chosen, RigError> {
-        let c = match self.curve(req, prepared, disc, CurveMode::Robust) {
-            Ok(c) => c,
-            Err(e) if e.is_cancelled() => return Err(e),
-            Err(e) => {
-                trials.push(TemplateTrial {
-                    template: crate::curveskel::METHOD_NAME.into(),
-                    note: e.to_string(),
-                    ..TemplateTrial::default()
-                });
-                return Ok(Chosen {
-                    fit,
-                    trials,
-                    curve: None,
-                    notes: Vec::new(),
-                });
-            }
-        };
-        if let Some(why) = choose::curve_wins(&fit, &c) {
-            trials.iter_mut().for_each(|t| t.chosen = false);
-            trials.push(choose::curve_trial(&c, true, why.clone()));
-            return Ok(Chosen {
-                curve: Some(c.report.clone()),
-                fit: c.into(),
-                trials,
-                notes: vec![why],
-            });
-        }
-        let reason = c.confidence.reasons.first().cloned().unwrap_or_default();
-        trials.push(choose::curve_trial(
-            &c,
-            false,
-            format!("the curve skeleton is not trustworthy either: {reason}"),
-        ));
-        Ok(Chosen {
-            fit,
-            trials,
-            curve: None,
-            notes: Vec::new(),
-        })
-    }
-
-    /// The curve-skeleton method on the prepared mesh, with the request's hints (pins by joint
-    /// name, branch ends added or deleted) mapped to the normalized frame.
-    fn curve(
-        &self,
-        req: &RigRequest,
-        prepared: &PreparedMesh,
-        disc: &Discretization,
-        mode: CurveMode,
-    ) -> Result<crate::curveskel::CurveFit, RigError> {
-        let norm = &prepared.normalization;
-        let to_norm = |p: &[f64; 3]| norm.to_normalized(&crate::geom::P3::from(*p));
-        let mut hints = crate::curveskel::CurveHints::default();
-        if let Some((h, _)) = &req.hints {
-            hints.pins = h
-                .hints
-                .iter()
-                .map(|j| (j.joint.clone(), to_norm(&j.position)))
-                .collect();
-            if let Some(c) = &h.curve {
-                hints.add_ends = c.add_ends.iter().map(to_norm).collect();
-                hints.remove_ends = c.remove_ends.iter().map(to_norm).collect();
-            }
-        }
-        let opts = crate::curveskel::CurveOptions { mode, view: None };
-        let inside = |p: &crate::geom::P3| {
-            crate::discretize::Field::eval(&disc.field, p) < crate::confidence::OUTSIDE_TOLERANCE
-        };
-        crate::curveskel::build(prepared, &inside, &hints, &opts).map_err(|e| RigError::Embed {
-            path: req.mesh_path.clone(),
-            source: embed::EmbedError::NoMatch {
-                skeleton: crate::curveskel::METHOD_NAME.into(),
-                reason: e.to_string(),
-            },
-        })
-    }
-
-    /// Hints resolved against `skel` (none without a hints file).
-    fn hints_for(
-        &self,
-        req: &RigRequest,
-        prepared: &PreparedMesh,
-        skel: &Skeleton,
-    ) -> Result<Vec<ResolvedHint>, RigError> {
-        let extent = prepared.input.aabb().max_extent();
-        Ok(match &req.hints {
-            Some((h, hp)) => h.resolve(skel, &prepared.normalization, extent, hp)?,
-            None => Vec::new(),
-        })
-    }
-
-    /// With a template the user forced: screen the other shipped templates (greedy dives only, in
-    /// the same orientation mode; cheap) so that a far better fit can be reported. Only unforced
-    /// screened fits count: their penalty is a real, complete embedding's.
-    fn screen_others(
-        &self,
-        fit: &Fit,
-        disc: &Discretization,
-        opts: &embed::EmbedOptions,
-        progress: &dyn Progress,
-    ) -> Vec<TemplateTrial> {
-        let cancelled = || progress.cancelled();
-        choose::AUTO_TEMPLATES
-            .iter()
-            .filter(|n| !n.eq_ignore_ascii_case(&fit.skeleton.name))
-            .filter_map(|n| crate::skeleton::load_template(n).ok())
-            .filter_map(|s| {
-                let (o, total, forced) = embed::screen_with(&disc.graph, &s, opts, &cancelled)?;
-                (!forced).then(|| TemplateTrial {
-                    template: s.name.clone(),
-                    orientation: o.label(),
-                    penalty: total,
-                    penalty_per_chain: choose::per_chain(total, &s),
-                    status: None,
-                    chosen: false,
-                    note: "screened".into(),
-                })
-            })
-            .collect()
-    }
-}
-
 /// Report entering `stage`, or stop if cancelled.
 fn check(progress: &dyn Progress, stage: Stage) -> Result<(), RigError> {
     if progress.cancelled() {
@@ -587,14 +251,6 @@ fn check(progress: &dyn Progress, stage: Stage) -> Result<(), RigError> {
     }
     progress.enter(stage);
     Ok(())
-}
-
-/// Discretization depends on these options too, so they are part of the cache key.
-fn options_hash(config: &RigConfig) -> u64 {
-    let d = &config.discretize;
-    d.tolerance.to_bits().rotate_left(7)
-        ^ u64::from(d.max_depth).rotate_left(29)
-        ^ (d.max_spheres as u64).rotate_left(43)
 }
 
 /// Sizes of the discretization, for `geppetto bench` (rig.json `stats`).

@@ -246,3 +246,43 @@ fn a_prop_follows_the_body_part_it_touches() {
     let floating_rows = &skin.weights[nl + nr + np..];
     assert!(floating_rows.iter().all(|w| w == &vec![(3, 1.0)]));
 }
+
+/// A hint re-run takes the heat system (matrix + AMD ordering) from the mesh's cache instead of
+/// building it: the weights must be the ones a fresh build gives, bit for bit, on a mesh whose
+/// shells are diffused (arm, sleeve) and bound rigidly (plate) — and a cold cache is filled.
+#[test]
+fn a_kept_heat_system_gives_the_same_weights_bit_for_bit() {
+    use geppetto::skin::{skin_with_sdf_cached, SystemCache};
+    let (len, r) = (3.4, 0.3);
+    let arm = capsule(len, r, 16, V3::zeros());
+    let plate_at = V3::new(r + 0.06, 0.5, 0.0);
+    let plate = capsule(0.3, 0.1, 10, plate_at);
+    let mesh = prepare(union(&[arm, plate]), None);
+    let n = mesh.normalization;
+    let sdf = move |p: &P3| {
+        let q = n.to_mesh(p);
+        capsule_sdf(&q, len, r, V3::zeros()).min(capsule_sdf(&q, 0.3, 0.1, plate_at)) * n.scale
+    };
+    let joints = chain(1.0);
+    let opts = SkinOptions::default();
+    let bits = |s: &geppetto::skin::Skin| -> Vec<Vec<(u32, u64)>> {
+        s.weights
+            .iter()
+            .map(|row| row.iter().map(|&(j, w)| (j, w.to_bits())).collect())
+            .collect()
+    };
+    let fresh = skin_with_sdf(&mesh, &sdf, &joints, &opts).expect("skin");
+    let cache = SystemCache::default();
+    assert!(!cache.holds());
+    let first = skin_with_sdf_cached(&mesh, &sdf, &joints, &opts, Some(&cache)).expect("skin");
+    assert!(cache.holds(), "a cold cache keeps the system it built");
+    let again = skin_with_sdf_cached(&mesh, &sdf, &joints, &opts, Some(&cache)).expect("skin");
+    assert_eq!(again.stats.symbolic_ms, 0.0, "the kept ordering was reused");
+    assert_eq!(bits(&fresh), bits(&first));
+    assert_eq!(bits(&fresh), bits(&again));
+    // Another skeleton on the same mesh (a hint moved a joint): still the fresh weights.
+    let moved = chain(1.1);
+    let fresh = skin_with_sdf(&mesh, &sdf, &moved, &opts).expect("skin");
+    let kept = skin_with_sdf_cached(&mesh, &sdf, &moved, &opts, Some(&cache)).expect("skin");
+    assert_eq!(bits(&fresh), bits(&kept));
+}

@@ -18,9 +18,11 @@ use crate::geom::{P3, V3};
 /// 0.001·τ = 3·10⁻⁶ units).
 const PROBE: f64 = 1e-3;
 
-/// Minimum pairwise dot of the normalized field gradients at `c + r·(±1, ±1, ±1)`.
-/// Zero gradients are ignored (they carry no direction).
-pub fn min_dot(field: &DistanceField, c: &P3, r: f64) -> f64 {
+/// True when the normalized field gradients at `c + r·(±1, ±1, ±1)` disagree: some pairwise dot
+/// is ≤ 0 (zero gradients carry no direction and are ignored). Stops at the first such pair:
+/// on the medial sheets, where the octree is finest, most probes disagree early, and whether
+/// *some* pair disagrees does not depend on the order the pairs are tested in.
+pub fn gradients_disagree(field: &DistanceField, c: &P3, r: f64) -> bool {
     let mut g = [V3::zeros(); 8];
     let mut n = 0;
     let mut hint = None;
@@ -34,17 +36,14 @@ pub fn min_dot(field: &DistanceField, c: &P3, r: f64) -> f64 {
             .gradient_hinted(&(c + o), &mut hint)
             .try_normalize(1e-12)
         {
+            if g[..n].iter().any(|u| u.dot(&v) <= 0.0) {
+                return true;
+            }
             g[n] = v;
             n += 1;
         }
     }
-    let mut best = 1.0f64;
-    for i in 0..n {
-        for j in i + 1..n {
-            best = best.min(g[i].dot(&g[j]));
-        }
-    }
-    best
+    false
 }
 
 /// Sample the medial surface of the field's interior; sorted by radius, largest first (ties by
@@ -109,7 +108,7 @@ fn depth_maxima(field: &DistanceField, cells: &[(P3, f64, f64)], tol: f64) -> Ve
 fn leaf_samples(field: &DistanceField, lo: &P3, size: f64, tol: f64) -> Vec<Sphere> {
     let half = 0.5 * size;
     let centre = lo + V3::repeat(half);
-    if min_dot(field, &centre, half) > 0.0 {
+    if !gradients_disagree(field, &centre, half) {
         return Vec::new();
     }
     let n = ((size / tol).ceil() as usize).max(1);
@@ -132,7 +131,7 @@ fn leaf_samples(field: &DistanceField, lo: &P3, size: f64, tol: f64) -> Vec<Sphe
                     continue;
                 }
                 let depth = -field.eval(&p);
-                if depth <= 2.0 * tol || min_dot(field, &p, PROBE * tol) > 0.0 {
+                if depth <= 2.0 * tol || !gradients_disagree(field, &p, PROBE * tol) {
                     continue;
                 }
                 out.push(Sphere {
@@ -143,4 +142,81 @@ fn leaf_samples(field: &DistanceField, lo: &P3, size: f64, tol: f64) -> Vec<Sphe
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::discretize::field;
+
+    /// The original test: the smallest pairwise dot of all 8 normalized gradients, then ≤ 0.
+    fn min_dot_disagrees(field: &DistanceField, c: &P3, r: f64) -> bool {
+        let g: Vec<V3> = (0..8)
+            .filter_map(|k| {
+                let s = |bit: usize| if k >> bit & 1 == 0 { -r } else { r };
+                field
+                    .gradient(&(c + V3::new(s(0), s(1), s(2))))
+                    .try_normalize(1e-12)
+            })
+            .collect();
+        let mut best = 1.0f64;
+        for i in 0..g.len() {
+            for j in i + 1..g.len() {
+                best = best.min(g[i].dot(&g[j]));
+            }
+        }
+        best <= 0.0
+    }
+
+    /// A box (an axis-aligned slab 0.6 × 0.3 × 0.2 in the unit cube): medial sheets inside.
+    fn slab() -> DistanceField {
+        let (lo, hi) = (P3::new(0.2, 0.35, 0.4), P3::new(0.8, 0.65, 0.6));
+        let positions: Vec<P3> = (0..8)
+            .map(|k| {
+                let c = |bit: usize, a: f64, b: f64| if k >> bit & 1 == 0 { a } else { b };
+                P3::new(c(0, lo.x, hi.x), c(1, lo.y, hi.y), c(2, lo.z, hi.z))
+            })
+            .collect();
+        let quads = [
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+        ];
+        let triangles: Vec<[u32; 3]> = quads
+            .iter()
+            .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+            .collect();
+        field::build_from(&positions, &triangles, &DiscretizeOptions::default())
+    }
+
+    #[test]
+    fn early_exit_agrees_with_the_full_pairwise_minimum() {
+        let f = slab();
+        let (mut agree, mut disagreeing) = (0, 0);
+        for i in 0..40 {
+            for j in 0..20 {
+                for k in 0..10 {
+                    let c = P3::new(
+                        0.2 + 0.6 * f64::from(i) / 39.0,
+                        0.35 + 0.3 * f64::from(j) / 19.0,
+                        0.4 + 0.2 * f64::from(k) / 9.0,
+                    );
+                    for r in [3e-6, 1e-3, 0.01] {
+                        let want = min_dot_disagrees(&f, &c, r);
+                        assert_eq!(gradients_disagree(&f, &c, r), want, "at {c:?}, r = {r}");
+                        agree += 1;
+                        disagreeing += usize::from(want);
+                    }
+                }
+            }
+        }
+        // Both answers occur, so the comparison tests something.
+        assert!(
+            disagreeing > 100 && disagreeing < agree - 100,
+            "{disagreeing} of {agree}"
+        );
+    }
 }

@@ -22,7 +22,8 @@ pub mod visibility;
 mod weights;
 
 pub use rigid::rigid;
-pub use weights::{finish_row, shell_vertex_lists, skin_with_sdf};
+pub use system::SystemCache;
+pub use weights::{finish_row, shell_vertex_lists, skin_with_sdf, skin_with_sdf_cached};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -182,6 +183,18 @@ pub fn skin(
     joints: &[RigJoint],
     opts: &SkinOptions,
 ) -> Result<Skin, SkinError> {
+    skin_cached(mesh, field, joints, opts, None)
+}
+
+/// [`skin`], reusing the heat system kept in `cache` for this mesh (hint re-runs; see
+/// [`SystemCache`]). The weights are the same as [`skin`]'s, bit for bit.
+pub fn skin_cached(
+    mesh: &PreparedMesh,
+    field: &DistanceField,
+    joints: &[RigJoint],
+    opts: &SkinOptions,
+    cache: Option<&SystemCache>,
+) -> Result<Skin, SkinError> {
     let vis = visibility::VisibilityField::new(mesh, field, opts.exact_visibility);
-    skin_with_sdf(mesh, &|p| vis.eval(p), joints, opts)
+    skin_with_sdf_cached(mesh, &|p| vis.eval(p), joints, opts, cache)
 }

@@ -10,6 +10,7 @@
 //! every shell sees a bone). Otherwise it is rebuilt for the actual set. Either way the matrix,
 //! its pattern and so the factor are the ones a fresh build gives, bit for bit.
 
+use std::sync::Mutex;
 use std::time::Instant;
 
 use super::laplacian::{one_ring_areas, stiffness, SymCsc, NOT_IN_SYSTEM};
@@ -65,6 +66,32 @@ impl HeatSystem {
             Some(s) if s.verts == verts => s,
             _ => Self::build(mesh, verts.to_vec()),
         }
+    }
+}
+
+/// One mesh's [`HeatSystem`] over its likely diffused set, kept between rigs of the same mesh
+/// (the watcher's hint re-runs): the system depends on the mesh alone, so a re-run clones it
+/// instead of assembling and ordering it again — the same matrix and ordering, bit for bit.
+#[derive(Debug, Default)]
+pub struct SystemCache(Mutex<Option<HeatSystem>>);
+
+impl SystemCache {
+    /// A copy of the kept system if it was built over exactly `verts`.
+    pub fn get(&self, verts: &[u32]) -> Option<HeatSystem> {
+        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut s = kept.as_ref().filter(|s| s.verts == verts).cloned()?;
+        s.analyze_ms = 0.0; // not analyzed again
+        Some(s)
+    }
+
+    /// True once a system is kept.
+    pub fn holds(&self) -> bool {
+        self.0.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+    }
+
+    /// Keep a copy of `system` (replacing any other).
+    pub fn put(&self, system: &HeatSystem) {
+        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(system.clone());
     }
 }
 

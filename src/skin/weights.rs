@@ -6,7 +6,7 @@ use super::bones::{self, Bone};
 use super::heat::{self, Source};
 use super::laplacian::SymCsc;
 use super::solve::solve_spd_with;
-use super::system::{likely_heat_vertices, HeatSystem};
+use super::system::{likely_heat_vertices, HeatSystem, SystemCache};
 use super::{ShellBinding, Skin, SkinError, SkinOptions, SkinStats};
 use crate::geom::P3;
 use crate::mesh::PreparedMesh;
@@ -31,6 +31,18 @@ pub fn skin_with_sdf(
     joints: &[RigJoint],
     opts: &SkinOptions,
 ) -> Result<Skin, SkinError> {
+    skin_with_sdf_cached(mesh, sdf, joints, opts, None)
+}
+
+/// [`skin_with_sdf`], taking the heat system from `cache` when it holds the one for this mesh's
+/// likely diffused set, and keeping the one it builds there otherwise (same weights either way).
+pub fn skin_with_sdf_cached(
+    mesh: &PreparedMesh,
+    sdf: &(dyn Fn(&P3) -> f64 + Sync),
+    joints: &[RigJoint],
+    opts: &SkinOptions,
+    cache: Option<&SystemCache>,
+) -> Result<Skin, SkinError> {
     let t_total = Instant::now();
     let norm = &mesh.normalization;
     let nj: Vec<(P3, Option<usize>, bool)> = joints
@@ -52,10 +64,20 @@ pub fn skin_with_sdf(
     let likely = likely_heat_vertices(&shell_vertex_lists(mesh), MIN_HEAT_SHELL);
     // The system on this thread (the one that used to build it, so its big buffers come from the
     // same allocator arena as before: measured lower peak memory), the sources on both.
-    let (system, mut sources) = rayon::join(
-        || HeatSystem::build(mesh, likely),
-        || heat::sources(&mesh.positions, &bones, sdf),
-    );
+    let kept = cache.and_then(|c| c.get(&likely));
+    let (system, mut sources) = match kept {
+        Some(system) => (system, heat::sources(&mesh.positions, &bones, sdf)),
+        None => rayon::join(
+            || {
+                let s = HeatSystem::build(mesh, likely);
+                if let Some(c) = cache {
+                    c.put(&s);
+                }
+                s
+            },
+            || heat::sources(&mesh.positions, &bones, sdf),
+        ),
+    };
     stats.heat_ms = ms_since(t);
 
     let mut rows: Rows = vec![Vec::new(); mesh.positions.len()];

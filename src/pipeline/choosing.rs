@@ -1,0 +1,279 @@
+//! The embedding stage of [`Pipeline::rig`]: each candidate template embedded and assessed on the
+//! shared discretization, the best kept ([`crate::choose`]), the curve skeleton competing or
+//! standing in when no template fits with confidence.
+
+use crate::choose::{self, Fit, Template, TemplateTrial};
+use crate::confidence;
+use crate::curveskel::CurveMode;
+use crate::discretize::Discretization;
+use crate::embed::hints::ResolvedHint;
+use crate::embed::{self, Embedding};
+use crate::error::RigError;
+use crate::mesh::PreparedMesh;
+use crate::progress::Progress;
+use crate::rig::Status;
+use crate::skeleton::Skeleton;
+
+use super::{Pipeline, RigRequest};
+
+/// The chosen fit and the record of every template tried.
+pub(super) struct Chosen {
+    pub(super) fit: Fit,
+    pub(super) trials: Vec<TemplateTrial>,
+    /// The curve-skeleton report when the curve method made the joints.
+    pub(super) curve: Option<crate::rig::CurveReport>,
+    /// Plain-language notes on the choice (rig.json `warnings`).
+    pub(super) notes: Vec<String>,
+}
+
+impl Pipeline {
+    /// Embed and assess each candidate template (one, or every shipped one under `auto`) on the
+    /// shared discretization, keep the best (see [`choose::best`]); apply the "another template fits
+    /// far better" check. Templates are tried one after another in a fixed order, so the choice does
+    /// not depend on threads.
+    pub(super) fn choose(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        progress: &dyn Progress,
+    ) -> Result<Chosen, RigError> {
+        let path = &req.mesh_path;
+        if let Template::Curve(mode) = req.skeleton {
+            let c = self.curve(req, prepared, disc, mode)?;
+            return Ok(Chosen {
+                trials: vec![choose::curve_trial(&c, true, String::new())],
+                curve: Some(c.report.clone()),
+                notes: Vec::new(),
+                fit: c.into(),
+            });
+        }
+        let opts = choose::options(&self.config.embed_options(), &req.skeleton, req.orientation);
+        let mut fits = Vec::new();
+        let mut first_err: Option<RigError> = None;
+        for skel in req.skeleton.candidates()? {
+            let hints = match self.hints_for(req, prepared, &skel) {
+                Ok(h) => h,
+                // Under `auto`, hints name one template's joints; the others are skipped.
+                Err(e) if matches!(req.skeleton, Template::Auto) => {
+                    first_err.get_or_insert(e);
+                    continue;
+                }
+                Err(e) => return Err(e),
+            };
+            // Branch and bound across templates: once one is `ok`, another can only win by being
+            // `ok` with a lower per-chain penalty, so its search may stop at that penalty.
+            let mut opts = opts.clone();
+            if let Some(pc) = choose::best_ok_per_chain(&fits) {
+                opts.cutoff = (pc * choose::chains(&skel) as f64).min(1.0);
+            }
+            let embed_fn = |s: &Skeleton| embed::embed(disc, s, &hints, &opts, progress);
+            let assess_fn = |s: &Skeleton, e: &Embedding| confidence::assess(prepared, disc, s, e);
+            match choose::fit(skel, &embed_fn, &assess_fn) {
+                Ok(f) => fits.push(f),
+                Err(source) => {
+                    let e = RigError::Embed {
+                        path: path.clone(),
+                        source,
+                    };
+                    if e.is_cancelled() {
+                        return Err(e);
+                    }
+                    first_err.get_or_insert(e);
+                }
+            }
+        }
+        let Some(best) = choose::best(&fits) else {
+            // Under `auto`, a shape no template embeds into may still have a curve skeleton.
+            if matches!(req.skeleton, Template::Auto) {
+                if let Ok(c) = self.curve(req, prepared, disc, CurveMode::Robust) {
+                    let note = "no template embeds into this shape; the curve skeleton built from \
+                                the mesh's outline was used"
+                        .to_string();
+                    return Ok(Chosen {
+                        trials: vec![choose::curve_trial(&c, true, note.clone())],
+                        curve: Some(c.report.clone()),
+                        notes: vec![note],
+                        fit: c.into(),
+                    });
+                }
+            }
+            return Err(first_err.unwrap_or(RigError::Cancelled));
+        };
+        let mut others: Vec<(String, f64, bool)> = fits
+            .iter()
+            .enumerate()
+            .filter(|(i, _)| *i != best)
+            .map(|(_, f)| (f.skeleton.name.clone(), f.per_chain(), f.embedding.forced))
+            .collect();
+        let mut trials: Vec<TemplateTrial> = fits
+            .iter()
+            .enumerate()
+            .map(|(i, f)| f.trial(i == best))
+            .collect();
+        let mut fit = fits.swap_remove(best);
+        if let Template::Fixed(_) = req.skeleton {
+            let screened = self.screen_others(&fit, disc, &opts, progress);
+            others.extend(
+                screened
+                    .iter()
+                    .map(|t| (t.template.clone(), t.penalty_per_chain, false)),
+            );
+            if let Some(reason) = choose::beaten_by_far(&fit, &others) {
+                fit.embedding.warnings.push(reason);
+            }
+            trials.extend(screened);
+        } else if let Some(reason) = choose::beaten_by_far(&fit, &others) {
+            fit.confidence.status = crate::rig::Status::LowConfidence;
+            fit.confidence.reasons.push(reason);
+        }
+        if let Some(reason) = choose::implausible_up(&fit, opts.orientation) {
+            fit.confidence.status = crate::rig::Status::LowConfidence;
+            fit.confidence.reasons.push(reason);
+        }
+        // The record of the chosen trial shows its final status, after the checks above.
+        if let Some(t) = trials.iter_mut().find(|t| t.chosen) {
+            t.status = Some(fit.confidence.status);
+        }
+        if matches!(req.skeleton, Template::Auto) && fit.confidence.status != Status::Ok {
+            return self.curve_competes(req, prepared, disc, fit, trials);
+        }
+        Ok(Chosen {
+            fit,
+            trials,
+            curve: None,
+            notes: Vec::new(),
+        })
+    }
+
+    /// `auto` with no trustworthy template: the curve skeleton competes (it wins only if it is
+    /// `ok`); rig.json's trials and warnings say which won and why, in plain words.
+    fn curve_competes(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        fit: Fit,
+        mut trials: Vec<TemplateTrial>,
+    ) -> Result<Chosen, RigError> {
+        let c = match self.curve(req, prepared, disc, CurveMode::Robust) {
+            Ok(c) => c,
+            Err(e) if e.is_cancelled() => return Err(e),
+            Err(e) => {
+                trials.push(TemplateTrial {
+                    template: crate::curveskel::METHOD_NAME.into(),
+                    note: e.to_string(),
+                    ..TemplateTrial::default()
+                });
+                return Ok(Chosen {
+                    fit,
+                    trials,
+                    curve: None,
+                    notes: Vec::new(),
+                });
+            }
+        };
+        if let Some(why) = choose::curve_wins(&fit, &c) {
+            trials.iter_mut().for_each(|t| t.chosen = false);
+            trials.push(choose::curve_trial(&c, true, why.clone()));
+            return Ok(Chosen {
+                curve: Some(c.report.clone()),
+                fit: c.into(),
+                trials,
+                notes: vec![why],
+            });
+        }
+        let reason = c.confidence.reasons.first().cloned().unwrap_or_default();
+        trials.push(choose::curve_trial(
+            &c,
+            false,
+            format!("the curve skeleton is not trustworthy either: {reason}"),
+        ));
+        Ok(Chosen {
+            fit,
+            trials,
+            curve: None,
+            notes: Vec::new(),
+        })
+    }
+
+    /// The curve-skeleton method on the prepared mesh, with the request's hints (pins by joint
+    /// name, branch ends added or deleted) mapped to the normalized frame.
+    fn curve(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        mode: CurveMode,
+    ) -> Result<crate::curveskel::CurveFit, RigError> {
+        let norm = &prepared.normalization;
+        let to_norm = |p: &[f64; 3]| norm.to_normalized(&crate::geom::P3::from(*p));
+        let mut hints = crate::curveskel::CurveHints::default();
+        if let Some((h, _)) = &req.hints {
+            hints.pins = h
+                .hints
+                .iter()
+                .map(|j| (j.joint.clone(), to_norm(&j.position)))
+                .collect();
+            if let Some(c) = &h.curve {
+                hints.add_ends = c.add_ends.iter().map(to_norm).collect();
+                hints.remove_ends = c.remove_ends.iter().map(to_norm).collect();
+            }
+        }
+        let opts = crate::curveskel::CurveOptions { mode, view: None };
+        let inside = |p: &crate::geom::P3| {
+            crate::discretize::Field::eval(&disc.field, p) < crate::confidence::OUTSIDE_TOLERANCE
+        };
+        crate::curveskel::build(prepared, &inside, &hints, &opts).map_err(|e| RigError::Embed {
+            path: req.mesh_path.clone(),
+            source: embed::EmbedError::NoMatch {
+                skeleton: crate::curveskel::METHOD_NAME.into(),
+                reason: e.to_string(),
+            },
+        })
+    }
+
+    /// Hints resolved against `skel` (none without a hints file).
+    pub(super) fn hints_for(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        skel: &Skeleton,
+    ) -> Result<Vec<ResolvedHint>, RigError> {
+        let extent = prepared.input.aabb().max_extent();
+        Ok(match &req.hints {
+            Some((h, hp)) => h.resolve(skel, &prepared.normalization, extent, hp)?,
+            None => Vec::new(),
+        })
+    }
+
+    /// With a template the user forced: screen the other shipped templates (greedy dives only, in
+    /// the same orientation mode; cheap) so that a far better fit can be reported. Only unforced
+    /// screened fits count: their penalty is a real, complete embedding's.
+    fn screen_others(
+        &self,
+        fit: &Fit,
+        disc: &Discretization,
+        opts: &embed::EmbedOptions,
+        progress: &dyn Progress,
+    ) -> Vec<TemplateTrial> {
+        let cancelled = || progress.cancelled();
+        choose::AUTO_TEMPLATES
+            .iter()
+            .filter(|n| !n.eq_ignore_ascii_case(&fit.skeleton.name))
+            .filter_map(|n| crate::skeleton::load_template(n).ok())
+            .filter_map(|s| {
+                let (o, total, forced) = embed::screen_with(&disc.graph, &s, opts, &cancelled)?;
+                (!forced).then(|| TemplateTrial {
+                    template: s.name.clone(),
+                    orientation: o.label(),
+                    penalty: total,
+                    penalty_per_chain: choose::per_chain(total, &s),
+                    status: None,
+                    chosen: false,
+                    note: "screened".into(),
+                })
+            })
+            .collect()
+    }
+}
