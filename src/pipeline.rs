@@ -26,6 +26,7 @@ use crate::util::ms_since;
 mod attach;
 mod edit;
 mod multi;
+mod rechoose;
 pub use attach::{AttachRequest, Attached};
 pub use edit::EditBase;
 pub use multi::Method;
@@ -372,7 +373,17 @@ impl Pipeline {
             let embed_fn = |s: &Skeleton| embed::embed(disc, s, &hints, &opts, progress);
             let assess_fn = |s: &Skeleton, e: &Embedding| confidence::assess(prepared, disc, s, e);
             match choose::fit(skel, &embed_fn, &assess_fn) {
-                Ok(f) => fits.push(f),
+                Ok(mut f) => {
+                    let inp = crate::rechoose::Inputs {
+                        mesh: prepared,
+                        disc,
+                        skel: &f.skeleton.clone(),
+                        hints: &hints,
+                        opts: &opts,
+                    };
+                    rechoose::apply(&mut f, &inp, path, progress)?;
+                    fits.push(f);
+                }
                 Err(source) => {
                     let e = RigError::Embed {
                         path: path.clone(),
@@ -639,6 +650,7 @@ fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
         .collect();
     let bb = prepared.input.aabb();
     let mut warnings = emb.warnings.clone();
+    warnings.extend(fit.rechoice.iter().map(|r| r.reason.clone()));
     warnings.extend(conf.reasons.iter().map(|r| format!("low confidence: {r}")));
     Rig {
         curve: None,
@@ -670,6 +682,7 @@ fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
         templates: Vec::new(),
         method: crate::rig::METHOD_EMBED.into(),
         multipart: None,
+        rechoice: fit.rechoice.clone(),
     }
 }
 
