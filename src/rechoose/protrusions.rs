@@ -186,3 +186,58 @@ fn assign(red: &Reduced, limbs: &[usize], tips: &[Tip]) -> Vec<(usize, usize)> {
     out.sort_unstable();
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::skeleton::load_template;
+
+    fn tip(dir: V3, midplane: bool) -> Tip {
+        Tip {
+            vertex: 0,
+            dir: dir.normalize(),
+            midplane,
+        }
+    }
+
+    fn end_of(red: &Reduced, skel: &Skeleton, k: usize) -> String {
+        skel.joints[red.joints[k].full.0].name.clone()
+    }
+
+    #[test]
+    fn tips_go_to_the_chain_on_their_side_and_the_head_takes_only_a_midplane_tip() {
+        let skel = load_template("human").unwrap();
+        let red = Reduced::new(&skel);
+        let limbs: Vec<usize> = (1..red.len()).filter(|k| red.joints[*k].leaf).collect();
+        // A short arm held forward on the character's left (template −X), high up: its direction
+        // is closer to the head's than to the template's sideways arm, but it is off the midplane.
+        let left_arm = tip(V3::new(-0.52, 0.82, 0.23), false);
+        let right_arm = tip(V3::new(0.52, 0.80, 0.30), false);
+        let got = assign(&red, &limbs, &[left_arm, right_arm]);
+        let names: Vec<(String, usize)> = got
+            .iter()
+            .map(|(k, i)| (end_of(&red, &skel, *k), *i))
+            .collect();
+        assert!(names.contains(&("LeftHand_End".into(), 0)), "{names:?}");
+        assert!(names.contains(&("RightHand_End".into(), 1)), "{names:?}");
+        assert_eq!(names.len(), 2, "{names:?}");
+        // A tip on the midplane above the body is the head's; one straight down on the left a leg's.
+        let got = assign(
+            &red,
+            &limbs,
+            &[tip(V3::y(), true), tip(V3::new(-0.1, -1.0, 0.0), false)],
+        );
+        let names: Vec<String> = got.iter().map(|(k, _)| end_of(&red, &skel, *k)).collect();
+        assert_eq!(names.len(), 2, "{names:?}");
+        assert!(names.iter().any(|n| n.starts_with("HeadTop")), "{names:?}");
+        assert!(names.iter().any(|n| n == "LeftToe_End"), "{names:?}");
+        // Nothing points backwards and up in the human template within 90°… except the head;
+        // a tip pointing straight back on the right side is not a left limb's.
+        let got = assign(&red, &limbs, &[tip(V3::new(0.3, 0.0, -1.0), false)]);
+        assert!(
+            got.iter()
+                .all(|(k, _)| !end_of(&red, &skel, *k).starts_with("Left")),
+            "{got:?}"
+        );
+    }
+}
