@@ -115,11 +115,11 @@ pub fn rechoose(
     if conf.status == Status::Ok {
         return Ok(None);
     }
+    let t0 = Instant::now();
     let failed = failed_checks(inp.disc, inp.skel, emb);
     if failed.is_empty() {
         return Ok(None);
     }
-    let t0 = Instant::now();
     let targets = protrusions::unclaimed(&inp.disc.graph, inp.skel, emb);
     let mut record = Rechoice {
         failed_checks: failed,
@@ -140,23 +140,9 @@ pub fn rechoose(
             ms: ms_since(t0),
         }));
     }
-    let mut hints = inp.hints.to_vec();
-    hints.extend(targets.iter().map(|t| ResolvedHint {
-        joint: t.end,
-        position: t.tip,
-        radius: t.radius,
-    }));
-    let mut opts = inp.opts.clone();
-    opts.orientation = OrientationMode::Fixed(emb.orientation);
-    opts.cutoff = 1.0;
-    let found = match embed::embed(inp.disc, inp.skel, &hints, &opts, progress) {
-        Ok(e) => Some(e),
-        Err(EmbedError::Cancelled) => return Err(EmbedError::Cancelled),
-        Err(EmbedError::NoMatch { .. }) => None,
-    };
+    let found = research(inp, emb, &targets, progress)?;
     let where_to = describe(&targets, inp.skel);
-    let replacement = found.and_then(|mut new| {
-        new.pinned = inp.hints.iter().map(|h| h.joint).collect();
+    let replacement = found.and_then(|new| {
         let new_conf = confidence::assess(inp.mesh, inp.disc, inp.skel, &new);
         record.penalty = Some(new.penalty.total);
         match rejection(inp, emb, conf, &new, &new_conf) {
@@ -183,6 +169,34 @@ pub fn rechoose(
         record,
         ms: ms_since(t0),
     }))
+}
+
+/// Rule 3 of the module docs: the search in `emb`'s orientation with each target chain's end
+/// pinned to its tip, over the user's own hints. `None` when nothing embeds.
+fn research(
+    inp: &Inputs,
+    emb: &Embedding,
+    targets: &[protrusions::Target],
+    progress: &dyn Progress,
+) -> Result<Option<Embedding>, EmbedError> {
+    let mut hints = inp.hints.to_vec();
+    hints.extend(targets.iter().map(|t| ResolvedHint {
+        joint: t.end,
+        position: t.tip,
+        radius: t.radius,
+    }));
+    let mut opts = inp.opts.clone();
+    opts.orientation = OrientationMode::Fixed(emb.orientation);
+    opts.cutoff = 1.0;
+    match embed::embed(inp.disc, inp.skel, &hints, &opts, progress) {
+        Ok(mut e) => {
+            // The moved chains are judged like any other: only the user's pins are evidence.
+            e.pinned = inp.hints.iter().map(|h| h.joint).collect();
+            Ok(Some(e))
+        }
+        Err(EmbedError::Cancelled) => Err(EmbedError::Cancelled),
+        Err(EmbedError::NoMatch { .. }) => Ok(None),
+    }
 }
 
 /// "the chain to LeftHand_End into the limb without joints reaching to the upper left, …".
