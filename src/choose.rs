@@ -103,6 +103,8 @@ pub struct Fit {
     pub embedding: Embedding,
     /// Its confidence.
     pub confidence: Confidence,
+    /// The embedding re-chosen after a structural check failed, or why not (`crate::rechoose`).
+    pub rechoice: Option<crate::rig::Rechoice>,
 }
 
 impl Fit {
@@ -140,6 +142,7 @@ impl From<CurveFit> for Fit {
             skeleton: Arc::new(c.skeleton),
             embedding: c.embedding,
             confidence: c.confidence,
+            rechoice: None,
         }
     }
 }
@@ -216,6 +219,7 @@ pub fn fit(
         skeleton: skel,
         embedding,
         confidence,
+        rechoice: None,
     })
 }
 

@@ -36,6 +36,7 @@ pub mod naming;
 pub mod pipeline;
 pub mod progress;
 pub mod raster;
+pub mod rechoose;
 pub mod rig;
 pub mod skeleton;
 pub mod skin;

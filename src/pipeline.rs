@@ -24,6 +24,7 @@ mod cache;
 mod choosing;
 mod edit;
 mod multi;
+mod rechoose;
 pub use attach::{AttachRequest, Attached};
 use cache::Cached;
 use choosing::Chosen;
@@ -295,6 +296,7 @@ fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
         .collect();
     let bb = prepared.input.aabb();
     let mut warnings = emb.warnings.clone();
+    warnings.extend(fit.rechoice.iter().map(|r| r.reason.clone()));
     warnings.extend(conf.reasons.iter().map(|r| format!("low confidence: {r}")));
     Rig {
         curve: None,
@@ -326,6 +328,7 @@ fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
         templates: Vec::new(),
         method: crate::rig::METHOD_EMBED.into(),
         multipart: None,
+        rechoice: fit.rechoice.clone(),
     }
 }
 

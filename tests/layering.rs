@@ -17,7 +17,7 @@ const LAYERS: &[&[&str]] = &[
     &["multipart"],
     &["rig", "edit"],
     &["confidence", "config", "error"],
-    &["curveskel"],
+    &["curveskel", "rechoose"],
     &["choose"],
     &["pipeline"],
     &["raster"],

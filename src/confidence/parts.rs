@@ -165,7 +165,7 @@ fn unreached_groups(graph: &SphereGraph, reached: &[bool]) -> Vec<Vec<usize>> {
 }
 
 /// Plain words for a template-frame direction (+Y up, +Z front, the character's left at −X).
-fn direction_words(d: &V3) -> String {
+pub fn direction_words(d: &V3) -> String {
     let d = d.normalize();
     let mut words = Vec::new();
     // A component counts when the direction leans at least ~35° toward that axis.
@@ -248,6 +248,15 @@ fn leaf_chains(skel: &Skeleton, q: &[P3], pinned: &[JointId]) -> Vec<Chain> {
             })
         })
         .collect()
+}
+
+/// Which spheres of `graph` the embedded skeleton `q` (normalized frame; `discrete`: the graph
+/// vertex of each reduced joint) reaches (module docs, step 1).
+pub fn reached(graph: &SphereGraph, skel: &Skeleton, q: &[P3], discrete: &[NodeId]) -> Vec<bool> {
+    if q.len() != skel.joints.len() {
+        return vec![false; graph.len()];
+    }
+    reached_spheres(graph, skel, q, &bones(skel), discrete)
 }
 
 /// Which spheres the skeleton reaches (module docs, step 1).

@@ -77,6 +77,9 @@ pub struct Variant {
     /// Flat ears: semi-axes (width, height, half-thickness) of an ellipsoid on each side of the head,
     /// hanging down to the shoulders.
     pub ears: Option<V3>,
+    /// A bulky plate on the left shoulder only (armour): semi-axes of an ellipsoid centred beside
+    /// and above the left shoulder, sticking out sideways past the arm.
+    pub shoulder_pad: Option<V3>,
 }
 
 impl Default for Variant {
@@ -86,6 +89,7 @@ impl Default for Variant {
             arm_dir: None,
             head_scale: 1.0,
             ears: None,
+            shoulder_pad: None,
         }
     }
 }
@@ -152,6 +156,10 @@ pub fn humanoid_variant_body(seed: u64, var: &Variant) -> Body {
         let elbow = b.joint(&format!("{n}ForeArm"), arm_j + d * 0.28 * arm);
         let wrist = b.joint(&format!("{n}Hand"), elbow + d * 0.25 * arm);
         let tip = b.joint(&format!("{n}Hand_End"), wrist + d * 0.17 * var.arm_scale);
+        if let (Some(pad), Side::Left) = (var.shoulder_pad, side) {
+            // Resting on the shoulder, reaching out beyond it by most of its width.
+            b.ellipsoid(upper + V3::new(-0.6 * pad.x, 0.5 * pad.y, 0.0), pad);
+        }
         b.capsule(shoulder, arm_j, 0.06 * girth, 0.055 * girth);
         b.capsule(arm_j, elbow, 0.052 * girth, 0.042 * girth);
         b.capsule(elbow, wrist, 0.044 * girth, 0.04);

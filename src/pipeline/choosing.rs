@@ -70,7 +70,17 @@ impl Pipeline {
             let embed_fn = |s: &Skeleton| embed::embed(disc, s, &hints, &opts, progress);
             let assess_fn = |s: &Skeleton, e: &Embedding| confidence::assess(prepared, disc, s, e);
             match choose::fit(skel, &embed_fn, &assess_fn) {
-                Ok(f) => fits.push(f),
+                Ok(mut f) => {
+                    let inp = crate::rechoose::Inputs {
+                        mesh: prepared,
+                        disc,
+                        skel: &f.skeleton.clone(),
+                        hints: &hints,
+                        opts: &opts,
+                    };
+                    super::rechoose::apply(&mut f, &inp, path, progress)?;
+                    fits.push(f);
+                }
                 Err(source) => {
                     let e = RigError::Embed {
                         path: path.clone(),

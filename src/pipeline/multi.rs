@@ -85,6 +85,7 @@ fn as_fit(
             status,
             reasons: f.reasons.clone(),
         },
+        rechoice: None,
     }
 }
 

@@ -90,6 +90,33 @@ pub struct Rig {
     /// What the multi-component method found (components, contact graph, trees, limb mapping).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub multipart: Option<MultipartReport>,
+    /// The embedding re-chosen after a structural check failed (`crate::rechoose`), or why the
+    /// first choice was kept.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rechoice: Option<Rechoice>,
+}
+
+/// A re-choice of the embedding after a structural check failed (`crate::rechoose`).
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+pub struct Rechoice {
+    /// The re-chosen embedding replaced the first choice.
+    pub kept: bool,
+    /// Plain words: "re-chosen because …", or "not re-chosen: …".
+    pub reason: String,
+    /// The structural checks the first choice failed.
+    pub failed_checks: Vec<String>,
+    /// End joints of the limb chains moved into limbs of the shape that held no joint.
+    #[serde(default)]
+    pub chains: Vec<String>,
+    /// Discrete penalty of the first choice.
+    pub original_penalty: f64,
+    /// Discrete penalty of the re-chosen embedding (the moved chains' length and symmetry terms
+    /// waived, as for a user's pin), when the re-search found one.
+    #[serde(default)]
+    pub penalty: Option<f64>,
+    /// The first choice's confidence reasons.
+    #[serde(default)]
+    pub original_reasons: Vec<String>,
 }
 
 /// `method` of a rig made by template embedding (Baran & Popović 2007).
