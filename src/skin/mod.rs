@@ -22,7 +22,7 @@ pub mod visibility;
 mod weights;
 
 pub use rigid::rigid;
-pub use weights::{finish_row, shell_vertex_lists, skin_with_sdf};
+pub use weights::{finish_row, finish_row_into, shell_vertex_lists, skin_with_sdf};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
