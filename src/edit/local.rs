@@ -34,10 +34,10 @@ pub struct Patch {
     /// Welded vertices re-solved.
     pub region: Vec<u32>,
     /// Their new rows (joint, weight), heaviest first, summing to 1 (row i for `region[i]`).
-    pub rows: FlatRows,
+    pub rows: ChunkedRows,
     /// Their raw solution values (before clipping, pruning and renormalizing), the boundary values
     /// later solves freeze.
-    pub raw: FlatRows,
+    pub raw: ChunkedRows,
     /// Weight columns (joints) recomputed.
     pub columns: Vec<u32>,
     /// Heat sources recomputed on the region, by position in `region` (cached by the session; the
@@ -47,8 +47,21 @@ pub struct Patch {
     pub times: SolveTimes,
 }
 
-/// Rows of (joint, weight) entries stored back to back: one allocation for a whole region instead
-/// of one per vertex (the session copies them into its own rows, reusing their allocations).
+/// Rows of a region in chunks of [`FINISH_CHUNK`] rows (as the parallel finish made them).
+#[derive(Clone, Debug, Default)]
+pub struct ChunkedRows {
+    chunks: Vec<FlatRows>,
+}
+
+impl ChunkedRows {
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> &[(u32, f64)] {
+        self.chunks[i / FINISH_CHUNK].row(i % FINISH_CHUNK)
+    }
+}
+
+/// Rows of (joint, weight) entries stored back to back: one allocation for many rows instead of
+/// one per vertex (the session copies them into its own rows, reusing their allocations).
 #[derive(Clone, Debug, Default)]
 pub struct FlatRows {
     /// Row i is `entries[start[i]..start[i + 1]]`.
@@ -83,14 +96,6 @@ impl FlatRows {
     /// Close the row made of the entries pushed since the last one.
     fn end_row(&mut self) {
         self.start.push(self.entries.len());
-    }
-
-    /// Append every row of `other`.
-    fn append(&mut self, other: &FlatRows) {
-        for i in 0..other.len() {
-            self.entries.extend_from_slice(other.row(i));
-            self.end_row();
-        }
     }
 }
 
@@ -160,7 +165,14 @@ pub fn solve_region_cached(
     for (b, cis) in smoothness_groups(s, &columns) {
         let factor = factor_for(s, &sys, &mh, b, cache, &mut times)?;
         let t = Instant::now();
-        let mut rhs = vec![0.0; n * cis.len()];
+        // One group (every column, in order) solves in `x` itself: no buffer, no copy back.
+        let whole = cis.len() == columns.len();
+        let mut own = if whole {
+            Vec::new()
+        } else {
+            vec![0.0; n * cis.len()]
+        };
+        let rhs: &mut [f64] = if whole { &mut x } else { &mut own };
         for (k, &ci) in cis.iter().enumerate() {
             let out = &mut rhs[k * n..(k + 1) * n];
             let col = columns[ci];
@@ -172,10 +184,12 @@ pub fn solve_region_cached(
         }
         times.assemble_ms += ms_since(t);
         let t = Instant::now();
-        solve_columns(&factor.factor, &mut rhs, n, cis.len()).map_err(EditError::Solve)?;
+        solve_columns(&factor.factor, rhs, n, cis.len()).map_err(EditError::Solve)?;
         times.solve_ms += ms_since(t);
-        for (k, &ci) in cis.iter().enumerate() {
-            x[ci * n..(ci + 1) * n].copy_from_slice(&rhs[k * n..(k + 1) * n]);
+        if !whole {
+            for (k, &ci) in cis.iter().enumerate() {
+                x[ci * n..(ci + 1) * n].copy_from_slice(&own[k * n..(k + 1) * n]);
+            }
         }
     }
 
@@ -312,7 +326,7 @@ fn finish(
     columns: &[u32],
     x: &[f64],
     sources: &[Option<&Source>],
-) -> (FlatRows, FlatRows) {
+) -> (ChunkedRows, ChunkedRows) {
     let n = verts.len();
     let parts: Vec<(FlatRows, FlatRows)> = (0..n.div_ceil(FINISH_CHUNK))
         .into_par_iter()
@@ -351,12 +365,8 @@ fn finish(
             (rows, raw)
         })
         .collect();
-    let (mut rows, mut raw) = (FlatRows::new(), FlatRows::new());
-    for (r, w) in &parts {
-        rows.append(r);
-        raw.append(w);
-    }
-    (rows, raw)
+    let (chunks, raw) = parts.into_iter().unzip();
+    (ChunkedRows { chunks }, ChunkedRows { chunks: raw })
 }
 
 /// Heat sources on `verts` that must be recomputed, by position in `verts`: a vertex keeps its
