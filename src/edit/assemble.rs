@@ -94,7 +94,7 @@ pub(super) fn frozen_coupling(s: &Session, sys: &Region, columns: &[u32]) -> Vec
 /// as in the plain solver) minus the frozen coupling.
 pub(super) fn heat_rhs(
     mh: &[f64],
-    sources: &[Option<Source>],
+    sources: &[Option<&Source>],
     col: u32,
     coupling: &[f64],
     out: &mut [f64],
@@ -114,7 +114,7 @@ pub(super) fn fill_rhs(
     s: &Session,
     sys: &Region,
     mh: &[f64],
-    sources: &[Option<Source>],
+    sources: &[Option<&Source>],
     col: u32,
     b: f64,
     out: &mut [f64],

@@ -8,7 +8,6 @@
 //! problem: `A_CC x = (M H p)_C − A_CF w_F`, one factorization per distinct b, one right-hand side
 //! per recomputed weight column. With C = every heat vertex it is the global solve.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -18,7 +17,7 @@ use super::assemble::{fill_rhs, frozen_coupling, heat_rhs, stiffness_block};
 use super::cache::{FactorCache, Numeric, Stiffness};
 use super::{EditError, Session};
 use crate::skin::bones::Bone;
-use crate::skin::finish_row;
+use crate::skin::finish_row_into;
 use crate::skin::heat::{self, Source};
 use crate::skin::solve::{SolveStats, SpdFactor, SpdPattern};
 use crate::util::ms_since;
@@ -34,17 +33,70 @@ pub const RAW_KEEP: f64 = 1e-8;
 pub struct Patch {
     /// Welded vertices re-solved.
     pub region: Vec<u32>,
-    /// Their new rows (joint, weight), heaviest first, summing to 1.
-    pub rows: Vec<Vec<(u32, f64)>>,
+    /// Their new rows (joint, weight), heaviest first, summing to 1 (row i for `region[i]`).
+    pub rows: ChunkedRows,
     /// Their raw solution values (before clipping, pruning and renormalizing), the boundary values
     /// later solves freeze.
-    pub raw: Vec<Vec<(u32, f64)>>,
+    pub raw: ChunkedRows,
     /// Weight columns (joints) recomputed.
     pub columns: Vec<u32>,
-    /// Heat sources of the region's vertices (cached by the session).
-    pub sources: Vec<Option<Source>>,
+    /// Heat sources recomputed on the region, by position in `region` (cached by the session; the
+    /// others are unchanged).
+    pub sources: Vec<(usize, Option<Source>)>,
     /// Timings, ms.
     pub times: SolveTimes,
+}
+
+/// Rows of a region in chunks of [`FINISH_CHUNK`] rows (as the parallel finish made them).
+#[derive(Clone, Debug, Default)]
+pub struct ChunkedRows {
+    chunks: Vec<FlatRows>,
+}
+
+impl ChunkedRows {
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> &[(u32, f64)] {
+        self.chunks[i / FINISH_CHUNK].row(i % FINISH_CHUNK)
+    }
+}
+
+/// Rows of (joint, weight) entries stored back to back: one allocation for many rows instead of
+/// one per vertex (the session copies them into its own rows, reusing their allocations).
+#[derive(Clone, Debug, Default)]
+pub struct FlatRows {
+    /// Row i is `entries[start[i]..start[i + 1]]`.
+    start: Vec<usize>,
+    entries: Vec<(u32, f64)>,
+}
+
+impl FlatRows {
+    /// Row `i`.
+    pub fn row(&self, i: usize) -> &[(u32, f64)] {
+        &self.entries[self.start[i]..self.start[i + 1]]
+    }
+
+    /// Number of rows.
+    pub fn len(&self) -> usize {
+        self.start.len().saturating_sub(1)
+    }
+
+    /// True without rows.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// No rows yet.
+    fn new() -> Self {
+        Self {
+            start: vec![0],
+            entries: Vec::new(),
+        }
+    }
+
+    /// Close the row made of the entries pushed since the last one.
+    fn end_row(&mut self) {
+        self.start.push(self.entries.len());
+    }
 }
 
 /// Phases of one local solve, milliseconds.
@@ -88,7 +140,15 @@ pub fn solve_region_cached(
 
     let t = Instant::now();
     let bones = s.virtual_bones();
-    let sources = region_sources(s, &sys.verts, &bones);
+    let fresh = region_sources(s, &sys.verts, &bones);
+    let mut sources: Vec<Option<&Source>> = sys
+        .verts
+        .iter()
+        .map(|&v| s.sources[v as usize].as_ref())
+        .collect();
+    for (l, src) in &fresh {
+        sources[*l] = src.as_ref();
+    }
     times.heat_ms = ms_since(t);
 
     let t = Instant::now();
@@ -97,7 +157,7 @@ pub fn solve_region_cached(
         .rows
         .iter()
         .zip(&sources)
-        .map(|(&r, src)| src.as_ref().map_or(0.0, |src| heat_term(s, r, src)))
+        .map(|(&r, src)| src.map_or(0.0, |src| heat_term(s, r, src)))
         .collect();
     let coupling = frozen_coupling(s, &sys, &columns);
     times.assemble_ms = ms_since(t);
@@ -105,7 +165,14 @@ pub fn solve_region_cached(
     for (b, cis) in smoothness_groups(s, &columns) {
         let factor = factor_for(s, &sys, &mh, b, cache, &mut times)?;
         let t = Instant::now();
-        let mut rhs = vec![0.0; n * cis.len()];
+        // One group (every column, in order) solves in `x` itself: no buffer, no copy back.
+        let whole = cis.len() == columns.len();
+        let mut own = if whole {
+            Vec::new()
+        } else {
+            vec![0.0; n * cis.len()]
+        };
+        let rhs: &mut [f64] = if whole { &mut x } else { &mut own };
         for (k, &ci) in cis.iter().enumerate() {
             let out = &mut rhs[k * n..(k + 1) * n];
             let col = columns[ci];
@@ -117,10 +184,12 @@ pub fn solve_region_cached(
         }
         times.assemble_ms += ms_since(t);
         let t = Instant::now();
-        solve_columns(&factor.factor, &mut rhs, n, cis.len()).map_err(EditError::Solve)?;
+        solve_columns(&factor.factor, rhs, n, cis.len()).map_err(EditError::Solve)?;
         times.solve_ms += ms_since(t);
-        for (k, &ci) in cis.iter().enumerate() {
-            x[ci * n..(ci + 1) * n].copy_from_slice(&rhs[k * n..(k + 1) * n]);
+        if !whole {
+            for (k, &ci) in cis.iter().enumerate() {
+                x[ci * n..(ci + 1) * n].copy_from_slice(&own[k * n..(k + 1) * n]);
+            }
         }
     }
 
@@ -132,13 +201,10 @@ pub fn solve_region_cached(
         rows,
         raw,
         columns,
-        sources,
+        sources: fresh,
         times,
     })
 }
-
-/// One vertex's (joint, weight) entries.
-type Row = Vec<(u32, f64)>;
 
 /// The heat rows of a region and the map back.
 pub(super) struct Region {
@@ -248,54 +314,67 @@ fn solve_columns(f: &SpdFactor, rhs: &mut [f64], n: usize, k: usize) -> Result<(
     a.and(b)
 }
 
+/// Vertices finished per parallel task: fixed, so the work split never depends on the thread
+/// count (each vertex is finished on its own anyway).
+const FINISH_CHUNK: usize = 1024;
+
 /// New rows (clipped, pruned, renormalized) and raw rows of the region's vertices, in parallel
-/// (each vertex on its own: deterministic).
+/// chunks of [`FINISH_CHUNK`] vertices (each vertex on its own: deterministic).
 fn finish(
     s: &Session,
     verts: &[u32],
     columns: &[u32],
     x: &[f64],
-    sources: &[Option<Source>],
-) -> (Vec<Row>, Vec<Row>) {
+    sources: &[Option<&Source>],
+) -> (ChunkedRows, ChunkedRows) {
     let n = verts.len();
-    (0..n)
+    let parts: Vec<(FlatRows, FlatRows)> = (0..n.div_ceil(FINISH_CHUNK))
         .into_par_iter()
-        .with_min_len(1024)
-        .map(|l| {
-            let v = verts[l] as usize;
-            let new = || {
-                columns
+        .map(|c| {
+            let (mut rows, mut raw) = (FlatRows::new(), FlatRows::new());
+            let mut w = Vec::new();
+            for l in c * FINISH_CHUNK..((c + 1) * FINISH_CHUNK).min(n) {
+                let v = verts[l] as usize;
+                let new = columns
                     .iter()
                     .enumerate()
-                    .map(move |(ci, &j)| (j, x[ci * n + l]))
-            };
-            let kept_raw = s.raw[v]
-                .iter()
-                .filter(|e| columns.binary_search(&e.0).is_err())
-                .copied();
-            let raw: Vec<(u32, f64)> = new()
-                .chain(kept_raw)
-                .filter(|e| e.1.abs() > RAW_KEEP)
-                .collect();
-            // Rows are finished from the raw values (the new columns and the raw values kept
-            // outside them), never from finished rows: pruning is not idempotent (its soft cut
-            // would shave kept weights again), and the global solve finishes its raw values once.
-            let w = finish_row(raw.iter().copied(), &s.opts);
-            let row = if w.is_empty() {
-                source_row(sources[l].as_ref()).unwrap_or_else(|| s.rows[v].clone())
-            } else {
-                w
-            };
-            (row, raw)
+                    .map(|(ci, &j)| (j, x[ci * n + l]));
+                let kept_raw = s.raw[v]
+                    .iter()
+                    .filter(|e| columns.binary_search(&e.0).is_err())
+                    .copied();
+                let first = raw.entries.len();
+                raw.entries
+                    .extend(new.chain(kept_raw).filter(|e| e.1.abs() > RAW_KEEP));
+                // Rows are finished from the raw values (the new columns and the raw values kept
+                // outside them), never from finished rows: pruning is not idempotent (its soft
+                // cut would shave kept weights again), and the global solve finishes its raw
+                // values once.
+                finish_row_into(raw.entries[first..].iter().copied(), &s.opts, &mut w);
+                raw.end_row();
+                if w.is_empty() {
+                    match source_row(sources[l]) {
+                        Some(r) => rows.entries.extend_from_slice(&r),
+                        None => rows.entries.extend_from_slice(&s.rows[v]),
+                    }
+                } else {
+                    rows.entries.extend_from_slice(&w);
+                }
+                rows.end_row();
+            }
+            (rows, raw)
         })
-        .unzip()
+        .collect();
+    let (chunks, raw) = parts.into_iter().unzip();
+    (ChunkedRows { chunks }, ChunkedRows { chunks: raw })
 }
 
-/// Heat sources on `verts`. A vertex keeps its cached source unless a bone that changed since the
+/// Heat sources on `verts` that must be recomputed, by position in `verts`: a vertex keeps its
+/// cached source unless a bone that changed since the
 /// cache was filled could matter to it: its source joint owns a changed bone, or a changed bone is
 /// now at most as far as its source. Unchanged bones keep their distances and visibility, so the
 /// nearest visible one among them is unchanged: the result equals a full recomputation.
-fn region_sources(s: &Session, verts: &[u32], bones: &[Bone]) -> Vec<Option<Source>> {
+fn region_sources(s: &Session, verts: &[u32], bones: &[Bone]) -> Vec<(usize, Option<Source>)> {
     let dirty: Option<Vec<&Bone>> = match &s.dirty {
         Some(d) if d.len() == bones.len() => Some(
             bones
@@ -317,20 +396,13 @@ fn region_sources(s: &Session, verts: &[u32], bones: &[Bone]) -> Vec<Option<Sour
             src.joints.contains(&b.joint) || b.distance(p) <= src.distance * (1.0 + TIE) + 1e-12
         })
     };
-    let redo: Vec<u32> = verts.iter().copied().filter(|&v| stale(v)).collect();
-    let points: Vec<_> = redo.iter().map(|&v| s.mesh.positions[v as usize]).collect();
-    let mut fresh = heat::sources(&points, bones, s.sdf).into_iter();
-    let mut redo = redo.into_iter().peekable();
-    verts
+    let redo: Vec<usize> = (0..verts.len()).filter(|&l| stale(verts[l])).collect();
+    let points: Vec<_> = redo
         .iter()
-        .map(|&v| {
-            if redo.peek() == Some(&v) {
-                redo.next();
-                fresh.next().flatten()
-            } else {
-                s.sources[v as usize].clone()
-            }
-        })
+        .map(|&l| s.mesh.positions[verts[l] as usize])
+        .collect();
+    redo.into_iter()
+        .zip(heat::sources(&points, bones, s.sdf))
         .collect()
 }
 
@@ -355,16 +427,22 @@ fn columns(
     s: &Session,
     rows_c: &[usize],
     lidx: &[usize],
-    sources: &[Option<Source>],
+    sources: &[Option<&Source>],
     watch: &[u32],
 ) -> Vec<u32> {
-    let mut set: BTreeSet<u32> = watch.iter().copied().collect();
+    let mut set = vec![false; s.joints.len()];
+    let mut add = |j: u32| {
+        if let Some(x) = set.get_mut(j as usize) {
+            *x = true;
+        }
+    };
+    watch.iter().for_each(|&j| add(j));
     for src in sources.iter().flatten() {
-        set.extend(src.joints.iter().copied());
+        src.joints.iter().for_each(|&j| add(j));
     }
     let mut look = |r: usize| {
         let v = s.heat_verts[r] as usize;
-        set.extend(s.rows[v].iter().map(|e| e.0));
+        s.rows[v].iter().for_each(|e| add(e.0));
     };
     for &r in rows_c {
         look(r);
@@ -379,8 +457,9 @@ fn columns(
             }
         }
     }
-    set.into_iter()
-        .filter(|&j| (j as usize) < s.joints.len() && !s.joints[j as usize].end)
+    (0..s.joints.len())
+        .filter(|&j| set[j] && !s.joints[j].end)
+        .map(|j| j as u32)
         .collect()
 }
 

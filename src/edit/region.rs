@@ -143,7 +143,8 @@ pub fn members(region_of: &[u32]) -> Vec<Vec<u32>> {
 /// [`computing_region`] with the regions' vertex lists precomputed. Growth is a closure: a vertex
 /// of Γ is examined once, when its region joins (its outside neighbours' regions all join then,
 /// so it never borders the outside again); the result is the smallest union of regions holding
-/// the seeds whose hot vertices all lie inside, whatever the order.
+/// the seeds whose hot vertices all lie inside, whatever the order. `hot` is asked once per vertex
+/// of Γ (the trim reuses the answers).
 pub fn computing_region_in(
     adj: &Adjacency,
     region_of: &[u32],
@@ -166,10 +167,13 @@ pub fn computing_region_in(
     for &s in seeds {
         join(s, &mut gamma, &mut stack);
     }
+    // Every vertex of Γ is pushed exactly once (when its region joins).
+    let mut hot_verts: Vec<u32> = Vec::new();
     while let Some(v) = stack.pop() {
         if !hot(v as usize) {
             continue;
         }
+        hot_verts.push(v);
         for &u in adj.of(v as usize) {
             let r = region_of[u as usize];
             if r != u32::MAX && !gamma[u as usize] {
@@ -177,42 +181,39 @@ pub fn computing_region_in(
             }
         }
     }
-    trim(adj, &gamma, hot)
+    trim(adj, &gamma, hot_verts)
 }
 
-/// The hot vertices of `gamma` and every vertex of `gamma` within [`BAND_RINGS`] edge hops of them
-/// (BFS staying inside `gamma`). With no hot vertex at all, `gamma` itself.
-fn trim(adj: &Adjacency, gamma: &[bool], hot: &dyn Fn(usize) -> bool) -> Vec<u32> {
-    let mut depth = vec![usize::MAX; gamma.len()];
-    let mut frontier: Vec<u32> = (0..gamma.len())
-        .filter(|&v| gamma[v] && hot(v))
-        .map(|v| v as u32)
-        .collect();
-    if frontier.is_empty() {
+/// The hot vertices of `gamma` (`hot_verts`) and every vertex of `gamma` within [`BAND_RINGS`]
+/// edge hops of them (BFS staying inside `gamma`). With no hot vertex at all, `gamma` itself.
+fn trim(adj: &Adjacency, gamma: &[bool], hot_verts: Vec<u32>) -> Vec<u32> {
+    if hot_verts.is_empty() {
         return (0..gamma.len())
             .filter(|&v| gamma[v])
             .map(|v| v as u32)
             .collect();
     }
-    for &v in &frontier {
-        depth[v as usize] = 0;
+    let mut kept = vec![false; gamma.len()];
+    for &v in &hot_verts {
+        kept[v as usize] = true;
     }
-    for ring in 1..=BAND_RINGS {
+    let mut out = hot_verts.clone();
+    let mut frontier = hot_verts;
+    for _ in 0..BAND_RINGS {
         let mut next = Vec::new();
         for &v in &frontier {
             for &u in adj.of(v as usize) {
-                if gamma[u as usize] && depth[u as usize] == usize::MAX {
-                    depth[u as usize] = ring;
+                if gamma[u as usize] && !kept[u as usize] {
+                    kept[u as usize] = true;
                     next.push(u);
                 }
             }
         }
+        out.extend_from_slice(&next);
         frontier = next;
     }
-    (0..gamma.len())
-        .filter(|&v| depth[v] != usize::MAX)
-        .map(|v| v as u32)
-        .collect()
+    out.sort_unstable();
+    out
 }
 
 /// Vertices outside `inside` within `rings` edge hops of it (the frozen rings the local system

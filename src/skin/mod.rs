@@ -23,7 +23,9 @@ mod weights;
 
 pub use rigid::rigid;
 pub use system::SystemCache;
-pub use weights::{finish_row, shell_vertex_lists, skin_with_sdf, skin_with_sdf_cached};
+pub use weights::{
+    finish_row, finish_row_into, shell_vertex_lists, skin_with_sdf, skin_with_sdf_cached,
+};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

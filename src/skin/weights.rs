@@ -405,13 +405,24 @@ fn assemble(
 /// Empty if nothing is left. Also the post-processing of `edit`'s local re-solves, so both give
 /// the same rows.
 pub fn finish_row(raw: impl Iterator<Item = (u32, f64)>, opts: &SkinOptions) -> Vec<(u32, f64)> {
-    let mut w: Vec<(u32, f64)> = raw
-        .filter(|(_, v)| v.is_finite())
-        .map(|(j, v)| (j, v.clamp(0.0, 1.0)))
-        .filter(|&(_, v)| v >= opts.prune && v > 0.0)
-        .collect();
-    super::prune::prune_row(&mut w, opts);
+    let mut w = Vec::new();
+    finish_row_into(raw, opts, &mut w);
     w
+}
+
+/// [`finish_row`] into `out` (cleared first; its allocation is reused).
+pub fn finish_row_into(
+    raw: impl Iterator<Item = (u32, f64)>,
+    opts: &SkinOptions,
+    out: &mut Vec<(u32, f64)>,
+) {
+    out.clear();
+    out.extend(
+        raw.filter(|(_, v)| v.is_finite())
+            .map(|(j, v)| (j, v.clamp(0.0, 1.0)))
+            .filter(|&(_, v)| v >= opts.prune && v > 0.0),
+    );
+    super::prune::prune_row(out, opts);
 }
 
 /// Equal weights over a heat source's tied joints (empty for no source).

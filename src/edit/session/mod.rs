@@ -1,0 +1,373 @@
+//! The editing session: a skinned rig on its mesh, the per-joint controls, and the one entry
+//! [`Session::apply`] for every edit. The session state and its queries live here; the edits
+//! themselves in [`apply`], the re-solve and its bookkeeping (settle passes, drags, patches,
+//! heat-source flags, renumbering) in [`resolve`].
+
+mod apply;
+mod resolve;
+
+use std::time::Instant;
+
+use serde::Serialize;
+
+use super::cache::FactorCache;
+use super::drag::Drag;
+use super::local::SolveTimes;
+use super::region::{self, Adjacency};
+use super::{Control, EditError};
+use crate::geom::{P3, V3};
+use crate::mesh::PreparedMesh;
+use crate::skeleton::rigged::{RigJoint, SkinTable};
+use crate::skin::bones::{self, Bone};
+use crate::skin::laplacian::{one_ring_areas, stiffness, SymCsc, NOT_IN_SYSTEM};
+use crate::skin::{shell_vertex_lists, ShellBinding, Skin, SkinOptions};
+use crate::util::ms_since;
+
+/// Extra region searches after a solve whose watched weights are still non-zero on the region's
+/// border (the "settle" pass of facts §9.4: an edit that widens an influence wants more room).
+const SETTLE_PASSES: usize = 2;
+
+/// Default zero threshold of the region search. On a 27k-vertex human a forearm move re-solved
+/// with 1e-2 agreed with the global solve to 3e-4 (the watched weights are already tiny where the
+/// border is cut), with a region 3× smaller than at the prune level 1e-4 (bench/results.md).
+pub const REGION_EPS: f64 = 1e-2;
+
+/// A skinned rig being edited. Borrows the mesh and its signed distance (normalized frame).
+#[derive(Clone)]
+pub struct Session<'a> {
+    pub(super) mesh: &'a PreparedMesh,
+    pub(super) sdf: &'a (dyn Fn(&P3) -> f64 + Sync),
+    /// Joints, mesh frame, parent-first.
+    pub joints: Vec<RigJoint>,
+    /// Per-joint weight controls, parallel to `joints`.
+    pub controls: Vec<Control>,
+    pub(super) opts: SkinOptions,
+    /// Per welded vertex weights (joint, weight), heaviest first.
+    pub(super) rows: Vec<Vec<(u32, f64)>>,
+    /// Per welded vertex raw heat solution (before clip/prune/renormalize): the boundary values a
+    /// local solve freezes, so that re-solving with unchanged parameters reproduces the global
+    /// solution (the plain solver's post-processing is not a solution of the system near ties).
+    pub(super) raw: Vec<Vec<(u32, f64)>>,
+    /// Per input vertex weights of vertices outside heat shells (rigid shells, loose vertices).
+    input_rows: SkinTable,
+    /// Welded vertices of the heat system, in the plain solver's row order.
+    pub(super) heat_verts: Vec<u32>,
+    /// Welded vertex → heat row (`NOT_IN_SYSTEM` outside).
+    pub(super) row_of: Vec<u32>,
+    k: SymCsc,
+    pub(super) mass: Vec<f64>,
+    adj: Adjacency,
+    region_of: Vec<u32>,
+    /// Vertices of every corresponding region.
+    members: Vec<Vec<u32>>,
+    /// Region search time not yet reported in an outcome, ms.
+    search_ms: f64,
+    /// Replay mode: edits change joints and controls only; the caller solves globally once.
+    pub(super) defer: bool,
+    /// Zero threshold of the region search.
+    eps: f64,
+    /// Cached heat source of every welded vertex, valid for the bones of `bones_cached` except
+    /// those flagged in `dirty` (changed since; `None`: all stale, e.g. after a hierarchy change).
+    pub(super) sources: Vec<Option<crate::skin::heat::Source>>,
+    bones_cached: Vec<Bone>,
+    pub(super) dirty: Option<Vec<bool>>,
+    /// Factorizations kept for regions that repeat.
+    cache: FactorCache,
+    /// The region frozen for the current drag.
+    drag: Option<Drag>,
+    /// Vertices re-solved by the last edit (all passes) and the columns recomputed there.
+    last_region: Vec<u32>,
+    last_columns: Vec<u32>,
+}
+
+/// What one edit did, for rig.json `timings_ms`, the CLI and the UI's status line.
+#[derive(Clone, Debug, Default, PartialEq, Serialize)]
+pub struct EditOutcome {
+    /// The edit.
+    pub op: String,
+    /// Vertices re-solved (d) and heat vertices in all (m).
+    pub region: usize,
+    /// Heat-system vertices of the mesh.
+    pub vertices: usize,
+    /// Weight columns recomputed.
+    pub columns: usize,
+    /// Solves run (1 + settle passes).
+    pub passes: usize,
+    /// True when the whole mesh was solved (re-root, or [`Session::global`]).
+    pub global: bool,
+    /// The zero threshold of the region search.
+    pub eps: f64,
+    /// Region search, ms.
+    pub region_ms: f64,
+    /// Solve phases, ms.
+    #[serde(skip)]
+    pub times: SolveTimes,
+    /// Whole edit, ms.
+    pub total_ms: f64,
+    /// Up-vector shared by an aligned chain (mesh frame).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub up: Option<[f64; 3]>,
+}
+
+impl<'a> Session<'a> {
+    /// A session on `skin` (the plain solver's result for `joints` on `mesh`: its shell treatment
+    /// and the rows of rigid shells are kept). The heat weights are solved once globally here, to
+    /// keep the raw solution as boundary values. `sdf` is the signed distance in the normalized
+    /// frame used by the skin (visibility, leaf extension).
+    pub fn new(
+        mesh: &'a PreparedMesh,
+        sdf: &'a (dyn Fn(&P3) -> f64 + Sync),
+        joints: Vec<RigJoint>,
+        skin: &Skin,
+        opts: SkinOptions,
+    ) -> Result<Self, EditError> {
+        if skin.weights.len() != mesh.input.positions.len() {
+            return Err(EditError::NoSkin(format!(
+                "{} weight rows for {} vertices",
+                skin.weights.len(),
+                mesh.input.positions.len()
+            )));
+        }
+        let shells = shell_vertex_lists(mesh);
+        let heat_verts: Vec<u32> = skin
+            .shells
+            .iter()
+            .filter_map(|s| match s {
+                ShellBinding::Heat { shell, .. } => shells.get(*shell),
+                ShellBinding::Rigid { .. }
+                | ShellBinding::Part { .. }
+                | ShellBinding::Prop { .. } => None,
+            })
+            .flat_map(|s| s.iter().copied())
+            .collect();
+        let mut row_of = vec![NOT_IN_SYSTEM; mesh.positions.len()];
+        for (r, &v) in heat_verts.iter().enumerate() {
+            row_of[v as usize] = r as u32;
+        }
+        let n = heat_verts.len();
+        let mut rows = vec![Vec::new(); mesh.positions.len()];
+        for (i, row) in skin.weights.iter().enumerate() {
+            if let Some(w) = mesh.weld.get(i).and_then(|&w| rows.get_mut(w as usize)) {
+                *w = row.clone();
+            }
+        }
+        let mut s = Self {
+            mesh,
+            sdf,
+            controls: vec![Control::default(); joints.len()],
+            joints,
+            opts: opts.clone(),
+            raw: vec![Vec::new(); rows.len()],
+            rows,
+            input_rows: skin.weights.clone(),
+            k: stiffness(&mesh.positions, &mesh.triangles, &row_of, n),
+            mass: one_ring_areas(&mesh.positions, &mesh.triangles, &row_of, n),
+            heat_verts,
+            row_of,
+            adj: Adjacency::new(mesh.positions.len(), &mesh.triangles),
+            region_of: Vec::new(),
+            members: Vec::new(),
+            search_ms: 0.0,
+            defer: false,
+            eps: REGION_EPS.max(opts.prune),
+            sources: vec![None; mesh.positions.len()],
+            bones_cached: Vec::new(),
+            dirty: None,
+            cache: FactorCache::default(),
+            drag: None,
+            last_region: Vec::new(),
+            last_columns: Vec::new(),
+        };
+        s.rebuild_regions();
+        s.global()?;
+        Ok(s)
+    }
+
+    /// The zero threshold for "a weight vanishes" ([`REGION_EPS`] unless set; facts §3.2, §9.3).
+    pub fn eps(&self) -> f64 {
+        self.eps
+    }
+
+    /// Set the zero threshold of the region search (never below the prune level, where weights
+    /// are stored as exact zeros). A larger one gives smaller regions and a border error of about
+    /// that size (facts §9.3).
+    pub fn set_eps(&mut self, eps: f64) {
+        self.eps = eps.max(self.opts.prune);
+    }
+
+    /// Weight of joint `col` at welded vertex `v`.
+    pub fn weight(&self, v: usize, col: u32) -> f64 {
+        self.rows[v]
+            .iter()
+            .find(|e| e.0 == col)
+            .map_or(0.0, |e| e.1)
+    }
+
+    /// Raw heat solution of joint `col` at welded vertex `v`.
+    pub(super) fn raw_weight(&self, v: usize, col: u32) -> f64 {
+        self.raw[v].iter().find(|e| e.0 == col).map_or(0.0, |e| e.1)
+    }
+
+    /// Weights per welded vertex.
+    pub fn welded_rows(&self) -> &[Vec<(u32, f64)>] {
+        &self.rows
+    }
+
+    /// Raw heat solution per welded vertex (before clipping, pruning and renormalizing).
+    pub fn raw_rows(&self) -> &[Vec<(u32, f64)>] {
+        &self.raw
+    }
+
+    /// The proxy corresponding region of every welded vertex (`u32::MAX` outside heat shells).
+    pub fn regions(&self) -> &[u32] {
+        &self.region_of
+    }
+
+    /// The welded vertices the last edit re-solved (sorted; every vertex for a global solve):
+    /// weights elsewhere were left bit-identical (facts §10.3).
+    pub fn last_region(&self) -> &[u32] {
+        &self.last_region
+    }
+
+    /// The weight columns (joints) the last edit re-solved or re-finished on its region (sorted);
+    /// every other column is unchanged everywhere.
+    pub fn last_columns(&self) -> &[u32] {
+        &self.last_columns
+    }
+
+    /// Drop the cached factorizations (memory; results never depend on the cache).
+    pub fn clear_cache(&mut self) {
+        self.cache = FactorCache::default();
+    }
+
+    /// Skin weights per **input** vertex, as rig.json holds them.
+    pub fn skin_table(&self) -> SkinTable {
+        (0..self.mesh.input.positions.len())
+            .map(|i| {
+                let w = self.mesh.weld.get(i).map_or(usize::MAX, |&w| w as usize);
+                match self.row_of.get(w) {
+                    Some(&r) if r != NOT_IN_SYSTEM => self.rows[w].clone(),
+                    _ => self.input_rows[i].clone(),
+                }
+            })
+            .collect()
+    }
+
+    /// Column `r` of the stiffness matrix: (row, value) pairs, diagonal included.
+    pub(super) fn k_column(&self, r: usize) -> impl Iterator<Item = (usize, f64)> + '_ {
+        let (lo, hi) = (self.k.col_ptr[r], self.k.col_ptr[r + 1]);
+        self.k.row_idx[lo..hi]
+            .iter()
+            .copied()
+            .zip(self.k.values[lo..hi].iter().copied())
+    }
+
+    /// The heat-emitting segments between the joints' handles (virtual bones, facts §5.1),
+    /// normalized frame. With every handle on its joint these are the plain solver's bones.
+    pub fn virtual_bones(&self) -> Vec<Bone> {
+        bones::bones(&self.joint_tuples(true), self.sdf)
+    }
+
+    fn joint_tuples(&self, handles: bool) -> Vec<(P3, Option<usize>, bool)> {
+        let norm = &self.mesh.normalization;
+        self.joints
+            .iter()
+            .zip(&self.controls)
+            .map(|(j, c)| {
+                let off = if handles {
+                    V3::from(c.handle)
+                } else {
+                    V3::zeros()
+                };
+                (
+                    norm.to_normalized(&(P3::from(j.position) + off)),
+                    j.parent,
+                    j.end,
+                )
+            })
+            .collect()
+    }
+
+    /// Rebuild the proxy regions (after a hierarchy change; facts §3.2: not after moves).
+    fn rebuild_regions(&mut self) {
+        let tuples = self.joint_tuples(false);
+        let bones = bones::bones(&tuples, self.sdf);
+        let ends = bone_ends(&self.joints);
+        let pos: Vec<P3> = tuples.iter().map(|t| t.0).collect();
+        self.region_of =
+            region::proxy_regions(&self.mesh.positions, &self.heat_verts, &bones, &ends, &pos);
+        self.members = region::members(&self.region_of);
+    }
+
+    /// The weight columns a change at joints `js` touches: each joint's own (its outgoing bones)
+    /// and its parent's (the incoming bone), end markers excepted (facts §9.5).
+    fn attached(&self, js: &[usize]) -> Vec<u32> {
+        let mut out: Vec<u32> = js
+            .iter()
+            .flat_map(|&j| [Some(j), self.joints[j].parent])
+            .flatten()
+            .filter(|&j| !self.joints[j].end)
+            .map(|j| j as u32)
+            .collect();
+        out.sort_unstable();
+        out.dedup();
+        out
+    }
+
+    /// True if a watched column's raw heat solution exceeds the zero threshold at welded vertex
+    /// `v` (`watched[j]`: column j is watched). The region rule (§3.2) tests the solution of the
+    /// heat system, not the pruned rows: a joint pruned from a vertex's four influences still
+    /// carries its raw weight there, and the frozen raw values are what the next solve reads as
+    /// boundary values.
+    fn hot(&self, v: usize, watched: &[bool]) -> bool {
+        let eps = self.eps();
+        self.raw[v]
+            .iter()
+            .any(|e| e.1 > eps && watched.get(e.0 as usize).copied().unwrap_or(false))
+    }
+
+    /// Per joint: is its column in `watch`?
+    fn watch_mask(&self, watch: &[u32]) -> Vec<bool> {
+        let mut m = vec![false; self.joints.len()];
+        for &j in watch {
+            if let Some(x) = m.get_mut(j as usize) {
+                *x = true;
+            }
+        }
+        m
+    }
+
+    /// The computing region for seeds `js` watching columns `watch` (current weights); its time
+    /// goes to the next outcome's `region_ms`.
+    fn region(&mut self, js: &[usize], watch: &[u32]) -> Vec<u32> {
+        let t = Instant::now();
+        let watched = self.watch_mask(watch);
+        let hot = |v: usize| self.hot(v, &watched);
+        let r = region::computing_region_in(&self.adj, &self.region_of, &self.members, js, &hot);
+        self.search_ms += ms_since(t);
+        r
+    }
+}
+
+/// `(parent end, child end)` joint of every bone, in [`bones::bones`] order: one bone per
+/// parent → child link whose parent is not an end marker, then one virtual bone per leaf.
+fn bone_ends(joints: &[RigJoint]) -> Vec<(u32, u32)> {
+    let n = joints.len();
+    let parent = |j: usize| joints[j].parent.filter(|&p| p < n && p != j);
+    let mut has_child = vec![false; n];
+    let mut out = Vec::new();
+    for c in 0..n {
+        if let Some(p) = parent(c) {
+            has_child[p] = true;
+            if !joints[p].end {
+                out.push((p as u32, c as u32));
+            }
+        }
+    }
+    for (j, joint) in joints.iter().enumerate() {
+        if !has_child[j] && !joint.end {
+            out.push((j as u32, j as u32));
+        }
+    }
+    out
+}

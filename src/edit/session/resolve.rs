@@ -1,0 +1,215 @@
+//! Re-solve bookkeeping: the settle passes and the frozen drag region around each solve, the
+//! patch of new rows, the heat-source flags and the re-indexing after hierarchy changes.
+
+use std::time::Instant;
+
+use super::{EditOutcome, Session, SETTLE_PASSES};
+use crate::edit::drag::Drag;
+use crate::edit::local::{self, Patch, SolveTimes};
+use crate::edit::skeleton::Renumbering;
+use crate::edit::EditError;
+use crate::skin::laplacian::NOT_IN_SYSTEM;
+use crate::util::ms_since;
+
+impl Session<'_> {
+    /// Solve on `region`, then settle: while the watched weights are still above zero on the
+    /// border, grow the region from the new weights and solve again.
+    pub(super) fn solve(
+        &mut self,
+        region: Vec<u32>,
+        watch: &[u32],
+        seeds: &[usize],
+    ) -> Result<EditOutcome, EditError> {
+        if self.defer {
+            self.search_ms = 0.0;
+            return Ok(EditOutcome::default());
+        }
+        let drag = match self.drag.take() {
+            Some(d) if d.continues(seeds, watch, &region) => d,
+            _ => self.start_drag(seeds, watch, &region),
+        };
+        let mut region = drag.region.clone();
+        self.mark_dirty();
+        let mut passes = 0;
+        let mut region_ms = std::mem::take(&mut self.search_ms);
+        let mut times = SolveTimes::default();
+        loop {
+            let patch = self.solve_cached(&region, watch)?;
+            passes += 1;
+            add_times(&mut times, &patch.times);
+            let solved = patch.region.clone();
+            let last = self.outcome(&patch, passes);
+            self.patch(patch);
+            let t = Instant::now();
+            let grow = passes <= SETTLE_PASSES && self.border_hot(&solved, watch);
+            region_ms += ms_since(t);
+            let next = if grow {
+                let mut r = self.region(seeds, watch);
+                region_ms += std::mem::take(&mut self.search_ms);
+                r.extend_from_slice(&solved);
+                r.sort_unstable();
+                r.dedup();
+                (r.len() > solved.len()).then_some(r)
+            } else {
+                None
+            };
+            match next {
+                Some(r) => region = r,
+                None => {
+                    let mut solved = solved;
+                    solved.sort_unstable();
+                    self.drag = Some(if solved == drag.region {
+                        drag
+                    } else {
+                        self.start_drag(seeds, watch, &solved)
+                    });
+                    return Ok(EditOutcome {
+                        region_ms,
+                        times,
+                        ..last
+                    });
+                }
+            }
+        }
+    }
+
+    /// A drag starting on `region` (facts §9.8, [`Drag`]).
+    fn start_drag(&self, seeds: &[usize], watch: &[u32], region: &[u32]) -> Drag {
+        let row_of = &self.row_of;
+        let in_system = |v: u32| row_of[v as usize] != NOT_IN_SYSTEM;
+        Drag::start(seeds, watch, region, &self.adj, &in_system)
+    }
+
+    /// [`local::solve_region_cached`] with the session's cache.
+    pub(super) fn solve_cached(
+        &mut self,
+        region: &[u32],
+        watch: &[u32],
+    ) -> Result<Patch, EditError> {
+        let mut cache = std::mem::take(&mut self.cache);
+        let patch = local::solve_region_cached(self, region, watch, &mut cache);
+        self.cache = cache;
+        patch
+    }
+
+    /// True if a vertex of `region` next to a heat vertex outside it has a watched weight.
+    fn border_hot(&self, region: &[u32], watch: &[u32]) -> bool {
+        let mut inside = vec![false; self.rows.len()];
+        for &v in region {
+            inside[v as usize] = true;
+        }
+        let watched = self.watch_mask(watch);
+        region.iter().any(|&v| {
+            let v = v as usize;
+            self.adj
+                .of(v)
+                .iter()
+                .any(|&u| !inside[u as usize] && self.row_of[u as usize] != NOT_IN_SYSTEM)
+                && self.hot(v, &watched)
+        })
+    }
+
+    pub(super) fn outcome(&self, patch: &Patch, passes: usize) -> EditOutcome {
+        EditOutcome {
+            region: patch.region.len(),
+            vertices: self.heat_verts.len(),
+            columns: patch.columns.len(),
+            passes,
+            eps: self.eps(),
+            times: patch.times.clone(),
+            ..EditOutcome::default()
+        }
+    }
+
+    pub(super) fn patch(&mut self, patch: Patch) {
+        self.last_region = patch.region.clone();
+        self.last_region.sort_unstable();
+        let mut changed = vec![false; self.joints.len()];
+        let mut mark = |j: u32| {
+            let j = j as usize;
+            if j >= changed.len() {
+                changed.resize(j + 1, false);
+            }
+            changed[j] = true;
+        };
+        self.last_columns
+            .iter()
+            .chain(&patch.columns)
+            .for_each(|&j| mark(j));
+        for (i, &v) in patch.region.iter().enumerate() {
+            let (v, row) = (v as usize, patch.rows.row(i));
+            // Columns whose weight moves in or out of a row count as changed there.
+            self.rows[v].iter().chain(row).for_each(|e| mark(e.0));
+            // Copied into the existing rows: their allocations are reused.
+            self.rows[v].clear();
+            self.rows[v].extend_from_slice(row);
+            self.raw[v].clear();
+            self.raw[v].extend_from_slice(patch.raw.row(i));
+        }
+        for (l, src) in patch.sources {
+            self.sources[patch.region[l] as usize] = src;
+        }
+        self.last_columns = (0..changed.len())
+            .filter(|&j| changed[j])
+            .map(|j| j as u32)
+            .collect();
+    }
+
+    /// Flag the bones that differ from the cached ones (all, if the bone list changed shape).
+    /// Flags accumulate until the next global solve: vertices outside a region keep sources from
+    /// older bones.
+    fn mark_dirty(&mut self) {
+        let now = self.virtual_bones();
+        self.dirty = match self.dirty.take() {
+            Some(mut d) if now.len() == self.bones_cached.len() => {
+                for (i, (a, b)) in now.iter().zip(&self.bones_cached).enumerate() {
+                    d[i] |= a != b;
+                }
+                Some(d)
+            }
+            _ => None,
+        };
+        // The reference stays the geometry of the last global solve; a flag, once set, stays.
+        if self.dirty.is_none() {
+            self.bones_cached = now;
+        }
+    }
+
+    /// Re-index weight columns after a hierarchy change; a deleted joint's weight goes to `merge`.
+    pub(super) fn renumber(&mut self, map: &Renumbering, merge: Option<u32>) {
+        self.drag = None;
+        let remap = |row: &mut Vec<(u32, f64)>| {
+            let mut out: Vec<(u32, f64)> = Vec::with_capacity(row.len());
+            for &(j, w) in row.iter() {
+                let Some(nj) = map
+                    .get(j as usize)
+                    .copied()
+                    .flatten()
+                    .map(|n| n as u32)
+                    .or(merge)
+                else {
+                    continue;
+                };
+                match out.iter_mut().find(|e| e.0 == nj) {
+                    Some(e) => e.1 += w,
+                    None => out.push((nj, w)),
+                }
+            }
+            out.sort_by(|a, b| b.1.total_cmp(&a.1).then(a.0.cmp(&b.0)));
+            *row = out;
+        };
+        self.rows.iter_mut().for_each(remap);
+        self.raw.iter_mut().for_each(remap);
+        self.input_rows.iter_mut().for_each(remap);
+    }
+}
+
+fn add_times(sum: &mut SolveTimes, t: &SolveTimes) {
+    sum.heat_ms += t.heat_ms;
+    sum.assemble_ms += t.assemble_ms;
+    sum.factor_ms += t.factor_ms;
+    sum.solve_ms += t.solve_ms;
+    sum.post_ms += t.post_ms;
+    sum.symbolic_reused += t.symbolic_reused;
+    sum.numeric_reused += t.numeric_reused;
+}
