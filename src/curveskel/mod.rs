@@ -25,9 +25,12 @@
 pub mod axis;
 pub mod constrict;
 pub mod diagnose;
+pub mod hidden;
 pub mod joints;
 pub mod names;
+pub mod order;
 pub mod outline;
+pub mod place;
 pub mod prune;
 pub mod raster;
 pub mod refine;
@@ -180,6 +183,21 @@ pub fn build(
     // The project's rest-pose convention: +Y of the mesh is up (names: legs reach the ground).
     let down = frame.to_frame(&P3::new(0.0, -1.0, 0.0)).coords;
     let mut built = joints::build(&branches, &tree, primary.extent, opts.mode, down);
+    let mut hidden_parts = 0;
+    if opts.mode == CurveMode::Robust {
+        let pts: Vec<P3> = prepared
+            .positions
+            .iter()
+            .map(|q| frame.to_frame(q))
+            .collect();
+        hidden_parts = hidden::add_chains(
+            &mut built,
+            &pts,
+            &prepared.triangles,
+            primary.extent,
+            opts.mode,
+        );
+    }
     joints::apply_pins(&mut built, hints, &frame);
     times.push(("joints".to_string(), ms_since(t)));
 
@@ -193,6 +211,11 @@ pub fn build(
         inside,
     });
     let mut diags = diags;
+    if hidden_parts > 0 {
+        diags.warnings.push(format!(
+            "{hidden_parts} part(s) hidden in the primary view (along the view or over another part) got a chain from the surface's rings"
+        ));
+    }
     if plates > 0 {
         diags.warnings.push(format!(
             "{plates} flat part(s) (fins, ears, membranes) got no bones of their own: they follow the branch they grow from"
