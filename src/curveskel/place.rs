@@ -13,6 +13,9 @@
 
 use crate::geom::P3;
 
+/// Candidate places per stretch in the coarse pass of [`best_between`].
+const COARSE: usize = 32;
+
 /// Slide each bend joint (`bends`, indices into `pts`, ascending) to the node of least squared
 /// deviation of its two bones from the curve, between its neighbours in `anchors` ∪ `bends` ∪
 /// the branch ends; keeps every joint at least `min_bone` (straight distance) from its neighbours.
@@ -42,23 +45,31 @@ pub fn settle(pts: &[P3], bends: &[usize], anchors: &[usize], min_bone: f64) -> 
 }
 
 /// The node in (a, b) of least deviation of the two bones a→k, k→b from the curve, at least
-/// `min_bone` from a and b; `current` when none qualifies or on a tie (nearest wins).
+/// `min_bone` from a and b; `current` when none qualifies or on a tie (nearest wins). Coarse to
+/// fine: every [`COARSE`]-th of the stretch first, then every node around the best (each cost is
+/// linear in the stretch, so a full scan would be quadratic per joint).
 fn best_between(pts: &[P3], a: usize, b: usize, current: usize, min_bone: f64) -> usize {
-    let mut best = (
-        deviation(pts, a, current) + deviation(pts, current, b),
-        0usize,
-        current,
-    );
-    for k in a + 1..b {
-        if (pts[k] - pts[a]).norm() < min_bone || (pts[b] - pts[k]).norm() < min_bone {
-            continue;
+    let cost = |k: usize| deviation(pts, a, k) + deviation(pts, k, b);
+    let fits =
+        |k: usize| (pts[k] - pts[a]).norm() >= min_bone && (pts[b] - pts[k]).norm() >= min_bone;
+    let mut best = (cost(current), 0usize, current);
+    let consider = |k: usize, best: &mut (f64, usize, usize)| {
+        if !fits(k) {
+            return;
         }
-        let cost = deviation(pts, a, k) + deviation(pts, k, b);
-        let dist = k.abs_diff(current);
+        let (c, dist) = (cost(k), k.abs_diff(current));
         // Ties (a straight stretch: every place is as good) keep the joint where it was.
-        if cost < best.0 - 1e-12 || ((cost - best.0).abs() <= 1e-12 && dist < best.1) {
-            best = (cost, dist, k);
+        if c < best.0 - 1e-12 || ((c - best.0).abs() <= 1e-12 && dist < best.1) {
+            *best = (c, dist, k);
         }
+    };
+    let stride = ((b - a) / COARSE).max(1);
+    for k in (a + 1..b).step_by(stride) {
+        consider(k, &mut best);
+    }
+    let centre = best.2;
+    for k in centre.saturating_sub(stride).max(a + 1)..(centre + stride).min(b) {
+        consider(k, &mut best);
     }
     best.2
 }
