@@ -311,6 +311,8 @@ fn constants(mode: CurveMode) -> Vec<(String, f64)> {
             ("min_split_bone".to_string(), joints::MIN_SPLIT_BONE),
             ("plate_ratio".to_string(), prune::PLATE_RATIO),
             ("layer_gap_radii".to_string(), refine::LAYER_GAP_RADII),
+            ("unboned_radii".to_string(), hidden::UNBONED_RADII),
+            ("min_part_radii".to_string(), hidden::MIN_PART_RADII),
         ]);
     }
     c
