@@ -15,6 +15,8 @@
 //! [`joints`] key joints at branch ends and junctions, middle joints where the curve bends more
 //! than 18° (§8.2) or its thickness steps down ([`constrict`]), a root (the tree centre), names
 //! from shape ([`names`]: tentacles, legs, fingers, claws, tail) →
+//! [`hidden`] chains for parts the outline hides (a tail curling over the back), [`hub`] tentacles
+//! that touch in the view re-hung from their hub →
 //! [`diagnose`] what the method cannot see (limbs along the view, overlapping parts, lost tips).
 //!
 //! Everything works in the **normalized frame** (largest side 0.9), so every length rule is relative
@@ -26,6 +28,7 @@ pub mod axis;
 pub mod constrict;
 pub mod diagnose;
 pub mod hidden;
+pub mod hub;
 pub mod joints;
 pub mod names;
 pub mod order;
@@ -185,6 +188,7 @@ pub fn build(
     let mut built = joints::build(&branches, &tree, primary.extent, opts.mode, down);
     let mut hidden_parts = 0;
     if opts.mode == CurveMode::Robust {
+        hub::rehang_tentacles(&mut built);
         let pts: Vec<P3> = prepared
             .positions
             .iter()
