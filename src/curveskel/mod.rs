@@ -15,6 +15,8 @@
 //! [`joints`] key joints at branch ends and junctions, middle joints where the curve bends more
 //! than 18° (§8.2) or its thickness steps down ([`constrict`]), a root (the tree centre), names
 //! from shape ([`names`]: tentacles, legs, fingers, claws, tail) →
+//! [`hidden`] chains for parts the outline hides (a tail curling over the back), [`hub`] tentacles
+//! that touch in the view re-hung from their hub →
 //! [`diagnose`] what the method cannot see (limbs along the view, overlapping parts, lost tips).
 //!
 //! Everything works in the **normalized frame** (largest side 0.9), so every length rule is relative
@@ -25,9 +27,13 @@
 pub mod axis;
 pub mod constrict;
 pub mod diagnose;
+pub mod hidden;
+pub mod hub;
 pub mod joints;
 pub mod names;
+pub mod order;
 pub mod outline;
+pub mod place;
 pub mod prune;
 pub mod raster;
 pub mod refine;
@@ -180,6 +186,22 @@ pub fn build(
     // The project's rest-pose convention: +Y of the mesh is up (names: legs reach the ground).
     let down = frame.to_frame(&P3::new(0.0, -1.0, 0.0)).coords;
     let mut built = joints::build(&branches, &tree, primary.extent, opts.mode, down);
+    let mut hidden_parts = 0;
+    if opts.mode == CurveMode::Robust {
+        hub::rehang_tentacles(&mut built);
+        let pts: Vec<P3> = prepared
+            .positions
+            .iter()
+            .map(|q| frame.to_frame(q))
+            .collect();
+        hidden_parts = hidden::add_chains(
+            &mut built,
+            &pts,
+            &prepared.triangles,
+            primary.extent,
+            opts.mode,
+        );
+    }
     joints::apply_pins(&mut built, hints, &frame);
     times.push(("joints".to_string(), ms_since(t)));
 
@@ -193,6 +215,11 @@ pub fn build(
         inside,
     });
     let mut diags = diags;
+    if hidden_parts > 0 {
+        diags.warnings.push(format!(
+            "{hidden_parts} part(s) hidden in the primary view (along the view or over another part) got a chain from the surface's rings"
+        ));
+    }
     if plates > 0 {
         diags.warnings.push(format!(
             "{plates} flat part(s) (fins, ears, membranes) got no bones of their own: they follow the branch they grow from"
@@ -288,6 +315,8 @@ fn constants(mode: CurveMode) -> Vec<(String, f64)> {
             ("min_split_bone".to_string(), joints::MIN_SPLIT_BONE),
             ("plate_ratio".to_string(), prune::PLATE_RATIO),
             ("layer_gap_radii".to_string(), refine::LAYER_GAP_RADII),
+            ("unboned_radii".to_string(), hidden::UNBONED_RADII),
+            ("min_part_radii".to_string(), hidden::MIN_PART_RADII),
         ]);
     }
     c
