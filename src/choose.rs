@@ -195,7 +195,7 @@ pub fn best_ok_per_chain(fits: &[Fit]) -> Option<f64> {
         .min_by(f64::total_cmp)
 }
 
-/// Index of the best fit (see [`Fit::key`]); ties keep the first.
+/// Index of the best fit (see `Fit::key`); ties keep the first.
 pub fn best(fits: &[Fit]) -> Option<usize> {
     let mut order: Vec<usize> = (0..fits.len()).collect();
     order.sort_by(|&a, &b| {

@@ -38,7 +38,7 @@ pub struct PenaltyWeights {
 }
 
 impl PenaltyWeights {
-    /// In [`PENALTY_TERMS`] order.
+    /// In `PENALTY_TERMS` order.
     pub fn as_array(&self) -> [f64; 9] {
         [
             self.length,

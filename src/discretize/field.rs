@@ -7,7 +7,7 @@
 //! Layout for fast [`DistanceField::eval`] (called millions of times downstream): the octree is a
 //! flat `u32` array (internal node = index of its first of 8 consecutive children, leaf = flag |
 //! leaf index), leaves are `[f32; 8]` corner values, and a uniform top-level grid at level
-//! [`GRID_LEVEL`] points straight at the node covering each grid cell, so a lookup is one grid read
+//! `GRID_LEVEL` points straight at the node covering each grid cell, so a lookup is one grid read
 //! plus at most `max_depth − GRID_LEVEL` child steps.
 
 use std::collections::VecDeque;
@@ -82,7 +82,7 @@ struct Located<'a> {
 }
 
 impl DistanceField {
-    /// Signed distance at `p` (normalized frame). Points outside [0,1]³ get their distance to
+    /// Signed distance at `p` (normalized frame). Points outside \[0,1\]³ get their distance to
     /// the cube plus the (positive) field on its boundary: always positive, growing outward.
     /// Non-finite points are far outside ([`FAR`]).
     pub fn eval(&self, p: &P3) -> f64 {
@@ -109,7 +109,7 @@ impl DistanceField {
     }
 
     /// Gradient of the interpolated field at `p` (analytic derivative of the trilinear leaf).
-    /// Outside [0,1]³ it points away from the cube.
+    /// Outside \[0,1\]³ it points away from the cube.
     pub fn gradient(&self, p: &P3) -> V3 {
         self.gradient_hinted(p, &mut None)
     }
@@ -202,7 +202,7 @@ impl DistanceField {
         self.locate_index(self.lattice_index(q)).map(|l| l.0)
     }
 
-    /// Integer coordinates (units 2^−D) of the finest lattice cell containing `q` ∈ [0,1]³.
+    /// Integer coordinates (units 2^−D) of the finest lattice cell containing `q` ∈ \[0,1\]³.
     #[inline]
     fn lattice_index(&self, q: &P3) -> [u32; 3] {
         let res = f64::from(1u32 << self.depth);
@@ -311,7 +311,7 @@ impl DistanceField {
     }
 }
 
-/// Trilinear interpolation of corner values at local coordinates (x, y, z) ∈ [0,1]³.
+/// Trilinear interpolation of corner values at local coordinates (x, y, z) ∈ \[0,1\]³.
 #[inline]
 pub fn trilinear(c: &[f32; 8], x: f64, y: f64, z: f64) -> f64 {
     let c = c.map(f64::from);

@@ -1,6 +1,6 @@
 //! Sphere packing (Baran & Popović 2007 §3.1; docs/algorithms.md#sphere-packing): walk the medial samples from
 //! the largest radius down and keep a sample unless its centre lies strictly inside a sphere
-//! already kept. A uniform grid over [0,1]³ lists, per cell, the kept spheres overlapping it, so
+//! already kept. A uniform grid over \[0,1\]³ lists, per cell, the kept spheres overlapping it, so
 //! each containment test looks at a handful of spheres instead of all of them.
 
 use super::{DiscretizeError, DiscretizeOptions, MedialSamples, Sphere};

@@ -47,7 +47,7 @@ pub struct Patch {
     pub times: SolveTimes,
 }
 
-/// Rows of a region in chunks of [`FINISH_CHUNK`] rows (as the parallel finish made them).
+/// Rows of a region in chunks of `FINISH_CHUNK` rows (as the parallel finish made them).
 #[derive(Clone, Debug, Default)]
 pub struct ChunkedRows {
     chunks: Vec<FlatRows>,

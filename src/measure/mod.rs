@@ -9,7 +9,7 @@
 //!   deformation error.
 //! * [`score`]: the `score` report (table and JSON).
 //! * [`subdivide`]: midpoint subdivision (scaling study; reusable).
-//! * [`bench`]: the corpus benchmark, run as child processes of the current executable.
+//! * [`mod@bench`]: the corpus benchmark, run as child processes of the current executable.
 //!
 //! OWNER: measure helper.
 

@@ -1,7 +1,7 @@
 //! Meshes as loaded, and their preparation for rigging.
 //!
-//! [`load`] reads a file into a [`Mesh`] (mesh frame, input vertex order and count preserved);
-//! [`prepare`] welds, analyses and normalizes it into a [`PreparedMesh`] with a [`RepairReport`].
+//! [`load()`] reads a file into a [`Mesh`] (mesh frame, input vertex order and count preserved);
+//! [`prepare()`] welds, analyses and normalizes it into a [`PreparedMesh`] with a [`RepairReport`].
 
 pub mod load;
 pub mod normalize;

@@ -3,9 +3,9 @@
 //! Nothing here is fatal except an empty, non-finite or zero-volume mesh.
 //!
 //! Every tolerance is relative to the largest bounding-box side `L` of the referenced vertices:
-//! vertices within `1e-9·L` are welded (hash grid, [`super::weld`]), triangles with a repeated
+//! vertices within `1e-9·L` are welded (hash grid, `weld.rs`), triangles with a repeated
 //! welded vertex or area below `1e-14·L²` are degenerate, and a box whose smallest side is below
-//! `1e-6·L` is flat (fatal). Topology work (shells, edges, orientation) is in [`super::topology`].
+//! `1e-6·L` is flat (fatal). Topology work (shells, edges, orientation) is in `topology.rs`.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -44,7 +44,7 @@ pub enum DegreeRule {
     /// "the degree of N_i or N_j is > 2", as printed: collapses every tree to a path.
     Literal,
     /// Both endpoints have degree > 2: merges adjacent junctions, keeps leaves and chains. This is
-    /// the reading that reproduces the paper's 17-branch high-resolution tree [INTERPRETATION].
+    /// the reading that reproduces the paper's 17-branch high-resolution tree \[INTERPRETATION\].
     BothEndpoints,
 }
 
@@ -226,7 +226,7 @@ fn collapsible(
 }
 
 /// Cost of collapsing (i, j), Eq. 1–4. C_Samp is one-sided in the paper (Eq. 4 sums node i's edges
-/// only); we take the minimum over both orientations [INTERPRETATION].
+/// only); we take the minimum over both orientations \[INTERPRETATION\].
 fn cost(g: &Graph, (i, j): (usize, usize), q: &[Matrix4<f64>], len_sum: &[f64]) -> f64 {
     let mid = P3::from((g.nodes[i].centre.coords + g.nodes[j].centre.coords) * 0.5);
     let shape = quadric_error(&(q[i] + q[j]), &mid);

@@ -37,7 +37,7 @@ use cluster::{Criteria, DegreeRule};
 pub struct MultipartOptions {
     /// Contact distance ε as a fraction of the bounding-box diagonal. The paper's 0.01 % (1e-4) is
     /// below any practical sample spacing (§4); we read "0.01" as the fraction 1 %, and sample
-    /// densely enough that the spacing is about ε [INTERPRETATION].
+    /// densely enough that the spacing is about ε \[INTERPRETATION\].
     pub contact_fraction: f64,
     /// Sample spacing as a multiple of ε (the density follows: 1 / (spacing·ε)² per unit²).
     pub spacing_per_eps: f64,

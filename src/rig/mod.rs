@@ -130,7 +130,7 @@ fn default_method() -> String {
 }
 
 impl Rig {
-    /// Serialize as rig.json text: pretty, with the skin one line per vertex ([`json`]).
+    /// Serialize as rig.json text: pretty, with the skin one line per vertex (`rig/json.rs`).
     pub fn to_json(&self) -> String {
         String::from_utf8(self.to_json_bytes()).unwrap_or_default()
     }

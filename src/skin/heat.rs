@@ -121,7 +121,7 @@ const ADOPT_SLACK: f64 = 1.25;
 /// Give every bone-owning joint that no vertex takes heat from (its bones are never the nearest
 /// visible one, e.g. short spine bones on a low-poly torso) the vertices that are relatively
 /// closest to its bones: those minimizing `d_bone / d_source` among the vertices listed in
-/// `candidates` that can see the bone, within [`ADOPT_SLACK`] of the best, at most [`ADOPT_MAX`].
+/// `candidates` that can see the bone, within `ADOPT_SLACK` of the best, at most `ADOPT_MAX`.
 /// The joint is added to their source as a tie, so after renormalization it shares them. Without
 /// this the heat equation gives such a joint exactly zero weight (its right-hand side is zero),
 /// and rotating it would move nothing. Returns the joints that adopted vertices.

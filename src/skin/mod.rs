@@ -6,7 +6,7 @@
 //! → bone-owning joints no vertex takes heat from adopt their relatively nearest vertices
 //! ([`heat::adopt_orphans`]) → [`laplacian::stiffness`] + [`laplacian::one_ring_areas`] → one SPD solve
 //! ([`solve::solve_spd`]) of `(L_c + M·H) W = M·H·P` with one column per owning joint → clip to
-//! [0,1], prune, renormalize → per input vertex through the weld map. See `weights.rs`.
+//! \[0,1\], prune, renormalize → per input vertex through the weld map. See `weights.rs`.
 
 pub mod bones;
 pub mod heat;

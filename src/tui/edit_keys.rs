@@ -256,7 +256,7 @@ fn align(app: &mut App) -> Vec<Effect> {
     edit::push(app, EditOp::Align { joints })
 }
 
-/// The joint indices of the chain [`align`] uses, root side first.
+/// The joint indices of the chain `align` uses, root side first.
 pub fn chain_from(e: &EditState) -> Vec<usize> {
     let joints = &e.rig.joints;
     let children = |j: usize| -> Vec<usize> {

@@ -1,5 +1,5 @@
 //! Screen layout: where each pane sits for a terminal size. Shared by rendering ([`super::view`]),
-//! mouse hit-testing ([`super::keys`]) and thumbnail sizing ([`super::update`]), so it depends on
+//! mouse hit-testing ([`super::keys`]) and thumbnail sizing ([`mod@super::update`]), so it depends on
 //! none of them.
 
 use ratatui::layout::{Constraint, Layout, Rect};

@@ -3,7 +3,7 @@
 //! `layout` and the key list; `runtime` and `term` drive them.
 //!
 //! * [`app`]: one state struct, one message enum, the effects (no behaviour);
-//! * [`update`]: `update(&mut App, Msg) -> Vec<Effect>`, the only place state changes (no I/O);
+//! * [`mod@update`]: `update(&mut App, Msg) -> Vec<Effect>`, the only place state changes (no I/O);
 //! * [`keys`]: keyboard/mouse handling and hint edits; [`suggest`]: suggested hints in plain words;
 //! * [`edit`]: rig edit mode (state, no I/O), [`edit_keys`] its keys and mouse, [`edit_view`]
 //!   its pane text; [`editor`]: the worker owning the editing session (local re-solves, undo
