@@ -12,6 +12,35 @@ pub type P3 = nalgebra::Point3<f64>;
 /// A vector (normalized or mesh frame: the variable name or doc says which).
 pub type V3 = nalgebra::Vector3<f64>;
 
+/// A closed axis-aligned box `[lo, hi]` as a triangle mesh: the 8 corners (corner `k` takes x
+/// from bit 0 of `k`, y from bit 1, z from bit 2) and 12 triangles wound counter-clockwise seen
+/// from outside (two per face).
+pub fn box_mesh(lo: P3, hi: P3) -> (Vec<P3>, Vec<[u32; 3]>) {
+    const QUADS: [[u32; 4]; 6] = [
+        [0, 2, 3, 1],
+        [4, 5, 7, 6],
+        [0, 1, 5, 4],
+        [2, 6, 7, 3],
+        [0, 4, 6, 2],
+        [1, 3, 7, 5],
+    ];
+    let pick = |k: u32, bit: u32, a: f64, b: f64| if k >> bit & 1 == 0 { a } else { b };
+    let corners = (0..8)
+        .map(|k| {
+            P3::new(
+                pick(k, 0, lo.x, hi.x),
+                pick(k, 1, lo.y, hi.y),
+                pick(k, 2, lo.z, hi.z),
+            )
+        })
+        .collect();
+    let triangles = QUADS
+        .iter()
+        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+        .collect();
+    (corners, triangles)
+}
+
 /// Axis-aligned bounding box.
 #[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Aabb {

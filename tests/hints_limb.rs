@@ -4,7 +4,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use geppetto::confidence::assess;
@@ -13,18 +13,11 @@ use geppetto::demo::characters::Variant;
 use geppetto::demo::{humanoid_variant, DemoCharacter};
 use geppetto::embed::hints::Hints;
 use geppetto::embed::Orientation;
-use geppetto::geom::{P3, V3};
-use geppetto::measure::joints::measure;
+use geppetto::geom::P3;
 use geppetto::pipeline::{Pipeline, RigOutcome, RigRequest};
 use geppetto::progress::NoProgress;
 use geppetto::rig::Status;
 use geppetto::skeleton::{load_template, Skeleton};
-
-fn write(c: &DemoCharacter, dir: &Path) -> PathBuf {
-    let path = dir.join(format!("{}.obj", c.name));
-    std::fs::write(&path, geppetto::mesh::write::obj_string(&c.mesh)).expect("write obj");
-    path
-}
 
 fn rig(pipeline: &Pipeline, path: &Path, skel: &Arc<Skeleton>, hints: Option<Hints>) -> RigOutcome {
     let mut req = RigRequest::with_sidecar(path, skel.clone()).expect("request");
@@ -41,18 +34,7 @@ fn cd_j2j(out: &RigOutcome, c: &DemoCharacter, skel: &Skeleton) -> f64 {
         .iter()
         .map(|j| P3::from(j.position))
         .collect();
-    cd_points(&pred, out.rig.max_extent(), c, skel)
-}
-
-/// CD-J2J of joints `pred` (mesh frame) against the construction skeleton.
-fn cd_points(pred: &[P3], extent: f64, c: &DemoCharacter, skel: &Skeleton) -> f64 {
-    let parents: Vec<Option<usize>> = skel.joints.iter().map(|j| j.parent.map(|p| p.0)).collect();
-    let truth: Vec<P3> = skel
-        .joints
-        .iter()
-        .map(|j| c.joint(&j.name).expect("construction joint"))
-        .collect();
-    measure((pred, &parents), (&truth, &parents), extent).cd_j2j
+    common::cd_to_construction(&pred, out.rig.max_extent(), c, skel)
 }
 
 fn joint(out: &RigOutcome, name: &str) -> P3 {
@@ -64,7 +46,7 @@ fn joint(out: &RigOutcome, name: &str) -> P3 {
 fn ear_arms_are_not_ok_and_wrist_pins_fix_the_whole_arm() {
     let c = common::eared_humanoid();
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = write(&c, dir.path());
+    let path = common::write_obj(&c, dir.path());
     let skel = Arc::new(load_template("human").expect("built-in"));
     let pipeline = Pipeline::new(RigConfig::default());
     let free = rig(&pipeline, &path, &skel, None);
@@ -76,7 +58,7 @@ fn ear_arms_are_not_ok_and_wrist_pins_fix_the_whole_arm() {
     let first_conf = assess(&free.prepared, disc, &skel, &first);
     let norm = &free.prepared.normalization;
     let first_joints: Vec<P3> = first.joints.iter().map(|p| norm.to_mesh(p)).collect();
-    let free_cd = cd_points(&first_joints, free.rig.max_extent(), &c, &skel);
+    let free_cd = common::cd_to_construction(&first_joints, free.rig.max_extent(), &c, &skel);
     println!(
         "unhinted first choice: {:?} CD-J2J {free_cd:.2}% penalty {:.3} {:?}",
         first_conf.status, first.penalty.total, first_conf.reasons
@@ -138,16 +120,11 @@ fn judge_moved(out: &RigOutcome, skel: &Skeleton, moves: &[(&str, P3)]) -> Vec<S
     conf.reasons
 }
 
-/// Points from `a` to `b` at the given fractions.
-fn along(a: P3, b: P3, t: f64) -> P3 {
-    a + (b - a) * t
-}
-
 #[test]
 fn an_arm_chain_run_into_a_flat_ear_is_a_plate_limb() {
     let c = common::eared_humanoid();
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = write(&c, dir.path());
+    let path = common::write_obj(&c, dir.path());
     let skel = Arc::new(load_template("human").expect("built-in"));
     let pipeline = Pipeline::new(RigConfig::default());
     let mut hints = Hints::default();
@@ -159,14 +136,8 @@ fn an_arm_chain_run_into_a_flat_ear_is_a_plate_limb() {
     let clean = judge_moved(&out, &skel, &[]);
     assert!(!clean.iter().any(|r| r.contains("plate")), "{clean:?}");
     // The left arm chain from the shoulder into the ear, down to its lower rim (the failure).
-    let shoulder = c.joint("LeftArm").expect("shoulder");
-    let head = c.joint("Head").expect("head");
-    let ear = head + V3::new(-(0.06 + 0.22), 0.1 - 0.26 * 0.8, 0.0);
-    let moved = [
-        ("LeftForeArm", along(shoulder, ear, 0.8)),
-        ("LeftHand", ear + V3::new(-0.06, -0.08, 0.0)),
-        ("LeftHand_End", ear + V3::new(-0.12, -0.17, 0.0)),
-    ];
+    let moved = common::arm_into_ear(&c, "Left");
+    let moved: Vec<(&str, P3)> = moved.iter().map(|(n, p)| (n.as_str(), *p)).collect();
     let reasons = judge_moved(&out, &skel, &moved);
     assert!(
         reasons
@@ -186,7 +157,7 @@ fn a_big_head_rigs_ok_and_feet_off_the_ground_are_reported() {
         },
     );
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = write(&c, dir.path());
+    let path = common::write_obj(&c, dir.path());
     let skel = Arc::new(load_template("human").expect("built-in"));
     let out = rig(&Pipeline::new(RigConfig::default()), &path, &skel, None);
     println!(

@@ -7,7 +7,7 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::Arc;
 
 use geppetto::confidence::assess;
@@ -15,18 +15,11 @@ use geppetto::config::RigConfig;
 use geppetto::demo::characters::Variant;
 use geppetto::demo::{humanoid_variant, DemoCharacter};
 use geppetto::geom::{P3, V3};
-use geppetto::measure::joints::measure;
 use geppetto::pipeline::{Pipeline, RigOutcome, RigRequest};
 use geppetto::progress::NoProgress;
 use geppetto::rechoose::{rechoose, Inputs};
 use geppetto::rig::Status;
 use geppetto::skeleton::{load_template, Skeleton};
-
-fn write(c: &DemoCharacter, dir: &Path) -> PathBuf {
-    let path = dir.join(format!("{}.obj", c.name));
-    std::fs::write(&path, geppetto::mesh::write::obj_string(&c.mesh)).expect("write obj");
-    path
-}
 
 fn rig(path: &Path, skel: &Arc<Skeleton>) -> RigOutcome {
     let mut req = RigRequest::with_sidecar(path, skel.clone()).expect("request");
@@ -34,17 +27,6 @@ fn rig(path: &Path, skel: &Arc<Skeleton>) -> RigOutcome {
     Pipeline::new(RigConfig::default())
         .rig(&req, &NoProgress)
         .expect("rig")
-}
-
-/// CD-J2J (% of the largest extent) of joints `pred` (mesh frame) against the construction skeleton.
-fn cd_j2j(pred: &[P3], c: &DemoCharacter, skel: &Skeleton, extent: f64) -> f64 {
-    let parents: Vec<Option<usize>> = skel.joints.iter().map(|j| j.parent.map(|p| p.0)).collect();
-    let truth: Vec<P3> = skel
-        .joints
-        .iter()
-        .map(|j| c.joint(&j.name).expect("construction joint"))
-        .collect();
-    measure((pred, &parents), (&truth, &parents), extent).cd_j2j
 }
 
 /// CD-J2J of the rig, and of the first choice (the search alone, without the re-choice).
@@ -68,8 +50,8 @@ fn before_after(out: &RigOutcome, c: &DemoCharacter, skel: &Skeleton) -> (f64, f
         .collect();
     let extent = out.rig.max_extent();
     (
-        cd_j2j(&first, c, skel, extent),
-        cd_j2j(&now, c, skel, extent),
+        common::cd_to_construction(&first, extent, c, skel),
+        common::cd_to_construction(&now, extent, c, skel),
     )
 }
 
@@ -77,7 +59,7 @@ fn before_after(out: &RigOutcome, c: &DemoCharacter, skel: &Skeleton) -> (f64, f
 /// of the height of its construction position, and CD-J2J is below `bound`.
 fn assert_rechosen_arms(c: &DemoCharacter, bound: f64) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = write(c, dir.path());
+    let path = common::write_obj(c, dir.path());
     let skel = Arc::new(load_template("human").expect("built-in"));
     let out = rig(&path, &skel);
     let (before, after) = before_after(&out, c, &skel);
@@ -185,23 +167,16 @@ fn rechoose_hand_built(
         );
     }
     (
-        cd_j2j(&to_mesh(&bad.joints), c, skel, extent),
-        cd_j2j(&to_mesh(&emb.joints), c, skel, extent),
+        common::cd_to_construction(&to_mesh(&bad.joints), extent, c, skel),
+        common::cd_to_construction(&to_mesh(&emb.joints), extent, c, skel),
     )
 }
 
-/// Points from `a` to `b` at fraction `t`.
-fn along(a: P3, b: P3, t: f64) -> P3 {
-    a + (b - a) * t
-}
-
-/// The elephant's failure itself: both arm chains run from the shoulders up into the flat ears
-/// (the search on this humanoid sends them down the legs instead, see above), built by hand.
-#[test]
-fn arm_chains_run_into_the_ears_are_re_chosen_into_the_arms() {
-    let c = common::eared_humanoid();
+/// The human template's rig of `c` (no skin), which must be `ok`: the good rig a hand-built
+/// failure is made from.
+fn rig_ok(c: &DemoCharacter) -> (Arc<Skeleton>, RigOutcome) {
     let dir = tempfile::tempdir().expect("tempdir");
-    let path = write(&c, dir.path());
+    let path = common::write_obj(c, dir.path());
     let skel = Arc::new(load_template("human").expect("built-in"));
     let good = rig(&path, &skel);
     assert_eq!(
@@ -210,19 +185,19 @@ fn arm_chains_run_into_the_ears_are_re_chosen_into_the_arms() {
         "{:?}",
         good.rig.confidence_reasons
     );
-    let head = c.joint("Head").expect("head");
-    let mut moves = Vec::new();
-    for (side, sx) in [("Left", -1.0), ("Right", 1.0)] {
-        let shoulder = c.joint(&format!("{side}Arm")).expect("shoulder");
-        // Down to the ear's lower rim (the ear hangs from the head to the shoulders).
-        let ear = head + V3::new(sx * (0.06 + 0.22), 0.1 - 0.26 * 0.8, 0.0);
-        moves.push((format!("{side}ForeArm"), along(shoulder, ear, 0.8)));
-        moves.push((format!("{side}Hand"), ear + V3::new(sx * 0.06, -0.08, 0.0)));
-        moves.push((
-            format!("{side}Hand_End"),
-            ear + V3::new(sx * 0.12, -0.17, 0.0),
-        ));
-    }
+    (skel, good)
+}
+
+/// The elephant's failure itself: both arm chains run from the shoulders up into the flat ears
+/// (the search on this humanoid sends them down the legs instead, see above), built by hand.
+#[test]
+fn arm_chains_run_into_the_ears_are_re_chosen_into_the_arms() {
+    let c = common::eared_humanoid();
+    let (skel, good) = rig_ok(&c);
+    let moves: Vec<(String, P3)> = ["Left", "Right"]
+        .iter()
+        .flat_map(|side| common::arm_into_ear(&c, side))
+        .collect();
     let moves: Vec<(&str, P3)> = moves.iter().map(|(n, p)| (n.as_str(), *p)).collect();
     let (before, after) =
         rechoose_hand_built(&c, &skel, &good, &moves, &["LeftHand_End", "RightHand_End"]);
@@ -246,16 +221,7 @@ fn an_arm_stopping_at_a_shoulder_plate_is_re_chosen_into_the_arm() {
             ..Variant::default()
         },
     );
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = write(&c, dir.path());
-    let skel = Arc::new(load_template("human").expect("built-in"));
-    let good = rig(&path, &skel);
-    assert_eq!(
-        good.rig.status,
-        Status::Ok,
-        "{:?}",
-        good.rig.confidence_reasons
-    );
+    let (skel, good) = rig_ok(&c);
     // The chain stops at the shoulder: forearm, hand and end in the plate beside it.
     let upper = c.joint("LeftArm").expect("shoulder");
     let plate = upper + V3::new(-0.6 * pad.x, 0.5 * pad.y, 0.0);
@@ -265,7 +231,7 @@ fn an_arm_stopping_at_a_shoulder_plate_is_re_chosen_into_the_arm() {
         ("LeftHand_End", 1.0),
     ]
     .iter()
-    .map(|(n, t)| (*n, along(upper, plate, *t)))
+    .map(|(n, t)| (*n, common::along(upper, plate, *t)))
     .collect();
     let (before, after) = rechoose_hand_built(&c, &skel, &good, &moves, &["LeftHand_End"]);
     println!("CD-J2J stopped at the shoulder {before:.2}% -> re-chosen {after:.2}%");

@@ -171,24 +171,7 @@ mod tests {
     /// A box (an axis-aligned slab 0.6 × 0.3 × 0.2 in the unit cube): medial sheets inside.
     fn slab() -> DistanceField {
         let (lo, hi) = (P3::new(0.2, 0.35, 0.4), P3::new(0.8, 0.65, 0.6));
-        let positions: Vec<P3> = (0..8)
-            .map(|k| {
-                let c = |bit: usize, a: f64, b: f64| if k >> bit & 1 == 0 { a } else { b };
-                P3::new(c(0, lo.x, hi.x), c(1, lo.y, hi.y), c(2, lo.z, hi.z))
-            })
-            .collect();
-        let quads = [
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-        ];
-        let triangles: Vec<[u32; 3]> = quads
-            .iter()
-            .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-            .collect();
+        let (positions, triangles) = crate::geom::box_mesh(lo, hi);
         field::build_from(&positions, &triangles, &DiscretizeOptions::default())
     }
 

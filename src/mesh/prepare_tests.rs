@@ -2,29 +2,12 @@
 
 use super::*;
 
-/// Unit cube, vertex index = x + 2y + 4z, quads listed outward (counter-clockwise from outside).
-const CUBE_QUADS: [[u32; 4]; 6] = [
-    [0, 2, 3, 1],
-    [4, 5, 7, 6],
-    [0, 1, 5, 4],
-    [2, 6, 7, 3],
-    [0, 4, 6, 2],
-    [1, 3, 7, 5],
-];
-
+/// Unit cube at `offset`, vertex index = `first` + x + 2y + 4z, triangles outward.
 fn cube_at(offset: [f64; 3], first: u32) -> Mesh {
-    let positions = (0..8)
-        .map(|i| {
-            P3::new(
-                offset[0] + f64::from(i & 1),
-                offset[1] + f64::from((i >> 1) & 1),
-                offset[2] + f64::from((i >> 2) & 1),
-            )
-        })
-        .collect();
-    let triangles = CUBE_QUADS
-        .iter()
-        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+    let lo = P3::from(offset);
+    let (positions, triangles) = crate::geom::box_mesh(lo, lo + V3::repeat(1.0));
+    let triangles = triangles
+        .into_iter()
         .map(|t| t.map(|i| i + first))
         .collect();
     Mesh {

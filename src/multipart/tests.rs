@@ -11,25 +11,10 @@ use crate::mesh::{prepare, Mesh};
 /// A closed axis-aligned box `[lo, hi]` (12 triangles, outward).
 fn push_box(m: &mut Mesh, lo: P3, hi: P3) {
     let b = m.positions.len() as u32;
-    for k in 0..8 {
-        m.positions.push(P3::new(
-            if k & 1 == 0 { lo.x } else { hi.x },
-            if k & 2 == 0 { lo.y } else { hi.y },
-            if k & 4 == 0 { lo.z } else { hi.z },
-        ));
-    }
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    for q in quads {
-        m.triangles.push([b + q[0], b + q[1], b + q[2]]);
-        m.triangles.push([b + q[0], b + q[2], b + q[3]]);
-    }
+    let (corners, triangles) = crate::geom::box_mesh(lo, hi);
+    m.positions.extend(corners);
+    m.triangles
+        .extend(triangles.into_iter().map(|t| t.map(|i| b + i)));
 }
 
 fn parts_of(m: Mesh, eps: f64) -> (Vec<Component>, f64) {

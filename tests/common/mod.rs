@@ -129,3 +129,54 @@ pub fn eared_humanoid() -> geppetto::demo::DemoCharacter {
         },
     )
 }
+
+/// Points from `a` to `b` at fraction `t`.
+pub fn along(a: geppetto::geom::P3, b: geppetto::geom::P3, t: f64) -> geppetto::geom::P3 {
+    a + (b - a) * t
+}
+
+/// The elephant's failure on [`eared_humanoid`], built by hand: one side's arm chain run from the
+/// shoulder up into the flat ear, down to the ear's lower rim (`side` "Left" or "Right"; the
+/// ear's half width 0.22 and half height 0.26 as built there). Joint name and new position.
+pub fn arm_into_ear(
+    c: &geppetto::demo::DemoCharacter,
+    side: &str,
+) -> [(String, geppetto::geom::P3); 3] {
+    use geppetto::geom::V3;
+    let sx = if side == "Left" { -1.0 } else { 1.0 };
+    let shoulder = c.joint(&format!("{side}Arm")).expect("shoulder");
+    let head = c.joint("Head").expect("head");
+    let ear = head + V3::new(sx * (0.06 + 0.22), 0.1 - 0.26 * 0.8, 0.0);
+    [
+        (format!("{side}ForeArm"), along(shoulder, ear, 0.8)),
+        (format!("{side}Hand"), ear + V3::new(sx * 0.06, -0.08, 0.0)),
+        (
+            format!("{side}Hand_End"),
+            ear + V3::new(sx * 0.12, -0.17, 0.0),
+        ),
+    ]
+}
+
+/// Write a demo character as `<dir>/<name>.obj`, returning the path.
+pub fn write_obj(c: &geppetto::demo::DemoCharacter, dir: &std::path::Path) -> PathBuf {
+    let path = dir.join(format!("{}.obj", c.name));
+    std::fs::write(&path, geppetto::mesh::write::obj_string(&c.mesh)).expect("write obj");
+    path
+}
+
+/// CD-J2J (% of `extent`, the largest side) of joints `pred` (mesh frame, in `skel`'s joint order)
+/// against the character's construction skeleton.
+pub fn cd_to_construction(
+    pred: &[geppetto::geom::P3],
+    extent: f64,
+    c: &geppetto::demo::DemoCharacter,
+    skel: &geppetto::skeleton::Skeleton,
+) -> f64 {
+    let parents: Vec<Option<usize>> = skel.joints.iter().map(|j| j.parent.map(|p| p.0)).collect();
+    let truth: Vec<geppetto::geom::P3> = skel
+        .joints
+        .iter()
+        .map(|j| c.joint(&j.name).expect("construction joint"))
+        .collect();
+    geppetto::measure::joints::measure((pred, &parents), (&truth, &parents), extent).cd_j2j
+}
