@@ -30,6 +30,7 @@ pub mod diagnose;
 pub mod hidden;
 pub mod hub;
 pub mod joints;
+pub mod mantle;
 pub mod names;
 pub mod order;
 pub mod outline;
@@ -194,6 +195,13 @@ pub fn build(
             .iter()
             .map(|q| frame.to_frame(q))
             .collect();
+        mantle::add_chain(
+            &mut built,
+            &pts,
+            &prepared.triangles,
+            primary.extent,
+            opts.mode,
+        );
         hidden_parts = hidden::add_chains(
             &mut built,
             &pts,
