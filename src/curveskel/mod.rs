@@ -15,7 +15,8 @@
 //! [`joints`] key joints at branch ends and junctions, middle joints where the curve bends more
 //! than 18° (§8.2) or its thickness steps down ([`constrict`]), a root (the tree centre), names
 //! from shape ([`names`]: tentacles, legs, fingers, claws, tail) →
-//! [`hidden`] chains for parts the outline hides (a tail curling over the back), [`hub`] tentacles
+//! [`hidden`] chains for parts the outline hides (a tail curling over the back), [`mantle`] the
+//! body tentacles radiate from, [`hub`] tentacles
 //! that touch in the view re-hung from their hub →
 //! [`diagnose`] what the method cannot see (limbs along the view, overlapping parts, lost tips).
 //!
