@@ -81,10 +81,11 @@ fn octopus_has_one_branch_end_per_tentacle() {
     };
     let tentacles = end_kinds(&out).get("tentacle").copied().unwrap_or(0);
     assert_eq!(tentacles, 8, "octopus: {tentacles} tentacle ends, want 8");
-    // Besides the tentacles, at most two ends: chains into the body the outline hides
-    // (`curveskel::hidden`).
+    // Besides the tentacles, the mantle's end and at most two ends of chains into the body the
+    // outline hides (`curveskel::hidden`).
     let ends = out.rig.joints.iter().filter(|j| j.end).count();
-    assert!(ends <= 10, "octopus: {ends} branch ends");
+    assert!(ends <= 11, "octopus: {ends} branch ends");
+    octopus_mantle_reaches_the_top_of_the_body(&out);
     // Every tentacle hangs from the root (the hub), also the two pairs that touch in the primary
     // view (`curveskel::hub`): before, they hung from junctions where they met.
     let j = &out.rig.joints;
@@ -109,9 +110,55 @@ fn octopus_has_one_branch_end_per_tentacle() {
     );
 }
 
-/// 8 tentacles plus at most two chains into the body hidden behind the hub (`curveskel::hidden`);
-/// the chains to where tentacles touch in the view are gone (`curveskel::hub`).
-const OCTOPUS_MAX_BRANCHES: usize = 10;
+/// 8 tentacles, the mantle (`curveskel::mantle`) and at most two chains into the body hidden
+/// behind the hub (`curveskel::hidden`); the chains to where tentacles touch in the view are gone
+/// (`curveskel::hub`).
+const OCTOPUS_MAX_BRANCHES: usize = 11;
+
+/// How far (fraction of the model's largest side) the mantle's end may stay below the mesh's
+/// highest point along the mantle's direction from the root: the last ring's centroid lies a
+/// ring's width inside the surface, not on it.
+const MANTLE_TOP_GAP: f64 = 0.15;
+
+/// The body the tentacles radiate from gets a chain of its own from the root (`curveskel::mantle`)
+/// that reaches the far end of the body: before, the sac had no bone (it reaches only 1.3–1.6 hub
+/// radii from the hub, too short for `curveskel::hidden`).
+fn octopus_mantle_reaches_the_top_of_the_body(out: &RigOutcome) {
+    let j = &out.rig.joints;
+    let root = j.iter().position(|t| t.parent.is_none()).expect("root");
+    let mantle: Vec<usize> = (0..j.len())
+        .filter(|&i| j[i].name.starts_with("mantle_"))
+        .collect();
+    assert!(
+        mantle.len() >= 2,
+        "octopus: mantle chain of {} joints, want >= 2",
+        mantle.len()
+    );
+    assert_eq!(
+        j[mantle[0]].parent,
+        Some(root),
+        "octopus: mantle not from the root"
+    );
+    for w in mantle.windows(2) {
+        assert_eq!(j[w[1]].parent, Some(w[0]), "octopus: mantle is no chain");
+    }
+    let at = P3::from(j[root].position);
+    let end = P3::from(j[*mantle.last().expect("mantle")].position);
+    let dir = (end - at).normalize();
+    let path = common::corpus_mesh("octopus").expect("octopus mesh");
+    let mesh = geppetto::mesh::load(&path).expect("octopus loads");
+    let top = mesh
+        .positions
+        .iter()
+        .map(|p| (p - at).dot(&dir))
+        .fold(f64::MIN, f64::max);
+    let gap = (top - (end - at).norm()) / out.rig.max_extent();
+    assert!(
+        gap <= MANTLE_TOP_GAP,
+        "octopus: mantle ends {:.1} % of the model below the body's top",
+        gap * 100.0
+    );
+}
 
 #[test]
 fn scorpion_tail_chain_follows_the_curl_over_the_back() {

@@ -82,7 +82,7 @@ pub fn add_chains(
 }
 
 /// The nearest bone (child joint index) of `p` and its distance.
-fn nearest_bone(joints: &[BJoint], p: &P3) -> (usize, f64) {
+pub(super) fn nearest_bone(joints: &[BJoint], p: &P3) -> (usize, f64) {
     let mut best = (0, f64::INFINITY);
     for (c, j) in joints.iter().enumerate() {
         let Some(pa) = j.parent else { continue };
@@ -108,7 +108,7 @@ fn nearest_joint(joints: &[BJoint], p: &P3) -> usize {
         .unwrap_or(0)
 }
 
-fn adjacency(n: usize, tris: &[[u32; 3]]) -> Vec<Vec<usize>> {
+pub(super) fn adjacency(n: usize, tris: &[[u32; 3]]) -> Vec<Vec<usize>> {
     let mut adj = vec![Vec::new(); n];
     for t in tris {
         for (a, b) in [(t[0], t[1]), (t[1], t[2]), (t[2], t[0])] {
@@ -124,7 +124,7 @@ fn adjacency(n: usize, tris: &[[u32; 3]]) -> Vec<Vec<usize>> {
 }
 
 /// Edge-connected sets of the flagged vertices, each sorted, in order of their first vertex.
-fn components(adj: &[Vec<usize>], flag: &[bool]) -> Vec<Vec<usize>> {
+pub(super) fn components(adj: &[Vec<usize>], flag: &[bool]) -> Vec<Vec<usize>> {
     let mut seen = vec![false; adj.len()];
     let mut out = Vec::new();
     for s in (0..adj.len()).filter(|&v| flag[v]) {
@@ -158,7 +158,7 @@ fn centroid(pts: &[P3], ids: &[usize]) -> P3 {
 
 /// Centroids (and mean distance to them: the ring's radius) of the level sets of the surface
 /// distance from `seeds` within `part`, every `step`, nearest first.
-fn rings(
+pub(super) fn rings(
     pts: &[P3],
     adj: &[Vec<usize>],
     part: &[usize],
@@ -209,7 +209,13 @@ fn rings(
 
 /// Hang the chain through `rings` from joint `at`: joints where the chain bends or grows long
 /// (the branches' rules), the last ring's centroid as its end.
-fn attach(built: &mut Built, at: usize, rings: &[(P3, f64)], extent: f64, mode: CurveMode) {
+pub(super) fn attach(
+    built: &mut Built,
+    at: usize,
+    rings: &[(P3, f64)],
+    extent: f64,
+    mode: CurveMode,
+) {
     let mut pts = vec![built.joints[at].pos];
     let mut radius = vec![built.joints[at].r];
     for &(c, r) in rings {

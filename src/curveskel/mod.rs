@@ -15,7 +15,8 @@
 //! [`joints`] key joints at branch ends and junctions, middle joints where the curve bends more
 //! than 18° (§8.2) or its thickness steps down ([`constrict`]), a root (the tree centre), names
 //! from shape ([`names`]: tentacles, legs, fingers, claws, tail) →
-//! [`hidden`] chains for parts the outline hides (a tail curling over the back), [`hub`] tentacles
+//! [`hidden`] chains for parts the outline hides (a tail curling over the back), [`mantle`] the
+//! body tentacles radiate from, [`hub`] tentacles
 //! that touch in the view re-hung from their hub →
 //! [`diagnose`] what the method cannot see (limbs along the view, overlapping parts, lost tips).
 //!
@@ -30,6 +31,7 @@ pub mod diagnose;
 pub mod hidden;
 pub mod hub;
 pub mod joints;
+pub mod mantle;
 pub mod names;
 pub mod order;
 pub mod outline;
@@ -194,6 +196,13 @@ pub fn build(
             .iter()
             .map(|q| frame.to_frame(q))
             .collect();
+        mantle::add_chain(
+            &mut built,
+            &pts,
+            &prepared.triangles,
+            primary.extent,
+            opts.mode,
+        );
         hidden_parts = hidden::add_chains(
             &mut built,
             &pts,
