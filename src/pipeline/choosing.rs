@@ -2,6 +2,8 @@
 //! shared discretization, the best kept ([`crate::choose`]), the curve skeleton competing or
 //! standing in when no template fits with confidence.
 
+use std::sync::Arc;
+
 use crate::choose::{self, Fit, Template, TemplateTrial};
 use crate::confidence;
 use crate::curveskel::CurveMode;
@@ -71,10 +73,13 @@ impl Pipeline {
             let assess_fn = |s: &Skeleton, e: &Embedding| confidence::assess(prepared, disc, s, e);
             match choose::fit(skel, &embed_fn, &assess_fn) {
                 Ok(mut f) => {
+                    // The re-choice replaces `f`'s embedding, so it reads the template from its
+                    // own handle on it.
+                    let template = Arc::clone(&f.skeleton);
                     let inp = crate::rechoose::Inputs {
                         mesh: prepared,
                         disc,
-                        skel: &f.skeleton.clone(),
+                        skel: &template,
                         hints: &hints,
                         opts: &opts,
                     };
