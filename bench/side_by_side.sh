@@ -1,8 +1,8 @@
 #!/bin/bash
 # Geppetto vs the original Pinocchio (Baran & Popović 2007), side by side on one machine (issue 16).
 #
-# Whole process, both programs alternating (G O G O G O: one pair per round), wall time and peak RSS
-# per run; the table reports the median of the pairs and the ratio original / Geppetto. Both programs
+# Whole process, both programs alternating (G O G O G O: one pair per round), wall time, CPU time and
+# peak RSS per run; the table reports the median of the pairs and the ratio original / Geppetto. Both programs
 # get the same mesh file and the same job: the human or quadruped template in the same orientation;
 # Geppetto writes its default outputs (rig.json + GLB), the original writes skeleton.out +
 # attachment.out as its demo does. How to build the original: bench/ORIGINAL.md.
@@ -11,7 +11,9 @@
 #   ORIGINAL_PINOCCHIO=/path/to/pinocchio_demo bench/side_by_side.sh [options]
 # Options:
 #   --set table|unseen|all   built-in mesh lists (default all): `table` = the eight meshes of issue 16's
-#                            table; `unseen` = other corpus meshes, including ones the original cannot read
+#                            table; `unseen` = eleven corpus meshes outside it, five of which the original
+#                            cannot read (the project's tests have seen the corpus: for meshes it has
+#                            never seen, use --list)
 #   --list FILE              instead of the built-in lists: lines `MESH TEMPLATE [ORIENTATION]`
 #                            (MESH a path, or a corpus name; TEMPLATE human|quadruped; ORIENTATION as
 #                            Geppetto's --orientation, e.g. `+z,+y` = mesh +Z is up, +Y is forward;
