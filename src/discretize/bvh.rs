@@ -88,6 +88,11 @@ impl Bvh {
     /// Build over `triangles` (indices into `positions`). Triangles with an index out of range
     /// are skipped (never panics on bad input).
     pub fn build(positions: &[P3], triangles: &[[u32; 3]]) -> Self {
+        Self::build_par(positions, triangles, PAR_BUILD)
+    }
+
+    /// [`Self::build`], halves of at least `par_min` triangles built in parallel.
+    fn build_par(positions: &[P3], triangles: &[[u32; 3]], par_min: usize) -> Self {
         let mut items: Vec<(u32, Tri, V3)> = Vec::with_capacity(triangles.len());
         for (i, t) in triangles.iter().enumerate() {
             let get = |k: u32| positions.get(k as usize).map(|p| p.coords);
@@ -98,7 +103,7 @@ impl Bvh {
         let mut nodes = Vec::with_capacity(2 * items.len() / LEAF_SIZE + 2);
         nodes.push(empty_node());
         if !items.is_empty() {
-            build_rec(&mut nodes, &mut items, 0, 0);
+            build_rec(&mut nodes, &mut items, 0, 0, par_min);
         }
         let planes = items
             .iter()
@@ -351,9 +356,21 @@ fn sah_split(items: &mut [(u32, Tri, V3)], clo: &V3, chi: &V3) -> usize {
     i
 }
 
+/// Subtrees of at least this many triangles build their two halves in parallel (below it a
+/// rayon task costs more than it saves).
+const PAR_BUILD: usize = 2048;
+
 /// Recursive split (SAH, see [`sah_split`]) of the centroid box. `offset` is the slot of
-/// `items[0]` in the final triangle order; `index` is the node being filled.
-fn build_rec(nodes: &mut Vec<Node>, items: &mut [(u32, Tri, V3)], offset: usize, index: usize) {
+/// `items[0]` in the final triangle order; `index` is the node being filled. Halves of at least
+/// `par_min` triangles are built in parallel and spliced in ([`splice`]) at the indices the
+/// serial recursion gives them, so the tree does not depend on the thread count.
+fn build_rec(
+    nodes: &mut Vec<Node>,
+    items: &mut [(u32, Tri, V3)],
+    offset: usize,
+    index: usize,
+    par_min: usize,
+) {
     let (mut lo, mut hi) = (V3::repeat(f64::INFINITY), V3::repeat(f64::NEG_INFINITY));
     let (mut clo, mut chi) = (lo, hi);
     for (_, t, c) in items.iter() {
@@ -384,9 +401,39 @@ fn build_rec(nodes: &mut Vec<Node>, items: &mut [(u32, Tri, V3)], offset: usize,
         first: left as u32,
         count: 0,
     };
+    let parallel = items.len() >= par_min;
     let (a, b) = items.split_at_mut(mid);
-    build_rec(nodes, a, offset, left);
-    build_rec(nodes, b, offset + mid, left + 1);
+    if parallel {
+        let subtree = |items: &mut [(u32, Tri, V3)], offset: usize| {
+            let mut sub = vec![empty_node()];
+            build_rec(&mut sub, items, offset, 0, par_min);
+            sub
+        };
+        let (sa, sb) = rayon::join(|| subtree(a, offset), || subtree(b, offset + mid));
+        splice(nodes, left, &sa);
+        splice(nodes, left + 1, &sb);
+    } else {
+        build_rec(nodes, a, offset, left, par_min);
+        build_rec(nodes, b, offset + mid, left + 1, par_min);
+    }
+}
+
+/// Put a subtree built on its own (`sub[0]` its root, `sub[1..]` its other nodes in serial
+/// allocation order, child links relative to `sub`) into node `slot`, its other nodes appended:
+/// exactly where the serial recursion would have allocated them.
+fn splice(nodes: &mut Vec<Node>, slot: usize, sub: &[Node]) {
+    let base = nodes.len() as u32;
+    let fix = |n: &Node| {
+        let mut n = *n;
+        if n.count == 0 && n.first > 0 {
+            n.first = base + n.first - 1;
+        }
+        n
+    };
+    if let Some(root) = sub.first() {
+        nodes[slot] = fix(root);
+        nodes.extend(sub[1..].iter().map(fix));
+    }
 }
 
 /// Squared distance from `p` to a node's box (0 inside).

@@ -230,6 +230,44 @@ fn fast_traversal_equals_the_reference_bit_for_bit() {
 }
 
 #[test]
+fn parallel_build_equals_the_serial_one() {
+    let mut s = 99u64;
+    let mut rnd = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut pos = Vec::new();
+    let mut tris = Vec::new();
+    for i in 0..3 * PAR_BUILD as u32 {
+        let c = V3::new(rnd(), rnd(), rnd() * 0.2);
+        for _ in 0..3 {
+            pos.push(P3::from(c + V3::new(rnd(), rnd(), rnd()) * 0.02));
+        }
+        tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    let key = |b: &Bvh| -> Vec<([u32; 3], [u32; 3], u32, u32)> {
+        b.nodes
+            .iter()
+            .map(|n| {
+                (
+                    n.lo.map(f32::to_bits),
+                    n.hi.map(f32::to_bits),
+                    n.first,
+                    n.count,
+                )
+            })
+            .collect()
+    };
+    let parallel = Bvh::build_par(&pos, &tris, 64);
+    let serial = Bvh::build_par(&pos, &tris, usize::MAX);
+    assert!(parallel.nodes.len() > 2 * PAR_BUILD / LEAF_SIZE);
+    assert!(key(&parallel) == key(&serial), "same nodes");
+    assert_eq!(parallel.tri_ids, serial.tri_ids);
+}
+
+#[test]
 fn empty_tree_answers_none() {
     let bvh = Bvh::build(&[], &[]);
     assert!(bvh.closest(&V3::zeros(), None).is_none());
