@@ -88,6 +88,11 @@ impl Bvh {
     /// Build over `triangles` (indices into `positions`). Triangles with an index out of range
     /// are skipped (never panics on bad input).
     pub fn build(positions: &[P3], triangles: &[[u32; 3]]) -> Self {
+        Self::build_par(positions, triangles, PAR_BUILD)
+    }
+
+    /// [`Self::build`], halves of at least `par_min` triangles built in parallel.
+    fn build_par(positions: &[P3], triangles: &[[u32; 3]], par_min: usize) -> Self {
         let mut items: Vec<(u32, Tri, V3)> = Vec::with_capacity(triangles.len());
         for (i, t) in triangles.iter().enumerate() {
             let get = |k: u32| positions.get(k as usize).map(|p| p.coords);
@@ -98,7 +103,7 @@ impl Bvh {
         let mut nodes = Vec::with_capacity(2 * items.len() / LEAF_SIZE + 2);
         nodes.push(empty_node());
         if !items.is_empty() {
-            build_rec(&mut nodes, &mut items, 0, 0);
+            build_rec(&mut nodes, &mut items, 0, 0, par_min);
         }
         let planes = items
             .iter()
@@ -129,45 +134,42 @@ impl Bvh {
     /// Exact closest surface point to `p`. `hint` is a triangle slot whose distance seeds the
     /// search bound (e.g. the previous query's answer for a nearby point); pass `None` otherwise.
     /// Returns `None` only for an empty tree.
+    ///
+    /// Visiting order, pruning and tie-breaking: nearer child first (the left one on equal
+    /// distances), a box pruned when its distance is not below the best, a triangle kept only
+    /// when strictly nearer; the first triangle found among equally near ones wins, and the
+    /// pseudo-normal sign depends on which. The tests hold it bit for bit to the
+    /// traversal as written before the caller-held stack.
     pub fn closest(&self, p: &V3, hint: Option<u32>) -> Option<Hit> {
-        let mut best: Option<Hit> = None;
-        let mut best2 = f64::INFINITY;
+        self.closest_with(p, hint, &mut Scratch::default())
+    }
+
+    /// [`Self::closest`] with a caller-held traversal stack (a query's own array would be
+    /// zeroed on every call: a tenth of a short query's time).
+    pub fn closest_with(&self, p: &V3, hint: Option<u32>, scratch: &mut Scratch) -> Option<Hit> {
+        let mut best = Best {
+            hit: None,
+            dist2: f64::INFINITY,
+        };
         if let Some(t) = hint.and_then(|s| self.tris.get(s as usize)) {
             let (q, f) = closest_on_triangle(p, t);
-            best2 = (q - p).norm_squared();
-            best = hint.map(|slot| Hit {
-                dist2: best2,
+            best.dist2 = (q - p).norm_squared();
+            best.hit = hint.map(|slot| Hit {
+                dist2: best.dist2,
                 point: q,
                 slot,
                 feature: f,
             });
         }
-        let mut stack = [(0u32, 0.0f64); STACK];
-        let mut top = 0usize;
+        if self.tris.is_empty() {
+            return best.hit;
+        }
+        let stack = &mut scratch.0;
+        stack.clear();
         let mut node = 0usize;
         while let Some(&n) = self.nodes.get(node) {
             if n.count > 0 {
-                let first = n.first as usize;
-                let end = (first + n.count as usize).min(self.tris.len());
-                for slot in first..end {
-                    let pl = &self.planes[slot];
-                    let h = pl.n.dot(p) - pl.off;
-                    if h * h >= best2 {
-                        continue;
-                    }
-                    let t = &self.tris[slot];
-                    let (q, f) = closest_on_triangle(p, t);
-                    let d2 = (q - p).norm_squared();
-                    if d2 < best2 {
-                        best2 = d2;
-                        best = Some(Hit {
-                            dist2: d2,
-                            point: q,
-                            slot: slot as u32,
-                            feature: f,
-                        });
-                    }
-                }
+                self.test_leaf(p, n.first, n.count, &mut best);
             } else {
                 let l = n.first as usize;
                 let (dl, dr) = match (self.nodes.get(l), self.nodes.get(l + 1)) {
@@ -179,22 +181,17 @@ impl Bvh {
                 } else {
                     (l + 1, l, dr, dl)
                 };
-                if df < best2 && top < STACK {
-                    stack[top] = (far as u32, df);
-                    top += 1;
+                if df < best.dist2 && stack.len() < STACK {
+                    stack.push((far as u32, df));
                 }
-                if dn < best2 {
+                if dn < best.dist2 {
                     node = near;
                     continue;
                 }
             }
-            // Pop the next pending node that can still beat the best distance (its box distance
-            // was computed when it was pushed; no need to read the node again).
             let mut next = None;
-            while top > 0 {
-                top -= 1;
-                let (cand, d2) = stack[top];
-                if d2 < best2 {
+            while let Some((cand, d2)) = stack.pop() {
+                if d2 < best.dist2 {
                     next = Some(cand as usize);
                     break;
                 }
@@ -204,8 +201,43 @@ impl Bvh {
                 None => break,
             }
         }
-        best
+        best.hit
     }
+
+    /// Test the `count` triangles from slot `first` in slot order (plane bound first).
+    #[inline(always)]
+    fn test_leaf(&self, p: &V3, first: u32, count: u32, best: &mut Best) {
+        let first = first as usize;
+        let end = (first + count as usize).min(self.tris.len());
+        for slot in first..end {
+            let pl = &self.planes[slot];
+            let h = pl.n.dot(p) - pl.off;
+            if h * h >= best.dist2 {
+                continue;
+            }
+            let (q, f) = closest_on_triangle(p, &self.tris[slot]);
+            let d2 = (q - p).norm_squared();
+            if d2 < best.dist2 {
+                best.dist2 = d2;
+                best.hit = Some(Hit {
+                    dist2: d2,
+                    point: q,
+                    slot: slot as u32,
+                    feature: f,
+                });
+            }
+        }
+    }
+}
+
+/// The traversal stack of [`Bvh::closest_with`], kept by the caller across queries.
+#[derive(Debug, Default)]
+pub struct Scratch(Vec<(u32, f64)>);
+
+/// The best hit so far and its squared distance (infinite before the first).
+struct Best {
+    hit: Option<Hit>,
+    dist2: f64,
 }
 
 fn empty_node() -> Node {
@@ -324,9 +356,21 @@ fn sah_split(items: &mut [(u32, Tri, V3)], clo: &V3, chi: &V3) -> usize {
     i
 }
 
+/// Subtrees of at least this many triangles build their two halves in parallel (below it a
+/// rayon task costs more than it saves).
+const PAR_BUILD: usize = 2048;
+
 /// Recursive split (SAH, see [`sah_split`]) of the centroid box. `offset` is the slot of
-/// `items[0]` in the final triangle order; `index` is the node being filled.
-fn build_rec(nodes: &mut Vec<Node>, items: &mut [(u32, Tri, V3)], offset: usize, index: usize) {
+/// `items[0]` in the final triangle order; `index` is the node being filled. Halves of at least
+/// `par_min` triangles are built in parallel and spliced in ([`splice`]) at the indices the
+/// serial recursion gives them, so the tree does not depend on the thread count.
+fn build_rec(
+    nodes: &mut Vec<Node>,
+    items: &mut [(u32, Tri, V3)],
+    offset: usize,
+    index: usize,
+    par_min: usize,
+) {
     let (mut lo, mut hi) = (V3::repeat(f64::INFINITY), V3::repeat(f64::NEG_INFINITY));
     let (mut clo, mut chi) = (lo, hi);
     for (_, t, c) in items.iter() {
@@ -357,9 +401,39 @@ fn build_rec(nodes: &mut Vec<Node>, items: &mut [(u32, Tri, V3)], offset: usize,
         first: left as u32,
         count: 0,
     };
+    let parallel = items.len() >= par_min;
     let (a, b) = items.split_at_mut(mid);
-    build_rec(nodes, a, offset, left);
-    build_rec(nodes, b, offset + mid, left + 1);
+    if parallel {
+        let subtree = |items: &mut [(u32, Tri, V3)], offset: usize| {
+            let mut sub = vec![empty_node()];
+            build_rec(&mut sub, items, offset, 0, par_min);
+            sub
+        };
+        let (sa, sb) = rayon::join(|| subtree(a, offset), || subtree(b, offset + mid));
+        splice(nodes, left, &sa);
+        splice(nodes, left + 1, &sb);
+    } else {
+        build_rec(nodes, a, offset, left, par_min);
+        build_rec(nodes, b, offset + mid, left + 1, par_min);
+    }
+}
+
+/// Put a subtree built on its own (`sub[0]` its root, `sub[1..]` its other nodes in serial
+/// allocation order, child links relative to `sub`) into node `slot`, its other nodes appended:
+/// exactly where the serial recursion would have allocated them.
+fn splice(nodes: &mut Vec<Node>, slot: usize, sub: &[Node]) {
+    let base = nodes.len() as u32;
+    let fix = |n: &Node| {
+        let mut n = *n;
+        if n.count == 0 && n.first > 0 {
+            n.first = base + n.first - 1;
+        }
+        n
+    };
+    if let Some(root) = sub.first() {
+        nodes[slot] = fix(root);
+        nodes.extend(sub[1..].iter().map(fix));
+    }
 }
 
 /// Squared distance from `p` to a node's box (0 inside).
@@ -425,52 +499,5 @@ pub fn closest_on_triangle(p: &V3, t: &Tri) -> (V3, Feature) {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn brute(p: &V3, bvh: &Bvh) -> f64 {
-        bvh.tris
-            .iter()
-            .map(|t| (closest_on_triangle(p, t).0 - p).norm_squared())
-            .fold(f64::INFINITY, f64::min)
-    }
-
-    #[test]
-    fn closest_matches_brute_force() {
-        // A deterministic cloud of triangles.
-        let mut s = 12345u64;
-        let mut rnd = || {
-            s = s
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (s >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let mut pos = Vec::new();
-        let mut tris = Vec::new();
-        for i in 0..300u32 {
-            let c = V3::new(rnd(), rnd(), rnd());
-            for _ in 0..3 {
-                pos.push(P3::from(c + V3::new(rnd(), rnd(), rnd()) * 0.1));
-            }
-            tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
-        }
-        let bvh = Bvh::build(&pos, &tris);
-        for _ in 0..500 {
-            let p = V3::new(rnd(), rnd(), rnd()) * 1.4 - V3::repeat(0.2);
-            let hit = bvh.closest(&p, Some(7)).map(|h| h.dist2);
-            let want = brute(&p, &bvh);
-            assert!(
-                hit.is_some_and(|d| (d - want).abs() < 1e-12),
-                "{hit:?} vs {want}"
-            );
-        }
-    }
-
-    #[test]
-    fn empty_tree_answers_none() {
-        let bvh = Bvh::build(&[], &[]);
-        assert!(bvh.closest(&V3::zeros(), None).is_none());
-        let bad = Bvh::build(&[P3::origin()], &[[0, 1, 2]]);
-        assert!(bad.is_empty());
-    }
-}
+#[path = "bvh_tests.rs"]
+mod tests;

@@ -14,7 +14,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 
 use rayon::prelude::*;
 
-use super::bvh::Bvh;
+use super::bvh::{Bvh, Scratch};
 use super::winding::Sign;
 use crate::geom::V3;
 
@@ -52,6 +52,8 @@ pub struct Exact<'a> {
     cache: HashMap<u64, (f64, f64), BuildHasherDefault<KeyHasher>>,
     hint_all: Option<u32>,
     hint: Option<u32>,
+    /// The BVH traversal stack, reused by every query of the task.
+    scratch: Scratch,
     /// Closest-point queries run (cache misses).
     pub queries: usize,
     /// Winding-number evaluations, shared by all tasks of one build.
@@ -79,6 +81,7 @@ impl<'a> Exact<'a> {
             cache: HashMap::with_capacity_and_hasher(CACHE_CAPACITY, Default::default()),
             hint: None,
             hint_all: None,
+            scratch: Scratch::default(),
             queries: 0,
             windings,
         }
@@ -99,7 +102,7 @@ impl<'a> Exact<'a> {
         let mut r = f64::INFINITY;
         let p = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.unit;
         self.queries += 1;
-        let v = match self.bvh.closest(&p, self.hint) {
+        let v = match self.bvh.closest_with(&p, self.hint, &mut self.scratch) {
             None => 1.0,
             Some(hit) => {
                 self.hint = Some(hit.slot);
@@ -109,7 +112,7 @@ impl<'a> Exact<'a> {
                     Some(s) => s,
                     None if self.sign.is_winding() => {
                         if let Some(inner) = self.inner {
-                            let all = inner.closest(&p, self.hint_all);
+                            let all = inner.closest_with(&p, self.hint_all, &mut self.scratch);
                             self.hint_all = all.map(|h| h.slot);
                             r = all.map_or(d, |h| h.dist2.min(hit.dist2).sqrt());
                         }

@@ -1,0 +1,276 @@
+//! Tests of the BVH: closest points against brute force, and the traversal held bit for bit to
+//! its reference (the pseudo-normal sign depends on which of equally near triangles wins).
+
+use super::*;
+
+fn brute(p: &V3, bvh: &Bvh) -> f64 {
+    bvh.tris
+        .iter()
+        .map(|t| (closest_on_triangle(p, t).0 - p).norm_squared())
+        .fold(f64::INFINITY, f64::min)
+}
+
+#[test]
+fn closest_matches_brute_force() {
+    // A deterministic cloud of triangles.
+    let mut s = 12345u64;
+    let mut rnd = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut pos = Vec::new();
+    let mut tris = Vec::new();
+    for i in 0..300u32 {
+        let c = V3::new(rnd(), rnd(), rnd());
+        for _ in 0..3 {
+            pos.push(P3::from(c + V3::new(rnd(), rnd(), rnd()) * 0.1));
+        }
+        tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    let bvh = Bvh::build(&pos, &tris);
+    for _ in 0..500 {
+        let p = V3::new(rnd(), rnd(), rnd()) * 1.4 - V3::repeat(0.2);
+        let hit = bvh.closest(&p, Some(7)).map(|h| h.dist2);
+        let want = brute(&p, &bvh);
+        assert!(
+            hit.is_some_and(|d| (d - want).abs() < 1e-12),
+            "{hit:?} vs {want}"
+        );
+    }
+}
+
+/// [`Bvh::closest`] as it was written before the caller-held stack: the definition the
+/// fast traversal is held to, bit for bit.
+fn closest_reference(bvh: &Bvh, p: &V3, hint: Option<u32>) -> Option<Hit> {
+    let mut best: Option<Hit> = None;
+    let mut best2 = f64::INFINITY;
+    if let Some(t) = hint.and_then(|s| bvh.tris.get(s as usize)) {
+        let (q, f) = closest_on_triangle(p, t);
+        best2 = (q - p).norm_squared();
+        best = hint.map(|slot| Hit {
+            dist2: best2,
+            point: q,
+            slot,
+            feature: f,
+        });
+    }
+    let mut stack = [(0u32, 0.0f64); STACK];
+    let mut top = 0usize;
+    let mut node = 0usize;
+    while let Some(&n) = bvh.nodes.get(node) {
+        if n.count > 0 {
+            let first = n.first as usize;
+            let end = (first + n.count as usize).min(bvh.tris.len());
+            for slot in first..end {
+                let pl = &bvh.planes[slot];
+                let h = pl.n.dot(p) - pl.off;
+                if h * h >= best2 {
+                    continue;
+                }
+                let t = &bvh.tris[slot];
+                let (q, f) = closest_on_triangle(p, t);
+                let d2 = (q - p).norm_squared();
+                if d2 < best2 {
+                    best2 = d2;
+                    best = Some(Hit {
+                        dist2: d2,
+                        point: q,
+                        slot: slot as u32,
+                        feature: f,
+                    });
+                }
+            }
+        } else {
+            let l = n.first as usize;
+            let (dl, dr) = match (bvh.nodes.get(l), bvh.nodes.get(l + 1)) {
+                (Some(a), Some(b)) => (box_dist2(p, a), box_dist2(p, b)),
+                _ => (f64::INFINITY, f64::INFINITY),
+            };
+            let (near, far, dn, df) = if dl <= dr {
+                (l, l + 1, dl, dr)
+            } else {
+                (l + 1, l, dr, dl)
+            };
+            if df < best2 && top < STACK {
+                stack[top] = (far as u32, df);
+                top += 1;
+            }
+            if dn < best2 {
+                node = near;
+                continue;
+            }
+        }
+        // Pop the next pending node that can still beat the best distance (its box distance
+        // was computed when it was pushed; no need to read the node again).
+        let mut next = None;
+        while top > 0 {
+            top -= 1;
+            let (cand, d2) = stack[top];
+            if d2 < best2 {
+                next = Some(cand as usize);
+                break;
+            }
+        }
+        match next {
+            Some(c) => node = c,
+            None => break,
+        }
+    }
+    best
+}
+
+/// Bit-for-bit equality of two answers: distance, point, slot and feature.
+fn same_hit(a: Option<Hit>, b: Option<Hit>) -> bool {
+    match (a, b) {
+        (None, None) => true,
+        (Some(a), Some(b)) => {
+            a.dist2.to_bits() == b.dist2.to_bits()
+                && a.point.map(f64::to_bits) == b.point.map(f64::to_bits)
+                && a.slot == b.slot
+                && a.feature == b.feature
+        }
+        _ => false,
+    }
+}
+
+/// A regular grid surface (z = 0) of `n`×`n` quads, each split in two: every interior vertex
+/// is shared by six triangles and every interior edge by two, so queries above vertices
+/// and edges tie exactly.
+fn grid(n: u32) -> (Vec<P3>, Vec<[u32; 3]>) {
+    let at = |i: u32, j: u32| i + j * (n + 1);
+    let pos = (0..=n)
+        .flat_map(|j| (0..=n).map(move |i| P3::new(f64::from(i), f64::from(j), 0.0) / f64::from(n)))
+        .collect();
+    let tris = (0..n)
+        .flat_map(|j| {
+            (0..n).flat_map(move |i| {
+                [
+                    [at(i, j), at(i + 1, j), at(i + 1, j + 1)],
+                    [at(i, j), at(i + 1, j + 1), at(i, j + 1)],
+                ]
+            })
+        })
+        .collect();
+    (pos, tris)
+}
+
+#[test]
+fn fast_traversal_equals_the_reference_bit_for_bit() {
+    let mut s = 777u64;
+    let mut rnd = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    // Random soup: random queries, random and chained hints.
+    let mut pos = Vec::new();
+    let mut tris = Vec::new();
+    for i in 0..500u32 {
+        let c = V3::new(rnd(), rnd(), rnd());
+        for _ in 0..3 {
+            pos.push(P3::from(c + V3::new(rnd(), rnd(), rnd()) * 0.1));
+        }
+        tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    let soup = Bvh::build(&pos, &tris);
+    let mut hint = None;
+    for k in 0..2000 {
+        let p = V3::new(rnd(), rnd(), rnd()) * 1.4 - V3::repeat(0.2);
+        let h = if k % 3 == 0 {
+            Some((k * 7 % 500) as u32)
+        } else {
+            hint
+        };
+        let fast = soup.closest(&p, h);
+        assert!(
+            same_hit(fast, closest_reference(&soup, &p, h)),
+            "soup, query {k}"
+        );
+        hint = fast.map(|x| x.slot);
+    }
+    // Ties: lattice points over a grid surface (above vertices, edges, faces), with and
+    // without hints; and a single-leaf tree.
+    let (pos, tris) = grid(8);
+    let g = Bvh::build(&pos, &tris);
+    let mut hint = None;
+    let mut ties = 0;
+    for i in 0..=32 {
+        for j in 0..=32 {
+            for z in [0.0, 0.01, -0.125, 0.5] {
+                let p = V3::new(f64::from(i) / 32.0 - 0.25, f64::from(j) / 32.0, z);
+                for h in [None, hint, Some(((i * 33 + j) % 128) as u32)] {
+                    let fast = g.closest(&p, h);
+                    assert!(
+                        same_hit(fast, closest_reference(&g, &p, h)),
+                        "grid {i} {j} {z}"
+                    );
+                }
+                let fast = g.closest(&p, hint);
+                let d = fast.map_or(f64::NAN, |x| x.dist2);
+                let tied = g
+                    .tris
+                    .iter()
+                    .filter(|t| (closest_on_triangle(&p, t).0 - p).norm_squared() == d)
+                    .count();
+                ties += usize::from(tied > 1);
+                hint = fast.map(|x| x.slot);
+            }
+        }
+    }
+    assert!(ties > 1000, "the grid queries tie exactly ({ties})");
+    let one = Bvh::build(&pos, &tris[..3]);
+    for k in 0..50 {
+        let p = V3::new(rnd(), rnd(), rnd());
+        let h = (k % 2 == 0).then_some(1);
+        assert!(same_hit(one.closest(&p, h), closest_reference(&one, &p, h)));
+    }
+}
+
+#[test]
+fn parallel_build_equals_the_serial_one() {
+    let mut s = 99u64;
+    let mut rnd = || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    };
+    let mut pos = Vec::new();
+    let mut tris = Vec::new();
+    for i in 0..3 * PAR_BUILD as u32 {
+        let c = V3::new(rnd(), rnd(), rnd() * 0.2);
+        for _ in 0..3 {
+            pos.push(P3::from(c + V3::new(rnd(), rnd(), rnd()) * 0.02));
+        }
+        tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    let key = |b: &Bvh| -> Vec<([u32; 3], [u32; 3], u32, u32)> {
+        b.nodes
+            .iter()
+            .map(|n| {
+                (
+                    n.lo.map(f32::to_bits),
+                    n.hi.map(f32::to_bits),
+                    n.first,
+                    n.count,
+                )
+            })
+            .collect()
+    };
+    let parallel = Bvh::build_par(&pos, &tris, 64);
+    let serial = Bvh::build_par(&pos, &tris, usize::MAX);
+    assert!(parallel.nodes.len() > 2 * PAR_BUILD / LEAF_SIZE);
+    assert!(key(&parallel) == key(&serial), "same nodes");
+    assert_eq!(parallel.tri_ids, serial.tri_ids);
+}
+
+#[test]
+fn empty_tree_answers_none() {
+    let bvh = Bvh::build(&[], &[]);
+    assert!(bvh.closest(&V3::zeros(), None).is_none());
+    let bad = Bvh::build(&[P3::origin()], &[[0, 1, 2]]);
+    assert!(bad.is_empty());
+}
