@@ -65,6 +65,8 @@ struct Point {
     r: f64,
     inside: bool,
     w: Option<f64>,
+    /// The closest outer triangle's slot: seeds the next nearby query's bound.
+    slot: Option<u32>,
 }
 
 /// The lazily built field of one mesh (normalized frame). Thread-safe; see the module docs.
@@ -117,7 +119,7 @@ impl LazyField {
         // The root's corners, outside by construction (as the full build evaluates them).
         f.root = std::array::from_fn(|m| {
             let b = |bit: usize| if m >> bit & 1 == 1 { full } else { 0 };
-            let p = f.point([b(0), b(1), b(2)]);
+            let p = f.point([b(0), b(1), b(2)], None);
             (p.d, p.d)
         });
         f
@@ -224,6 +226,7 @@ impl LazyField {
         let mut ev = CellEval {
             f: self,
             local: Vec::with_capacity(27),
+            hint: None,
         };
         for (m, &(v, r)) in job.corners.iter().enumerate() {
             let b =
@@ -268,24 +271,27 @@ impl LazyField {
     }
 
     /// The context-free data of lattice point `k`, computed once.
-    fn point(&self, k: [u32; 3]) -> Point {
+    /// `hint`: a triangle slot near `k` (speed only: the distance is the exact minimum).
+    fn point(&self, k: [u32; 3], hint: Option<u32>) -> Point {
         let key = octree::pack(k);
         if let Some(p) = lock(&self.points).get(&key) {
             return *p;
         }
         let at = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.prm.unit;
-        let p = match self.closest(&at) {
+        let p = match self.closest(&at, hint) {
             (None, _) => Point {
                 d: 1.0,
                 r: f64::INFINITY,
                 inside: false,
                 w: None,
+                slot: None,
             },
             (Some(hit), all2) => Point {
                 d: hit.dist2.sqrt(),
                 r: all2.min(hit.dist2).sqrt(),
                 inside: !self.sign.is_winding() && self.sign.inside(&self.all, &at, &hit),
                 w: None,
+                slot: Some(hit.slot),
             },
         };
         *lock(&self.points).entry(key).or_insert(p)
@@ -306,8 +312,8 @@ impl LazyField {
     }
 
     /// Closest outer (not buried) triangle and the squared distance to all triangles.
-    fn closest(&self, p: &V3) -> (Option<Hit>, f64) {
-        let hit = self.outer.as_ref().unwrap_or(&self.all).closest(p, None);
+    fn closest(&self, p: &V3, hint: Option<u32>) -> (Option<Hit>, f64) {
+        let hit = self.outer.as_ref().unwrap_or(&self.all).closest(p, hint);
         let d2 = hit.map_or(f64::INFINITY, |h| h.dist2);
         let inner = self.inner.as_ref().and_then(|b| b.closest(p, None));
         (hit, inner.map_or(d2, |h| h.dist2.min(d2)))
@@ -330,6 +336,8 @@ struct CellEval<'a> {
     f: &'a LazyField,
     /// Lattice point, signed value, anchor radius (negative: no anchor).
     local: Vec<([u32; 3], f64, f64)>,
+    /// The last evaluated point's closest triangle slot.
+    hint: Option<u32>,
 }
 
 impl CellEval<'_> {
@@ -350,7 +358,8 @@ impl Evaluate for CellEval<'_> {
         if let Some((v, _)) = self.find(k) {
             return v;
         }
-        let p = self.f.point(k);
+        let p = self.f.point(k, self.hint);
+        self.hint = p.slot.or(self.hint);
         let (inside, r) = if self.f.all.is_empty() {
             (false, f64::INFINITY)
         } else {
