@@ -3,7 +3,7 @@
 //! `attach` reads the field only along its visibility segments (each vertex to its nearest bones)
 //! and its leaf marches: on the corpus and the armoured characters of issue 16 these fall in 6–35 %
 //! of the full octree's leaves. [`LazyField::eval`] descends from the root like
-//! [`super::DistanceField::eval`] and runs a cell's split test ([`octree::test_cell`], the same
+//! [`super::DistanceField::eval`] and runs a cell's split test (`octree::test_cell`, the same
 //! rule, Lipschitz skip and cropping as the full build) the first time a query reaches it, so the
 //! cells it builds, and hence the values it returns, are the full tree's. The buried triangles
 //! ([`winding::internal_triangles`]) are found up front, as in the full build.
