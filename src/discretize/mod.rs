@@ -15,6 +15,7 @@
 pub mod bvh;
 pub mod field;
 pub mod graph;
+pub mod lazy;
 pub mod medial;
 mod octree;
 pub mod paths;

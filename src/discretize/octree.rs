@@ -19,7 +19,7 @@ use super::winding::Sign;
 use crate::geom::V3;
 
 /// A winding number this far from ½ makes a point a sign anchor for its neighbours.
-const CONFIDENT: f64 = 0.25;
+pub const CONFIDENT: f64 = 0.25;
 
 /// Subtrees at this level (64 of them) are independent rayon tasks.
 const PAR_LEVEL: u32 = 2;
@@ -164,9 +164,17 @@ pub struct Anchor {
     r: f64,
 }
 
+impl Anchor {
+    /// An anchor at lattice point `k` with signed value `v` and unsigned distance `r` to all
+    /// triangles (`r < 0`: not an anchor).
+    pub fn new(k: [u32; 3], v: f64, r: f64) -> Option<Self> {
+        (r >= 0.0).then_some(Self { k, v, r })
+    }
+}
+
 /// Sign of the first anchor that no surface separates from `k`: the segment between them is
 /// shorter than one of the two points' distance to the (complete) surface.
-fn inherit(k: [u32; 3], r: f64, anchors: &[Anchor], unit: f64) -> Option<bool> {
+pub fn inherit(k: [u32; 3], r: f64, anchors: &[Anchor], unit: f64) -> Option<bool> {
     anchors.iter().find_map(|a| {
         let gap = (0..3)
             .map(|i| (f64::from(a.k[i]) - f64::from(k[i])).powi(2))
@@ -177,7 +185,7 @@ fn inherit(k: [u32; 3], r: f64, anchors: &[Anchor], unit: f64) -> Option<bool> {
     })
 }
 
-fn pack(k: [u32; 3]) -> u64 {
+pub fn pack(k: [u32; 3]) -> u64 {
     u64::from(k[0]) | (u64::from(k[1]) << 21) | (u64::from(k[2]) << 42)
 }
 
@@ -256,6 +264,41 @@ fn is_corner(idx: usize) -> bool {
     idx % 3 != 1 && idx / 3 % 3 != 1 && idx / 9 != 1
 }
 
+/// What a cell's split test found (docs/algorithms.md#distance-field).
+// Returned by value once per tested cell and never stored: boxing the lattice would add an
+// allocation per split to the full build.
+#[allow(clippy::large_enum_variant)]
+pub enum Tested {
+    /// The cell stays a leaf with its corners.
+    Leaf,
+    /// The cell splits: the exact values at its 3×3×3 lattice points (index i + 3j + 9k), and
+    /// whether the whole cell is known to be inside (its children inherit it).
+    Split([f64; 27], Option<bool>),
+}
+
+/// Exact signed distances at lattice points, as the split test reads them: [`Exact`] for the
+/// whole build, `super::lazy` for a field built only where it is read.
+pub trait Evaluate {
+    /// Signed distance at lattice point `k` (see [`Exact::value`]).
+    fn value(&mut self, k: [u32; 3], known: Option<bool>, anchors: &[Anchor]) -> f64;
+    /// The anchor for an already evaluated lattice point, if any.
+    fn anchor(&self, k: [u32; 3]) -> Option<Anchor>;
+    /// True under the winding-number sign.
+    fn is_winding(&self) -> bool;
+}
+
+impl Evaluate for Exact<'_> {
+    fn value(&mut self, k: [u32; 3], known: Option<bool>, anchors: &[Anchor]) -> f64 {
+        Exact::value(self, k, known, anchors)
+    }
+    fn anchor(&self, k: [u32; 3]) -> Option<Anchor> {
+        Exact::anchor(self, k)
+    }
+    fn is_winding(&self) -> bool {
+        self.sign.is_winding()
+    }
+}
+
 /// Build one cell (and its subtree). `lo` in lattice units; `known` = the whole cell is known
 /// to be inside (`Some(true)`) — then every sign is known and no winding number is needed.
 fn cell(
@@ -267,19 +310,73 @@ fn cell(
     known: Option<bool>,
 ) -> (BuildNode, usize) {
     let leaf = |c: &[f64; 8]| BuildNode::Leaf(c.map(|v| v as f32));
+    let q0 = ex.queries;
+    let (lat, known) = match test_cell(ex, prm, lo, level, &corners, known) {
+        Tested::Leaf => return (leaf(&corners), ex.queries - q0),
+        Tested::Split(lat, known) => (lat, known),
+    };
+    let h = (1u32 << (prm.max_depth + 1 - level)) / 2;
+    let child_input = |c: usize| {
+        let clo = [
+            lo[0] + (c as u32 & 1) * h,
+            lo[1] + ((c as u32 >> 1) & 1) * h,
+            lo[2] + ((c as u32 >> 2) & 1) * h,
+        ];
+        (clo, child_corners(&lat, c))
+    };
+    let (children, q): (Vec<BuildNode>, usize) = if level < PAR_LEVEL {
+        let (bvh, inner, sign_bvh, sign, windings) =
+            (ex.bvh, ex.inner, ex.sign_bvh, ex.sign, ex.windings);
+        let out: Vec<(BuildNode, usize)> = (0..8)
+            .into_par_iter()
+            .map(|c| {
+                let (clo, cc) = child_input(c);
+                let mut sub = Exact::new(bvh, inner, sign_bvh, sign, prm.unit, windings);
+                cell(&mut sub, prm, clo, level + 1, cc, known)
+            })
+            .collect();
+        let q = out.iter().map(|x| x.1).sum();
+        (out.into_iter().map(|x| x.0).collect(), q)
+    } else {
+        let mut v = Vec::with_capacity(8);
+        for c in 0..8 {
+            let (clo, cc) = child_input(c);
+            v.push(cell(ex, prm, clo, level + 1, cc, known).0);
+        }
+        (v, 0)
+    };
+    let own = ex.queries - q0;
+    (BuildNode::Split(children.into_boxed_slice()), own + q)
+}
+
+/// The corners of child `c` (bit 0 = +x, 1 = +y, 2 = +z) from its parent's lattice values.
+pub fn child_corners<T: Copy>(lat: &[T; 27], c: usize) -> [T; 8] {
+    std::array::from_fn(|m| lat[child_corner(c, m)])
+}
+
+/// The split test of one cell (Baran & Popović 2007 §3.1: split where the trilinear interpolant
+/// of the corners misses an exact lattice value by more than τ; docs/algorithms.md#distance-field
+/// for cropping and the Lipschitz skip). `lo` in lattice units, `corners` its exact corner values.
+pub fn test_cell<E: Evaluate>(
+    ex: &mut E,
+    prm: Params,
+    lo: [u32; 3],
+    level: u32,
+    corners: &[f64; 8],
+    known: Option<bool>,
+) -> Tested {
     if level >= prm.max_depth {
-        return (leaf(&corners), 0);
+        return Tested::Leaf;
     }
     let side = 1u32 << (prm.max_depth + 1 - level);
     let h = side / 2;
-    let q0 = ex.queries;
     // Not under the winding sign: there a value can depend on which cell evaluated it first
     // (sign inheritance; a cached value may even disagree with a cell's known sign near the soft
     // w = ½ cap over a hole), so every point is evaluated in the original order.
-    let skip = prm.lipschitz_skip && level > 0 && !ex.sign.is_winding();
+    let skip = prm.lipschitz_skip && level > 0 && !ex.is_winding();
     let half = f64::from(h) * prm.unit;
-    let at = interp_all(&corners);
-    let bounds = skip.then(|| Bounds::from_corners(&corners, half));
+    let at = interp_all(corners);
+    let bounds = skip.then(|| Bounds::from_corners(corners, half));
     let all_settled = |b: &Bounds| {
         let s = b.settled(&at, prm.tol, true);
         (0..27).all(|idx| s[idx] || is_corner(idx))
@@ -287,10 +384,10 @@ fn cell(
     if bounds.as_ref().is_some_and(all_settled) {
         // The corners alone settle all 19 points, centre included: the cell stays a leaf
         // whether or not the centre would have cropped it.
-        return (leaf(&corners), 0);
+        return Tested::Leaf;
     }
     let mut anchors: Vec<Anchor> = Vec::with_capacity(9);
-    if known.is_none() && ex.sign.is_winding() {
+    if known.is_none() && ex.is_winding() {
         for m in 0..8 {
             let b = |bit: usize| ((m >> bit) & 1) as u32 * side;
             anchors.extend(ex.anchor([lo[0] + b(0), lo[1] + b(1), lo[2] + b(2)]));
@@ -298,7 +395,7 @@ fn cell(
     }
     let ckey = [lo[0] + h, lo[1] + h, lo[2] + h];
     let center = ex.value(ckey, known, &anchors);
-    if known.is_none() && ex.sign.is_winding() {
+    if known.is_none() && ex.is_winding() {
         anchors.extend(ex.anchor(ckey));
     }
     let mut known = known;
@@ -307,7 +404,7 @@ fn cell(
         // contains no surface; outside cells stay leaves, inside cells are still refined.
         let half_diag = 0.5 * 3f64.sqrt() * f64::from(side) * prm.unit;
         if center > half_diag {
-            return (leaf(&corners), ex.queries - q0);
+            return Tested::Leaf;
         }
         if center < -half_diag {
             known = Some(true);
@@ -343,47 +440,14 @@ fn cell(
             split = true;
         }
     }
-    if split {
-        // The children need every lattice value as corners.
-        for idx in (0..27).filter(|&i| settled[i]) {
-            lat[idx] = ex.value(key(idx), known, &anchors);
-        }
-    }
     if !split {
-        return (leaf(&corners), ex.queries - q0);
+        return Tested::Leaf;
     }
-    let child_input = |c: usize| {
-        let clo = [
-            lo[0] + (c as u32 & 1) * h,
-            lo[1] + ((c as u32 >> 1) & 1) * h,
-            lo[2] + ((c as u32 >> 2) & 1) * h,
-        ];
-        let cc: [f64; 8] = std::array::from_fn(|m| lat[child_corner(c, m)]);
-        (clo, cc)
-    };
-    let (children, q): (Vec<BuildNode>, usize) = if level < PAR_LEVEL {
-        let (bvh, inner, sign_bvh, sign, windings) =
-            (ex.bvh, ex.inner, ex.sign_bvh, ex.sign, ex.windings);
-        let out: Vec<(BuildNode, usize)> = (0..8)
-            .into_par_iter()
-            .map(|c| {
-                let (clo, cc) = child_input(c);
-                let mut sub = Exact::new(bvh, inner, sign_bvh, sign, prm.unit, windings);
-                cell(&mut sub, prm, clo, level + 1, cc, known)
-            })
-            .collect();
-        let q = out.iter().map(|x| x.1).sum();
-        (out.into_iter().map(|x| x.0).collect(), q)
-    } else {
-        let mut v = Vec::with_capacity(8);
-        for c in 0..8 {
-            let (clo, cc) = child_input(c);
-            v.push(cell(ex, prm, clo, level + 1, cc, known).0);
-        }
-        (v, 0)
-    };
-    let own = ex.queries - q0;
-    (BuildNode::Split(children.into_boxed_slice()), own + q)
+    // The children need every lattice value as corners.
+    for idx in (0..27).filter(|&i| settled[i]) {
+        lat[idx] = ex.value(key(idx), known, &anchors);
+    }
+    Tested::Split(lat, known)
 }
 
 /// Relative slack on τ in [`Bounds::settled`], far above the rounding of the exact distances.

@@ -3,8 +3,8 @@
 //!
 //! Joints come from any file [`crate::rig::read`] accepts (rig.json, corpus truth JSON, a minimal
 //! skeleton JSON, a rigged glTF or an FBX with a skeleton), in the mesh frame. Only what the weights
-//! need is computed: load, prepare, the distance field (visibility and leaf extension), then
-//! [`crate::skin::skin`]. A discretization of the same mesh already in the pipeline's cache is
+//! need is computed: load, prepare, the distance field (visibility and leaf extension) only in the
+//! cells the skin reads ([`LazyField`]), then [`crate::skin::skin`]. A discretization of the same mesh already in the pipeline's cache is
 //! reused. Leaf joints that are not end markers own the mesh beyond them through a virtual segment
 //! ([`crate::skin::bones`]); roots outside the mesh and several roots are fine.
 
@@ -15,6 +15,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{prepare, run_stage, Pipeline};
+use crate::discretize::lazy::LazyField;
 use crate::discretize::{field, DistanceField};
 use crate::error::RigError;
 use crate::mesh::PreparedMesh;
@@ -23,6 +24,13 @@ use crate::rig::read::{read_joints, RigReadError};
 use crate::rig::{Rig, RigJoint};
 use crate::skin::{self, Skin};
 use crate::util::ms_since;
+
+/// The distance field `attach` reads: a cached discretization's, or one built only where the
+/// skin reads it ([`LazyField`]: the same values, a fraction of the cells).
+enum Field<'a> {
+    Full(Cow<'a, DistanceField>),
+    Lazy(Box<LazyField>),
+}
 
 /// What to attach: a mesh and the skeleton to bind it to.
 #[derive(Clone, Debug)]
@@ -73,18 +81,31 @@ impl Pipeline {
         let (mesh, source, key) = self.load(path, progress, &mut timings)?;
         let cached = self.cache_get(key);
         let (prepared, field) = match &cached {
-            Some((prepared, disc)) => (prepared.clone(), Cow::Borrowed(&disc.field)),
+            Some((prepared, disc)) => (prepared.clone(), Field::Full(Cow::Borrowed(&disc.field))),
             None => {
                 let prepared = Arc::new(prepare(path, mesh, progress, &mut timings)?);
-                let f: DistanceField = run_stage(progress, Stage::Field, &mut timings, || {
-                    Ok(field::build(&prepared, &self.config.discretize))
+                let opts = &self.config.discretize;
+                // The exact visibility mode reads the full field's cells everywhere near the
+                // surface: it keeps the whole build.
+                let f = run_stage(progress, Stage::Field, &mut timings, || {
+                    Ok(if self.config.skin.exact_visibility {
+                        Field::Full(Cow::Owned(field::build(&prepared, opts)))
+                    } else {
+                        Field::Lazy(Box::new(LazyField::new(&prepared, opts)))
+                    })
                 })?;
-                (prepared, Cow::Owned(f))
+                (prepared, f)
             }
         };
         let skin = run_stage(progress, Stage::Skin, &mut timings, || {
             let opts = skin_options(&self.config.skin, &prepared);
-            skin::skin(&prepared, &field, &req.joints, &opts).map_err(|source| RigError::Skin {
+            match &field {
+                Field::Full(f) => skin::skin(&prepared, f, &req.joints, &opts),
+                Field::Lazy(f) => {
+                    skin::skin_with_sdf(&prepared, &|p| f.eval(p), &req.joints, &opts)
+                }
+            }
+            .map_err(|source| RigError::Skin {
                 path: path.clone(),
                 source,
             })
