@@ -159,12 +159,10 @@ pub fn solve_region_cached(
         .zip(&sources)
         .map(|(&r, src)| src.map_or(0.0, |src| heat_term(s, r, src)))
         .collect();
-    let coupling = frozen_coupling(s, &sys, &columns);
     times.assemble_ms = ms_since(t);
+    let mut coupling: Option<Vec<f64>> = None;
     let mut x = vec![0.0; n * columns.len()];
     for (b, cis) in smoothness_groups(s, &columns) {
-        let factor = factor_for(s, &sys, &mh, b, cache, &mut times)?;
-        let t = Instant::now();
         // One group (every column, in order) solves in `x` itself: no buffer, no copy back.
         let whole = cis.len() == columns.len();
         let mut own = if whole {
@@ -173,16 +171,22 @@ pub fn solve_region_cached(
             vec![0.0; n * cis.len()]
         };
         let rhs: &mut [f64] = if whole { &mut x } else { &mut own };
-        for (k, &ci) in cis.iter().enumerate() {
-            let out = &mut rhs[k * n..(k + 1) * n];
-            let col = columns[ci];
-            if b == 0.0 {
-                heat_rhs(&mh, &sources, col, &coupling[ci * n..(ci + 1) * n], out);
-            } else {
-                fill_rhs(s, &sys, &mh, &sources, col, b, out);
-            }
-        }
-        times.assemble_ms += ms_since(t);
+        // The factorization and the right-hand sides are independent: built side by side on two
+        // threads, each by the same sequential code whatever the thread count (deterministic).
+        let t = Instant::now();
+        let mut factor_times = SolveTimes::default();
+        let (factor, ()) = rayon::join(
+            || factor_for(s, &sys, &mh, b, cache, &mut factor_times),
+            || {
+                let coupling = coupling.get_or_insert_with(|| frozen_coupling(s, &sys, &columns));
+                group_rhs(s, &sys, &mh, &sources, &columns, coupling, &cis, b, rhs);
+            },
+        );
+        let factor = factor?;
+        // Phases overlap here: the wall time beyond the factorization's phases counts as assembly.
+        let side = ms_since(t) - factor_times.assemble_ms - factor_times.factor_ms;
+        add_times(&mut times, &factor_times);
+        times.assemble_ms += side.max(0.0);
         let t = Instant::now();
         solve_columns(&factor.factor, rhs, n, cis.len()).map_err(EditError::Solve)?;
         times.solve_ms += ms_since(t);
@@ -204,6 +208,44 @@ pub fn solve_region_cached(
         sources: fresh,
         times,
     })
+}
+
+/// Right-hand sides of the columns `cis` (indices into `columns`) of one smoothness group `b`, in
+/// `rhs` (column-major, one column per entry of `cis`); `coupling` is the frozen one-ring
+/// coupling of every column (used with b = 0).
+#[allow(clippy::too_many_arguments)]
+fn group_rhs(
+    s: &Session,
+    sys: &Region,
+    mh: &[f64],
+    sources: &[Option<&Source>],
+    columns: &[u32],
+    coupling: &[f64],
+    cis: &[usize],
+    b: f64,
+    rhs: &mut [f64],
+) {
+    let n = sys.rows.len();
+    for (k, &ci) in cis.iter().enumerate() {
+        let out = &mut rhs[k * n..(k + 1) * n];
+        let col = columns[ci];
+        if b == 0.0 {
+            heat_rhs(mh, sources, col, &coupling[ci * n..(ci + 1) * n], out);
+        } else {
+            fill_rhs(s, sys, mh, sources, col, b, out);
+        }
+    }
+}
+
+/// Sum `t`'s phase times and reuse counts into `sum`.
+pub(super) fn add_times(sum: &mut SolveTimes, t: &SolveTimes) {
+    sum.heat_ms += t.heat_ms;
+    sum.assemble_ms += t.assemble_ms;
+    sum.factor_ms += t.factor_ms;
+    sum.solve_ms += t.solve_ms;
+    sum.post_ms += t.post_ms;
+    sum.symbolic_reused += t.symbolic_reused;
+    sum.numeric_reused += t.numeric_reused;
 }
 
 /// The heat rows of a region and the map back.
@@ -396,7 +438,12 @@ fn region_sources(s: &Session, verts: &[u32], bones: &[Bone]) -> Vec<(usize, Opt
             src.joints.contains(&b.joint) || b.distance(p) <= src.distance * (1.0 + TIE) + 1e-12
         })
     };
-    let redo: Vec<usize> = (0..verts.len()).filter(|&l| stale(verts[l])).collect();
+    // A pure per-vertex test, in parallel (the collected order is the index order).
+    let redo: Vec<usize> = (0..verts.len())
+        .into_par_iter()
+        .with_min_len(STALE_CHUNK)
+        .filter(|&l| stale(verts[l]))
+        .collect();
     let points: Vec<_> = redo
         .iter()
         .map(|&l| s.mesh.positions[verts[l] as usize])
@@ -405,6 +452,9 @@ fn region_sources(s: &Session, verts: &[u32], bones: &[Bone]) -> Vec<(usize, Opt
         .zip(heat::sources(&points, bones, s.sdf))
         .collect()
 }
+
+/// Least vertices per parallel task of the stale-source test.
+const STALE_CHUNK: usize = 2048;
 
 /// Relative distance under which bones tie as nearest (the plain solver's factor).
 const TIE: f64 = 1e-5;
