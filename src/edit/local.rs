@@ -155,8 +155,9 @@ pub fn solve_region_cached(
     let columns = columns(s, &sys.rows, &sys.lidx, &sources, watch);
     let mh: Vec<f64> = sys
         .rows
-        .iter()
+        .par_iter()
         .zip(&sources)
+        .with_min_len(COLUMNS_CHUNK)
         .map(|(&r, src)| src.map_or(0.0, |src| heat_term(s, r, src)))
         .collect();
     times.assemble_ms = ms_since(t);
@@ -453,6 +454,9 @@ fn region_sources(s: &Session, verts: &[u32], bones: &[Bone]) -> Vec<(usize, Opt
         .collect()
 }
 
+/// Least region rows per parallel task of the column search.
+const COLUMNS_CHUNK: usize = 2048;
+
 /// Least vertices per parallel task of the stale-source test.
 const STALE_CHUNK: usize = 2048;
 
@@ -480,32 +484,47 @@ fn columns(
     sources: &[Option<&Source>],
     watch: &[u32],
 ) -> Vec<u32> {
-    let mut set = vec![false; s.joints.len()];
-    let mut add = |j: u32| {
+    let nj = s.joints.len();
+    let add = |set: &mut Vec<bool>, j: u32| {
         if let Some(x) = set.get_mut(j as usize) {
             *x = true;
         }
     };
-    watch.iter().for_each(|&j| add(j));
-    for src in sources.iter().flatten() {
-        src.joints.iter().for_each(|&j| add(j));
-    }
-    let mut look = |r: usize| {
+    let look = |set: &mut Vec<bool>, r: usize| {
         let v = s.heat_verts[r] as usize;
-        s.rows[v].iter().for_each(|e| add(e.0));
+        s.rows[v].iter().for_each(|e| add(set, e.0));
     };
-    for &r in rows_c {
-        look(r);
-        for (k, _) in s.k_column(r) {
-            if lidx[k] == usize::MAX {
-                look(k);
-                for (k2, _) in s.k_column(k) {
-                    if lidx[k2] == usize::MAX {
-                        look(k2);
+    // Per region row in parallel, the flags OR-ed (order-free: deterministic).
+    let mut set = rows_c
+        .par_iter()
+        .with_min_len(COLUMNS_CHUNK)
+        .fold(
+            || vec![false; nj],
+            |mut set, &r| {
+                look(&mut set, r);
+                for (k, _) in s.k_column(r) {
+                    if lidx[k] == usize::MAX {
+                        look(&mut set, k);
+                        for (k2, _) in s.k_column(k) {
+                            if lidx[k2] == usize::MAX {
+                                look(&mut set, k2);
+                            }
+                        }
                     }
                 }
-            }
-        }
+                set
+            },
+        )
+        .reduce(
+            || vec![false; nj],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+                a
+            },
+        );
+    watch.iter().for_each(|&j| add(&mut set, j));
+    for src in sources.iter().flatten() {
+        src.joints.iter().for_each(|&j| add(&mut set, j));
     }
     (0..s.joints.len())
         .filter(|&j| set[j] && !s.joints[j].end)
