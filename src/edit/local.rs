@@ -123,24 +123,59 @@ pub struct SolveTimes {
 /// or its frozen rings, and every joint that becomes a heat source there (facts §9.6), so the
 /// recomputed columns sum to 1 on the region before the final renormalization.
 pub fn solve_region(s: &Session, region: &[u32], watch: &[u32]) -> Result<Patch, EditError> {
-    solve_region_cached(s, region, watch, &mut FactorCache::default())
+    solve_region_cached(s, region, watch, &mut FactorCache::default(), None)
+}
+
+/// Heat sources of a region computed ahead of its solve (a drag step's, beside the region search:
+/// the search reads only the weights, the sources only the joints).
+#[derive(Clone, Debug, Default)]
+pub struct Prefetched {
+    /// The region they were computed for.
+    pub region: Vec<u32>,
+    /// [`region_sources`] on it, by position in the region's heat-row order.
+    fresh: Vec<(usize, Option<Source>)>,
+    /// Time taken, ms.
+    pub heat_ms: f64,
+}
+
+/// The heat sources a solve on `region` would recompute, with the session as it is now (joints
+/// moved, changed bones flagged): the same computation, so the same values.
+pub fn prefetch_sources(s: &Session, region: &[u32]) -> Prefetched {
+    let t = Instant::now();
+    let verts = Region::rows_of(s, region)
+        .iter()
+        .map(|&r| s.heat_verts[r])
+        .collect::<Vec<u32>>();
+    let fresh = region_sources(s, &verts, &s.virtual_bones());
+    Prefetched {
+        region: region.to_vec(),
+        fresh,
+        heat_ms: ms_since(t),
+    }
 }
 
 /// [`solve_region`], reusing (and filling) `cache` where the region and matrix repeat; the result
-/// is bit-identical to an uncached solve.
+/// is bit-identical to an uncached solve. `pre`: heat sources computed ahead, used if they were
+/// computed for this region.
 pub fn solve_region_cached(
     s: &Session,
     region: &[u32],
     watch: &[u32],
     cache: &mut FactorCache,
+    pre: Option<Prefetched>,
 ) -> Result<Patch, EditError> {
     let sys = Region::new(s, region);
     let n = sys.rows.len();
     let mut times = SolveTimes::default();
 
     let t = Instant::now();
-    let bones = s.virtual_bones();
-    let fresh = region_sources(s, &sys.verts, &bones);
+    let fresh = match pre {
+        Some(p) if p.region == region => {
+            times.heat_ms += p.heat_ms;
+            p.fresh
+        }
+        _ => region_sources(s, &sys.verts, &s.virtual_bones()),
+    };
     let mut sources: Vec<Option<&Source>> = sys
         .verts
         .iter()
@@ -149,7 +184,7 @@ pub fn solve_region_cached(
     for (l, src) in &fresh {
         sources[*l] = src.as_ref();
     }
-    times.heat_ms = ms_since(t);
+    times.heat_ms += ms_since(t);
 
     let t = Instant::now();
     let columns = columns(s, &sys.rows, &sys.lidx, &sources, watch);
@@ -261,6 +296,17 @@ pub(super) struct Region {
 
 impl Region {
     fn new(s: &Session, region: &[u32]) -> Self {
+        let rows = Self::rows_of(s, region);
+        let verts = rows.iter().map(|&r| s.heat_verts[r]).collect();
+        let mut lidx = vec![usize::MAX; s.heat_verts.len()];
+        for (l, &r) in rows.iter().enumerate() {
+            lidx[r] = l;
+        }
+        Self { rows, verts, lidx }
+    }
+
+    /// The heat rows of `region`'s vertices, sorted.
+    fn rows_of(s: &Session, region: &[u32]) -> Vec<usize> {
         let mut rows: Vec<usize> = region
             .iter()
             .map(|&v| s.row_of[v as usize])
@@ -269,12 +315,7 @@ impl Region {
             .collect();
         rows.sort_unstable();
         rows.dedup();
-        let verts = rows.iter().map(|&r| s.heat_verts[r]).collect();
-        let mut lidx = vec![usize::MAX; s.heat_verts.len()];
-        for (l, &r) in rows.iter().enumerate() {
-            lidx[r] = l;
-        }
-        Self { rows, verts, lidx }
+        rows
     }
 }
 

@@ -7,7 +7,7 @@ use rayon::prelude::*;
 
 use super::{EditOutcome, Session, SETTLE_PASSES};
 use crate::edit::drag::Drag;
-use crate::edit::local::{self, add_times, Patch, SolveTimes};
+use crate::edit::local::{self, add_times, Patch, Prefetched, SolveTimes};
 use crate::edit::skeleton::Renumbering;
 use crate::edit::EditError;
 use crate::skin::laplacian::NOT_IN_SYSTEM;
@@ -21,6 +21,18 @@ impl Session<'_> {
         region: Vec<u32>,
         watch: &[u32],
         seeds: &[usize],
+    ) -> Result<EditOutcome, EditError> {
+        self.solve_with(region, watch, seeds, None)
+    }
+
+    /// [`Self::solve`] with heat sources computed ahead (used by the first pass if they were
+    /// computed for its region).
+    pub(super) fn solve_with(
+        &mut self,
+        region: Vec<u32>,
+        watch: &[u32],
+        seeds: &[usize],
+        mut pre: Option<Prefetched>,
     ) -> Result<EditOutcome, EditError> {
         if self.defer {
             self.search_ms = 0.0;
@@ -36,7 +48,7 @@ impl Session<'_> {
         let mut region_ms = std::mem::take(&mut self.search_ms);
         let mut times = SolveTimes::default();
         loop {
-            let patch = self.solve_cached(&region, watch)?;
+            let patch = self.solve_cached(&region, watch, pre.take())?;
             passes += 1;
             add_times(&mut times, &patch.times);
             let solved = patch.region.clone();
@@ -87,9 +99,10 @@ impl Session<'_> {
         &mut self,
         region: &[u32],
         watch: &[u32],
+        pre: Option<Prefetched>,
     ) -> Result<Patch, EditError> {
         let mut cache = std::mem::take(&mut self.cache);
-        let patch = local::solve_region_cached(self, region, watch, &mut cache);
+        let patch = local::solve_region_cached(self, region, watch, &mut cache, pre);
         self.cache = cache;
         patch
     }
@@ -169,7 +182,7 @@ impl Session<'_> {
     /// Flag the bones that differ from the cached ones (all, if the bone list changed shape).
     /// Flags accumulate until the next global solve: vertices outside a region keep sources from
     /// older bones.
-    fn mark_dirty(&mut self) {
+    pub(super) fn mark_dirty(&mut self) {
         let now = self.virtual_bones();
         self.dirty = match self.dirty.take() {
             Some(mut d) if now.len() == self.bones_cached.len() => {
