@@ -12,8 +12,9 @@ use serde::Serialize;
 
 use super::cache::FactorCache;
 use super::drag::Drag;
-use super::local::{self, Prefetched, SolveTimes};
+use super::local::SolveTimes;
 use super::region::{self, Adjacency};
+use super::sources::{self, Prefetched};
 use super::{Control, EditError};
 use crate::geom::{P3, V3};
 use crate::mesh::PreparedMesh;
@@ -368,7 +369,7 @@ impl<'a> Session<'a> {
         let t = Instant::now();
         let (r, pre) = rayon::join(
             || self.search(js, watch),
-            || local::prefetch_sources(self, &frozen),
+            || sources::prefetch_sources(self, &frozen),
         );
         // Wall time beyond the (overlapped) heat sources counts as search.
         self.search_ms += (ms_since(t) - pre.heat_ms).max(0.0);

@@ -7,8 +7,9 @@ use rayon::prelude::*;
 
 use super::{EditOutcome, Session, SETTLE_PASSES};
 use crate::edit::drag::Drag;
-use crate::edit::local::{self, add_times, Patch, Prefetched, SolveTimes};
+use crate::edit::local::{self, add_times, Patch, SolveTimes};
 use crate::edit::skeleton::Renumbering;
+use crate::edit::sources::Prefetched;
 use crate::edit::EditError;
 use crate::skin::laplacian::NOT_IN_SYSTEM;
 use crate::util::ms_since;
