@@ -347,3 +347,54 @@ fn a_sidecar_replays_and_reports_what_no_longer_applies() {
         "replay differs from the live session's global refresh by {d}"
     );
 }
+
+/// Same input, same output whatever the thread count (house rule): a drag, a smoothness edit
+/// (its own factorization group) and an insertion on a tube large enough that every parallel
+/// phase of the local re-solve splits its work, run in a one-thread and a two-thread pool, give
+/// the same weights and raw solutions bit for bit.
+#[test]
+fn edits_are_bit_identical_with_one_and_two_threads() {
+    let f = Fixture::with(32, 400);
+    let (mesh, sdf) = (&f.mesh, sdf_of(&f.mesh));
+    let run = |threads: usize| {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .expect("pool");
+        pool.install(|| {
+            let mut s = session(mesh, &sdf);
+            let j4 = joints()[4].position;
+            let mut regions = Vec::new();
+            for step in 1..=3 {
+                let to = [0.04 * step as f64, j4[1], 0.0];
+                regions.push(s.apply(&mv("j4", to)).expect("move").region);
+            }
+            s.apply(&EditOp::Smoothness {
+                joint: "j2".into(),
+                b: 0.3,
+            })
+            .expect("smoothness");
+            s.apply(&EditOp::InsertJoint {
+                child: "j6".into(),
+                at: 0.5,
+                name: "j56".into(),
+            })
+            .expect("insert");
+            let bits = |rows: &[Vec<(u32, f64)>]| -> Vec<Vec<(u32, u64)>> {
+                rows.iter()
+                    .map(|r| r.iter().map(|e| (e.0, e.1.to_bits())).collect())
+                    .collect()
+            };
+            (regions, bits(s.welded_rows()), bits(s.raw_rows()))
+        })
+    };
+    let (one, two) = (run(1), run(2));
+    // The drag's region must be big enough to split the parallel work (2 048 rows per task).
+    assert!(one.0[0] > 4096, "drag region {} too small", one.0[0]);
+    assert_eq!(one.0, two.0, "regions differ between 1 and 2 threads");
+    assert!(one.1 == two.1, "weights differ between 1 and 2 threads");
+    assert!(
+        one.2 == two.2,
+        "raw solutions differ between 1 and 2 threads"
+    );
+}

@@ -15,15 +15,13 @@ use rayon::prelude::*;
 
 use super::assemble::{fill_rhs, frozen_coupling, heat_rhs, stiffness_block};
 use super::cache::{FactorCache, Numeric, Stiffness};
+use super::sources::{heat_term, region_sources, Prefetched};
 use super::{EditError, Session};
-use crate::skin::bones::Bone;
 use crate::skin::finish_row_into;
-use crate::skin::heat::{self, Source};
+use crate::skin::heat::Source;
 use crate::skin::solve::{SolveStats, SpdFactor, SpdPattern};
 use crate::util::ms_since;
 
-/// Distances below this (normalized units) are clamped before H = c/d², as in the plain solver.
-const MIN_HEAT_DISTANCE: f64 = 1e-6;
 /// Raw solution values at or below this are not stored (the original's clipping level, 1e-8):
 /// far below the prune level, so frozen boundary values are exact to well within it.
 pub const RAW_KEEP: f64 = 1e-8;
@@ -123,24 +121,31 @@ pub struct SolveTimes {
 /// or its frozen rings, and every joint that becomes a heat source there (facts §9.6), so the
 /// recomputed columns sum to 1 on the region before the final renormalization.
 pub fn solve_region(s: &Session, region: &[u32], watch: &[u32]) -> Result<Patch, EditError> {
-    solve_region_cached(s, region, watch, &mut FactorCache::default())
+    solve_region_cached(s, region, watch, &mut FactorCache::default(), None)
 }
 
 /// [`solve_region`], reusing (and filling) `cache` where the region and matrix repeat; the result
-/// is bit-identical to an uncached solve.
+/// is bit-identical to an uncached solve. `pre`: heat sources computed ahead, used if they were
+/// computed for this region.
 pub fn solve_region_cached(
     s: &Session,
     region: &[u32],
     watch: &[u32],
     cache: &mut FactorCache,
+    pre: Option<Prefetched>,
 ) -> Result<Patch, EditError> {
     let sys = Region::new(s, region);
     let n = sys.rows.len();
     let mut times = SolveTimes::default();
 
     let t = Instant::now();
-    let bones = s.virtual_bones();
-    let fresh = region_sources(s, &sys.verts, &bones);
+    let fresh = match pre {
+        Some(p) if p.region == region => {
+            times.heat_ms += p.heat_ms;
+            p.fresh
+        }
+        _ => region_sources(s, &sys.verts, &s.virtual_bones()),
+    };
     let mut sources: Vec<Option<&Source>> = sys
         .verts
         .iter()
@@ -149,22 +154,21 @@ pub fn solve_region_cached(
     for (l, src) in &fresh {
         sources[*l] = src.as_ref();
     }
-    times.heat_ms = ms_since(t);
+    times.heat_ms += ms_since(t);
 
     let t = Instant::now();
     let columns = columns(s, &sys.rows, &sys.lidx, &sources, watch);
     let mh: Vec<f64> = sys
         .rows
-        .iter()
+        .par_iter()
         .zip(&sources)
+        .with_min_len(COLUMNS_CHUNK)
         .map(|(&r, src)| src.map_or(0.0, |src| heat_term(s, r, src)))
         .collect();
-    let coupling = frozen_coupling(s, &sys, &columns);
     times.assemble_ms = ms_since(t);
+    let mut coupling: Option<Vec<f64>> = None;
     let mut x = vec![0.0; n * columns.len()];
     for (b, cis) in smoothness_groups(s, &columns) {
-        let factor = factor_for(s, &sys, &mh, b, cache, &mut times)?;
-        let t = Instant::now();
         // One group (every column, in order) solves in `x` itself: no buffer, no copy back.
         let whole = cis.len() == columns.len();
         let mut own = if whole {
@@ -173,16 +177,22 @@ pub fn solve_region_cached(
             vec![0.0; n * cis.len()]
         };
         let rhs: &mut [f64] = if whole { &mut x } else { &mut own };
-        for (k, &ci) in cis.iter().enumerate() {
-            let out = &mut rhs[k * n..(k + 1) * n];
-            let col = columns[ci];
-            if b == 0.0 {
-                heat_rhs(&mh, &sources, col, &coupling[ci * n..(ci + 1) * n], out);
-            } else {
-                fill_rhs(s, &sys, &mh, &sources, col, b, out);
-            }
-        }
-        times.assemble_ms += ms_since(t);
+        // The factorization and the right-hand sides are independent: built side by side on two
+        // threads, each by the same sequential code whatever the thread count (deterministic).
+        let t = Instant::now();
+        let mut factor_times = SolveTimes::default();
+        let (factor, ()) = rayon::join(
+            || factor_for(s, &sys, &mh, b, cache, &mut factor_times),
+            || {
+                let coupling = coupling.get_or_insert_with(|| frozen_coupling(s, &sys, &columns));
+                group_rhs(s, &sys, &mh, &sources, &columns, coupling, &cis, b, rhs);
+            },
+        );
+        let factor = factor?;
+        // Phases overlap here: the wall time beyond the factorization's phases counts as assembly.
+        let side = ms_since(t) - factor_times.assemble_ms - factor_times.factor_ms;
+        add_times(&mut times, &factor_times);
+        times.assemble_ms += side.max(0.0);
         let t = Instant::now();
         solve_columns(&factor.factor, rhs, n, cis.len()).map_err(EditError::Solve)?;
         times.solve_ms += ms_since(t);
@@ -206,6 +216,44 @@ pub fn solve_region_cached(
     })
 }
 
+/// Right-hand sides of the columns `cis` (indices into `columns`) of one smoothness group `b`, in
+/// `rhs` (column-major, one column per entry of `cis`); `coupling` is the frozen one-ring
+/// coupling of every column (used with b = 0).
+#[allow(clippy::too_many_arguments)]
+fn group_rhs(
+    s: &Session,
+    sys: &Region,
+    mh: &[f64],
+    sources: &[Option<&Source>],
+    columns: &[u32],
+    coupling: &[f64],
+    cis: &[usize],
+    b: f64,
+    rhs: &mut [f64],
+) {
+    let n = sys.rows.len();
+    for (k, &ci) in cis.iter().enumerate() {
+        let out = &mut rhs[k * n..(k + 1) * n];
+        let col = columns[ci];
+        if b == 0.0 {
+            heat_rhs(mh, sources, col, &coupling[ci * n..(ci + 1) * n], out);
+        } else {
+            fill_rhs(s, sys, mh, sources, col, b, out);
+        }
+    }
+}
+
+/// Sum `t`'s phase times and reuse counts into `sum`.
+pub(super) fn add_times(sum: &mut SolveTimes, t: &SolveTimes) {
+    sum.heat_ms += t.heat_ms;
+    sum.assemble_ms += t.assemble_ms;
+    sum.factor_ms += t.factor_ms;
+    sum.solve_ms += t.solve_ms;
+    sum.post_ms += t.post_ms;
+    sum.symbolic_reused += t.symbolic_reused;
+    sum.numeric_reused += t.numeric_reused;
+}
+
 /// The heat rows of a region and the map back.
 pub(super) struct Region {
     /// Heat rows, sorted.
@@ -218,6 +266,17 @@ pub(super) struct Region {
 
 impl Region {
     fn new(s: &Session, region: &[u32]) -> Self {
+        let rows = Self::rows_of(s, region);
+        let verts = rows.iter().map(|&r| s.heat_verts[r]).collect();
+        let mut lidx = vec![usize::MAX; s.heat_verts.len()];
+        for (l, &r) in rows.iter().enumerate() {
+            lidx[r] = l;
+        }
+        Self { rows, verts, lidx }
+    }
+
+    /// The heat rows of `region`'s vertices, sorted.
+    pub(super) fn rows_of(s: &Session, region: &[u32]) -> Vec<usize> {
         let mut rows: Vec<usize> = region
             .iter()
             .map(|&v| s.row_of[v as usize])
@@ -226,12 +285,7 @@ impl Region {
             .collect();
         rows.sort_unstable();
         rows.dedup();
-        let verts = rows.iter().map(|&r| s.heat_verts[r]).collect();
-        let mut lidx = vec![usize::MAX; s.heat_verts.len()];
-        for (l, &r) in rows.iter().enumerate() {
-            lidx[r] = l;
-        }
-        Self { rows, verts, lidx }
+        rows
     }
 }
 
@@ -369,57 +423,8 @@ fn finish(
     (ChunkedRows { chunks }, ChunkedRows { chunks: raw })
 }
 
-/// Heat sources on `verts` that must be recomputed, by position in `verts`: a vertex keeps its
-/// cached source unless a bone that changed since the
-/// cache was filled could matter to it: its source joint owns a changed bone, or a changed bone is
-/// now at most as far as its source. Unchanged bones keep their distances and visibility, so the
-/// nearest visible one among them is unchanged: the result equals a full recomputation.
-fn region_sources(s: &Session, verts: &[u32], bones: &[Bone]) -> Vec<(usize, Option<Source>)> {
-    let dirty: Option<Vec<&Bone>> = match &s.dirty {
-        Some(d) if d.len() == bones.len() => Some(
-            bones
-                .iter()
-                .zip(d)
-                .filter(|(_, &x)| x)
-                .map(|(b, _)| b)
-                .collect(),
-        ),
-        _ => None,
-    };
-    let stale = |v: u32| -> bool {
-        let Some(dirty) = &dirty else { return true };
-        let Some(Some(src)) = s.sources.get(v as usize) else {
-            return true;
-        };
-        let p = &s.mesh.positions[v as usize];
-        dirty.iter().any(|b| {
-            src.joints.contains(&b.joint) || b.distance(p) <= src.distance * (1.0 + TIE) + 1e-12
-        })
-    };
-    let redo: Vec<usize> = (0..verts.len()).filter(|&l| stale(verts[l])).collect();
-    let points: Vec<_> = redo
-        .iter()
-        .map(|&l| s.mesh.positions[verts[l] as usize])
-        .collect();
-    redo.into_iter()
-        .zip(heat::sources(&points, bones, s.sdf))
-        .collect()
-}
-
-/// Relative distance under which bones tie as nearest (the plain solver's factor).
-const TIE: f64 = 1e-5;
-
-/// `M_ii · c / d²` of a vertex (row `r`) with heat source `src`; c is the magnitude of the joints
-/// the source's bones belong to (their mean when bones of several joints tie), facts §5.2.
-fn heat_term(s: &Session, r: usize, src: &Source) -> f64 {
-    let c = src
-        .joints
-        .iter()
-        .map(|&j| s.controls.get(j as usize).map_or(1.0, |c| c.magnitude))
-        .sum::<f64>()
-        / src.joints.len().max(1) as f64;
-    s.mass[r] * s.opts.heat * c / src.distance.max(MIN_HEAT_DISTANCE).powi(2)
-}
+/// Least region rows per parallel task of the column search.
+const COLUMNS_CHUNK: usize = 2048;
 
 /// The columns to recompute (sorted): `watch`, every joint with weight on the region or its two
 /// frozen rings, every joint that is a heat source on the region.
@@ -430,32 +435,47 @@ fn columns(
     sources: &[Option<&Source>],
     watch: &[u32],
 ) -> Vec<u32> {
-    let mut set = vec![false; s.joints.len()];
-    let mut add = |j: u32| {
+    let nj = s.joints.len();
+    let add = |set: &mut Vec<bool>, j: u32| {
         if let Some(x) = set.get_mut(j as usize) {
             *x = true;
         }
     };
-    watch.iter().for_each(|&j| add(j));
-    for src in sources.iter().flatten() {
-        src.joints.iter().for_each(|&j| add(j));
-    }
-    let mut look = |r: usize| {
+    let look = |set: &mut Vec<bool>, r: usize| {
         let v = s.heat_verts[r] as usize;
-        s.rows[v].iter().for_each(|e| add(e.0));
+        s.rows[v].iter().for_each(|e| add(set, e.0));
     };
-    for &r in rows_c {
-        look(r);
-        for (k, _) in s.k_column(r) {
-            if lidx[k] == usize::MAX {
-                look(k);
-                for (k2, _) in s.k_column(k) {
-                    if lidx[k2] == usize::MAX {
-                        look(k2);
+    // Per region row in parallel, the flags OR-ed (order-free: deterministic).
+    let mut set = rows_c
+        .par_iter()
+        .with_min_len(COLUMNS_CHUNK)
+        .fold(
+            || vec![false; nj],
+            |mut set, &r| {
+                look(&mut set, r);
+                for (k, _) in s.k_column(r) {
+                    if lidx[k] == usize::MAX {
+                        look(&mut set, k);
+                        for (k2, _) in s.k_column(k) {
+                            if lidx[k2] == usize::MAX {
+                                look(&mut set, k2);
+                            }
+                        }
                     }
                 }
-            }
-        }
+                set
+            },
+        )
+        .reduce(
+            || vec![false; nj],
+            |mut a, b| {
+                a.iter_mut().zip(b).for_each(|(x, y)| *x |= y);
+                a
+            },
+        );
+    watch.iter().for_each(|&j| add(&mut set, j));
+    for src in sources.iter().flatten() {
+        src.joints.iter().for_each(|&j| add(&mut set, j));
     }
     (0..s.joints.len())
         .filter(|&j| set[j] && !s.joints[j].end)

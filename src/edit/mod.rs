@@ -21,6 +21,7 @@ pub mod region;
 mod session;
 pub mod sidecar;
 pub mod skeleton;
+pub mod sources;
 
 pub use session::{EditOutcome, Session, REGION_EPS};
 

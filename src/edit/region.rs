@@ -6,8 +6,14 @@
 //! vertex goes to the nearer end joint of its nearest bone segment. The regions only seed the
 //! search; they are rebuilt when the hierarchy changes, not when joints move (§3.2).
 
+use rayon::prelude::*;
+
 use crate::geom::P3;
 use crate::skin::bones::Bone;
+
+/// Least vertices of a joining region tested for `hot` per parallel task (the test is a short
+/// row scan; each vertex is tested on its own, so the split never changes an answer).
+const HOT_CHUNK: usize = 2048;
 
 /// Zero-weight rings kept around the non-zero vertices so the re-solved weights meet the frozen
 /// ones continuously (the paper's c = 4, found empirically, §3.2 step 4).
@@ -117,7 +123,7 @@ pub fn computing_region(
     adj: &Adjacency,
     region_of: &[u32],
     seeds: &[usize],
-    hot: &dyn Fn(usize) -> bool,
+    hot: &(dyn Fn(usize) -> bool + Sync),
 ) -> Vec<u32> {
     computing_region_in(adj, region_of, &members(region_of), seeds, hot)
 }
@@ -144,35 +150,39 @@ pub fn members(region_of: &[u32]) -> Vec<Vec<u32>> {
 /// of Γ is examined once, when its region joins (its outside neighbours' regions all join then,
 /// so it never borders the outside again); the result is the smallest union of regions holding
 /// the seeds whose hot vertices all lie inside, whatever the order. `hot` is asked once per vertex
-/// of Γ (the trim reuses the answers).
+/// of Γ, for a joining region's vertices in parallel (a pure per-vertex test: the answers, and so
+/// the region, do not depend on the thread count); the trim reuses the answers.
 pub fn computing_region_in(
     adj: &Adjacency,
     region_of: &[u32],
     members: &[Vec<u32>],
     seeds: &[usize],
-    hot: &dyn Fn(usize) -> bool,
+    hot: &(dyn Fn(usize) -> bool + Sync),
 ) -> Vec<u32> {
     let mut chosen = vec![false; members.len()];
     let mut gamma = vec![false; region_of.len()];
+    // Hot vertices of Γ whose outside neighbours have not been joined yet.
     let mut stack: Vec<u32> = Vec::new();
     let mut join = |r: usize, gamma: &mut Vec<bool>, stack: &mut Vec<u32>| {
         if r < chosen.len() && !chosen[r] {
             chosen[r] = true;
             for &v in &members[r] {
                 gamma[v as usize] = true;
-                stack.push(v);
             }
+            let flags: Vec<bool> = members[r]
+                .par_iter()
+                .with_min_len(HOT_CHUNK)
+                .map(|&v| hot(v as usize))
+                .collect();
+            stack.extend(members[r].iter().zip(flags).filter(|e| e.1).map(|e| *e.0));
         }
     };
     for &s in seeds {
         join(s, &mut gamma, &mut stack);
     }
-    // Every vertex of Γ is pushed exactly once (when its region joins).
+    // Every vertex of Γ is tested exactly once (when its region joins).
     let mut hot_verts: Vec<u32> = Vec::new();
     while let Some(v) = stack.pop() {
-        if !hot(v as usize) {
-            continue;
-        }
         hot_verts.push(v);
         for &u in adj.of(v as usize) {
             let r = region_of[u as usize];

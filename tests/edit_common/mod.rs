@@ -52,8 +52,13 @@ pub struct Fixture {
 
 impl Fixture {
     pub fn new() -> Self {
+        Self::with(16, 120)
+    }
+
+    /// The tube with `seg` vertices per ring and `rings` rings.
+    pub fn with(seg: usize, rings: usize) -> Self {
         Self {
-            mesh: prepare(tube(16, 120), None),
+            mesh: prepare(tube(seg, rings), None),
         }
     }
 }

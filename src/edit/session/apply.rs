@@ -25,9 +25,12 @@ impl Session<'_> {
                 let moved = skel::subtree(&self.joints, k);
                 let moved = if *with_descendants { moved } else { vec![k] };
                 let watch = self.attached(&moved);
-                let region = self.region(&moved, &watch);
+                // The region search reads only the weights, so the joint moves first and the
+                // heat sources of a continuing drag are computed beside the search.
                 skel::move_joint(&mut self.joints, k, *to, *with_descendants);
-                self.solve(region, &watch, &moved)?
+                self.mark_dirty();
+                let (region, pre) = self.region_and_prefetch(&moved, &watch);
+                self.solve_with(region, &watch, &moved, pre)?
             }
             EditOp::InsertJoint { child, at, name } => self.insert(child, *at, name)?,
             EditOp::DeleteJoint { joint } => self.delete(joint)?,
@@ -88,7 +91,7 @@ impl Session<'_> {
         self.dirty = None;
         let all = self.heat_verts.clone();
         let watch: Vec<u32> = (0..self.joints.len() as u32).collect();
-        let patch = self.solve_cached(&all, &watch)?;
+        let patch = self.solve_cached(&all, &watch, None)?;
         let mut out = self.outcome(&patch, 1);
         out.global = true;
         self.patch(patch);

@@ -14,6 +14,7 @@ use super::cache::FactorCache;
 use super::drag::Drag;
 use super::local::SolveTimes;
 use super::region::{self, Adjacency};
+use super::sources::{self, Prefetched};
 use super::{Control, EditError};
 use crate::geom::{P3, V3};
 use crate::mesh::PreparedMesh;
@@ -341,11 +342,38 @@ impl<'a> Session<'a> {
     /// goes to the next outcome's `region_ms`.
     fn region(&mut self, js: &[usize], watch: &[u32]) -> Vec<u32> {
         let t = Instant::now();
-        let watched = self.watch_mask(watch);
-        let hot = |v: usize| self.hot(v, &watched);
-        let r = region::computing_region_in(&self.adj, &self.region_of, &self.members, js, &hot);
+        let r = self.search(js, watch);
         self.search_ms += ms_since(t);
         r
+    }
+
+    fn search(&self, js: &[usize], watch: &[u32]) -> Vec<u32> {
+        let watched = self.watch_mask(watch);
+        let hot = |v: usize| self.hot(v, &watched);
+        region::computing_region_in(&self.adj, &self.region_of, &self.members, js, &hot)
+    }
+
+    /// [`Self::region`] and, beside it on the second core, the heat sources of the frozen region
+    /// of the drag this edit may continue (same seeds and columns; facts §9.8). Call after the
+    /// joints moved and the changed bones were flagged: the sources are then exactly those the
+    /// solve would compute, and the solve uses them only if it solves that region.
+    fn region_and_prefetch(
+        &mut self,
+        js: &[usize],
+        watch: &[u32],
+    ) -> (Vec<u32>, Option<Prefetched>) {
+        let frozen = match &self.drag {
+            Some(d) if !self.defer && d.seeds == js && d.watch == watch => d.region.clone(),
+            _ => return (self.region(js, watch), None),
+        };
+        let t = Instant::now();
+        let (r, pre) = rayon::join(
+            || self.search(js, watch),
+            || sources::prefetch_sources(self, &frozen),
+        );
+        // Wall time beyond the (overlapped) heat sources counts as search.
+        self.search_ms += (ms_since(t) - pre.heat_ms).max(0.0);
+        (r, Some(pre))
     }
 }
 

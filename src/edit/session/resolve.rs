@@ -3,10 +3,13 @@
 
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use super::{EditOutcome, Session, SETTLE_PASSES};
 use crate::edit::drag::Drag;
-use crate::edit::local::{self, Patch, SolveTimes};
+use crate::edit::local::{self, add_times, Patch, SolveTimes};
 use crate::edit::skeleton::Renumbering;
+use crate::edit::sources::Prefetched;
 use crate::edit::EditError;
 use crate::skin::laplacian::NOT_IN_SYSTEM;
 use crate::util::ms_since;
@@ -19,6 +22,18 @@ impl Session<'_> {
         region: Vec<u32>,
         watch: &[u32],
         seeds: &[usize],
+    ) -> Result<EditOutcome, EditError> {
+        self.solve_with(region, watch, seeds, None)
+    }
+
+    /// [`Self::solve`] with heat sources computed ahead (used by the first pass if they were
+    /// computed for its region).
+    pub(super) fn solve_with(
+        &mut self,
+        region: Vec<u32>,
+        watch: &[u32],
+        seeds: &[usize],
+        mut pre: Option<Prefetched>,
     ) -> Result<EditOutcome, EditError> {
         if self.defer {
             self.search_ms = 0.0;
@@ -34,7 +49,7 @@ impl Session<'_> {
         let mut region_ms = std::mem::take(&mut self.search_ms);
         let mut times = SolveTimes::default();
         loop {
-            let patch = self.solve_cached(&region, watch)?;
+            let patch = self.solve_cached(&region, watch, pre.take())?;
             passes += 1;
             add_times(&mut times, &patch.times);
             let solved = patch.region.clone();
@@ -85,9 +100,10 @@ impl Session<'_> {
         &mut self,
         region: &[u32],
         watch: &[u32],
+        pre: Option<Prefetched>,
     ) -> Result<Patch, EditError> {
         let mut cache = std::mem::take(&mut self.cache);
-        let patch = local::solve_region_cached(self, region, watch, &mut cache);
+        let patch = local::solve_region_cached(self, region, watch, &mut cache, pre);
         self.cache = cache;
         patch
     }
@@ -124,28 +140,37 @@ impl Session<'_> {
     pub(super) fn patch(&mut self, patch: Patch) {
         self.last_region = patch.region.clone();
         self.last_region.sort_unstable();
-        let mut changed = vec![false; self.joints.len()];
-        let mut mark = |j: u32| {
-            let j = j as usize;
-            if j >= changed.len() {
-                changed.resize(j + 1, false);
-            }
-            changed[j] = true;
-        };
+        let mut pos = vec![u32::MAX; self.rows.len()];
+        for (i, &v) in patch.region.iter().enumerate() {
+            pos[v as usize] = i as u32;
+        }
+        // Rows are copied into the existing rows (their allocations reused), in parallel over
+        // disjoint vertices; the changed-column flags are OR-ed (order-free: deterministic).
+        let (rows, raw) = (&patch.rows, &patch.raw);
+        let changed = self
+            .rows
+            .par_iter_mut()
+            .zip(self.raw.par_iter_mut())
+            .zip(pos.par_iter())
+            .with_min_len(PATCH_CHUNK)
+            .fold(Vec::new, |mut changed: Vec<bool>, ((old, old_raw), &i)| {
+                if i != u32::MAX {
+                    let row = rows.row(i as usize);
+                    // Columns whose weight moves in or out of a row count as changed there.
+                    old.iter().chain(row).for_each(|e| mark(&mut changed, e.0));
+                    old.clear();
+                    old.extend_from_slice(row);
+                    old_raw.clear();
+                    old_raw.extend_from_slice(raw.row(i as usize));
+                }
+                changed
+            })
+            .reduce(Vec::new, or_flags);
+        let mut changed = or_flags(changed, vec![false; self.joints.len()]);
         self.last_columns
             .iter()
             .chain(&patch.columns)
-            .for_each(|&j| mark(j));
-        for (i, &v) in patch.region.iter().enumerate() {
-            let (v, row) = (v as usize, patch.rows.row(i));
-            // Columns whose weight moves in or out of a row count as changed there.
-            self.rows[v].iter().chain(row).for_each(|e| mark(e.0));
-            // Copied into the existing rows: their allocations are reused.
-            self.rows[v].clear();
-            self.rows[v].extend_from_slice(row);
-            self.raw[v].clear();
-            self.raw[v].extend_from_slice(patch.raw.row(i));
-        }
+            .for_each(|&j| mark(&mut changed, j));
         for (l, src) in patch.sources {
             self.sources[patch.region[l] as usize] = src;
         }
@@ -158,7 +183,7 @@ impl Session<'_> {
     /// Flag the bones that differ from the cached ones (all, if the bone list changed shape).
     /// Flags accumulate until the next global solve: vertices outside a region keep sources from
     /// older bones.
-    fn mark_dirty(&mut self) {
+    pub(super) fn mark_dirty(&mut self) {
         let now = self.virtual_bones();
         self.dirty = match self.dirty.take() {
             Some(mut d) if now.len() == self.bones_cached.len() => {
@@ -204,12 +229,25 @@ impl Session<'_> {
     }
 }
 
-fn add_times(sum: &mut SolveTimes, t: &SolveTimes) {
-    sum.heat_ms += t.heat_ms;
-    sum.assemble_ms += t.assemble_ms;
-    sum.factor_ms += t.factor_ms;
-    sum.solve_ms += t.solve_ms;
-    sum.post_ms += t.post_ms;
-    sum.symbolic_reused += t.symbolic_reused;
-    sum.numeric_reused += t.numeric_reused;
+/// Least rows per parallel task when a patch is copied into the session.
+const PATCH_CHUNK: usize = 4096;
+
+/// Flag column `j` in `changed` (grown as needed).
+fn mark(changed: &mut Vec<bool>, j: u32) {
+    let j = j as usize;
+    if j >= changed.len() {
+        changed.resize(j + 1, false);
+    }
+    changed[j] = true;
+}
+
+/// Element-wise OR of two flag lists (the longer length).
+fn or_flags(mut a: Vec<bool>, b: Vec<bool>) -> Vec<bool> {
+    if a.len() < b.len() {
+        a.resize(b.len(), false);
+    }
+    for (x, y) in a.iter_mut().zip(b) {
+        *x |= y;
+    }
+    a
 }
