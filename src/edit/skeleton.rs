@@ -50,14 +50,14 @@ pub fn move_joint(
     to: [f64; 3],
     with_descendants: bool,
 ) -> Vec<usize> {
-    let delta = P3::from(to) - P3::from(joints[j].position);
+    let delta = P3::from(to) - joints[j].point();
     let moved = if with_descendants {
         subtree(joints, j)
     } else {
         vec![j]
     };
     for &m in &moved {
-        joints[m].position = (P3::from(joints[m].position) + delta).into();
+        joints[m].position = (joints[m].point() + delta).into();
     }
     moved
 }
@@ -87,10 +87,7 @@ pub fn insert(
             reason: format!("a joint needs a new, non-empty name (\"{name}\" is taken or empty)"),
         });
     }
-    let (a, b) = (
-        P3::from(joints[parent].position),
-        P3::from(joints[k].position),
-    );
+    let (a, b) = (joints[parent].point(), joints[k].point());
     let renumber: Renumbering = (0..joints.len())
         .map(|i| Some(if i >= k { i + 1 } else { i }))
         .collect();
@@ -158,7 +155,7 @@ pub fn align(
     let order = chain_order(joints, chain).ok_or_else(|| {
         refuse("the joints must form one contiguous parent-child chain".to_string())
     })?;
-    let pos = |j: usize| P3::from(joints[j].position);
+    let pos = |j: usize| joints[j].point();
     let mut sum = V3::zeros();
     for w in order.windows(3) {
         if let Some(u) = up_vector(&pos(w[0]), &pos(w[1]), &pos(w[2])) {
@@ -338,10 +335,10 @@ mod tests {
         assert_eq!(order, vec![1, 2, 3, 4]);
         assert_eq!(j[1].position, before[1].position);
         assert_eq!(j[4].position, before[4].position);
-        let (h, l) = (P3::from(j[1].position), P3::from(j[4].position));
+        let (h, l) = (j[1].point(), j[4].point());
         let n = (l - h).cross(&V3::from(up)).normalize();
         for &k in &order {
-            let d = (P3::from(j[k].position) - h).dot(&n);
+            let d = (j[k].point() - h).dot(&n);
             assert!(d.abs() < 1e-9 * 4.0, "joint {k} off the plane by {d}");
         }
         assert!(align(&mut j, &[1, 3, 4]).is_err(), "not contiguous");

@@ -50,7 +50,7 @@ impl From<RigFile> for ScoredRig {
             kind: f.kind,
             names: f.joints.iter().map(|j| j.name.clone()).collect(),
             parents: f.joints.iter().map(|j| j.parent).collect(),
-            positions: f.joints.iter().map(|j| P3::from(j.position)).collect(),
+            positions: f.joints.iter().map(|j| j.point()).collect(),
             skin,
             bbox: f.bbox,
             mesh: f.mesh,

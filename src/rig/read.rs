@@ -173,7 +173,7 @@ impl RigFile {
     /// `bbox` is the mesh's box, mesh frame (default: the joints' box); no joint is an end marker,
     /// because artist leaf joints (heads, hands) own vertices.
     pub fn skeleton_rig(&self, mesh_path: &Path, bbox: Option<Aabb>) -> Rig {
-        let positions: Vec<P3> = self.joints.iter().map(|j| P3::from(j.position)).collect();
+        let positions: Vec<P3> = self.joints.iter().map(|j| j.point()).collect();
         let bb = bbox.unwrap_or_else(|| Aabb::of_points(&positions));
         Rig {
             mesh: mesh_path.display().to_string(),

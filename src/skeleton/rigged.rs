@@ -3,6 +3,8 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::geom::P3;
+
 /// One joint of a rig, **mesh frame**.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct RigJoint {
@@ -15,6 +17,13 @@ pub struct RigJoint {
     /// End marker: owns no vertices (its parent's bone ends here).
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub end: bool,
+}
+
+impl RigJoint {
+    /// [`Self::position`] as a point (mesh frame).
+    pub fn point(&self) -> P3 {
+        P3::from(self.position)
+    }
 }
 
 /// Skin weights: one list per **input** vertex of `(joint index, weight)`, weights > 0 summing to 1,

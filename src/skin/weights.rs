@@ -47,7 +47,7 @@ pub fn skin_with_sdf_cached(
     let norm = &mesh.normalization;
     let nj: Vec<(P3, Option<usize>, bool)> = joints
         .iter()
-        .map(|j| (norm.to_normalized(&P3::from(j.position)), j.parent, j.end))
+        .map(|j| (norm.to_normalized(&j.point()), j.parent, j.end))
         .collect();
     let bones = bones::bones(&nj, sdf);
     if bones.is_empty() {

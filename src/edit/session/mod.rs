@@ -280,11 +280,7 @@ impl<'a> Session<'a> {
                 } else {
                     V3::zeros()
                 };
-                (
-                    norm.to_normalized(&(P3::from(j.position) + off)),
-                    j.parent,
-                    j.end,
-                )
+                (norm.to_normalized(&(j.point() + off)), j.parent, j.end)
             })
             .collect()
     }

@@ -212,7 +212,7 @@ fn diagonal(joints: &[RigJoint]) -> f64 {
     let mut lo = P3::new(f64::MAX, f64::MAX, f64::MAX);
     let mut hi = P3::new(f64::MIN, f64::MIN, f64::MIN);
     for j in joints {
-        let p = P3::from(j.position);
+        let p = j.point();
         lo = lo.inf(&p);
         hi = hi.sup(&p);
     }
