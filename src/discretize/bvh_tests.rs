@@ -3,6 +3,31 @@
 
 use super::*;
 
+/// A deterministic uniform [0, 1) generator (64-bit LCG, top 53 bits).
+fn lcg(seed: u64) -> impl FnMut() -> f64 {
+    let mut s = seed;
+    move || {
+        s = s
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (s >> 11) as f64 / (1u64 << 53) as f64
+    }
+}
+
+/// `n` small random triangles scattered over the unit cube (a triangle soup).
+fn soup(rnd: &mut impl FnMut() -> f64, n: u32) -> (Vec<P3>, Vec<[u32; 3]>) {
+    let mut pos = Vec::new();
+    let mut tris = Vec::new();
+    for i in 0..n {
+        let c = V3::new(rnd(), rnd(), rnd());
+        for _ in 0..3 {
+            pos.push(P3::from(c + V3::new(rnd(), rnd(), rnd()) * 0.1));
+        }
+        tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
+    }
+    (pos, tris)
+}
+
 fn brute(p: &V3, bvh: &Bvh) -> f64 {
     bvh.tris
         .iter()
@@ -13,22 +38,8 @@ fn brute(p: &V3, bvh: &Bvh) -> f64 {
 #[test]
 fn closest_matches_brute_force() {
     // A deterministic cloud of triangles.
-    let mut s = 12345u64;
-    let mut rnd = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
-    let mut pos = Vec::new();
-    let mut tris = Vec::new();
-    for i in 0..300u32 {
-        let c = V3::new(rnd(), rnd(), rnd());
-        for _ in 0..3 {
-            pos.push(P3::from(c + V3::new(rnd(), rnd(), rnd()) * 0.1));
-        }
-        tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
-    }
+    let mut rnd = lcg(12345);
+    let (pos, tris) = soup(&mut rnd, 300);
     let bvh = Bvh::build(&pos, &tris);
     for _ in 0..500 {
         let p = V3::new(rnd(), rnd(), rnd()) * 1.4 - V3::repeat(0.2);
@@ -158,23 +169,9 @@ fn grid(n: u32) -> (Vec<P3>, Vec<[u32; 3]>) {
 
 #[test]
 fn fast_traversal_equals_the_reference_bit_for_bit() {
-    let mut s = 777u64;
-    let mut rnd = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rnd = lcg(777);
     // Random soup: random queries, random and chained hints.
-    let mut pos = Vec::new();
-    let mut tris = Vec::new();
-    for i in 0..500u32 {
-        let c = V3::new(rnd(), rnd(), rnd());
-        for _ in 0..3 {
-            pos.push(P3::from(c + V3::new(rnd(), rnd(), rnd()) * 0.1));
-        }
-        tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
-    }
+    let (pos, tris) = soup(&mut rnd, 500);
     let soup = Bvh::build(&pos, &tris);
     let mut hint = None;
     for k in 0..2000 {
