@@ -140,63 +140,29 @@ impl Pipeline {
 
         check(progress, Stage::Embed)?;
         let chosen = self.choose(req, &prepared, &disc, progress)?;
-        for (name, ms) in &chosen.fit.embedding.timings_ms {
-            timings.insert((*name).to_string(), *ms);
-        }
-        let Chosen {
-            fit,
-            trials,
-            curve,
-            notes,
-        } = chosen;
-        let mut rig = build_rig(req, &prepared, &fit);
-        rig.templates = trials;
-        rig.warnings.extend(notes);
-        if let Some(mut report) = curve {
-            rig.method = crate::curveskel::METHOD_NAME.into();
-            // Times live in rig.json's `timings_ms` only (the report's copy is not serialized).
-            for (name, ms) in std::mem::take(&mut report.timings_ms) {
-                timings.insert(format!("curve_{name}"), ms);
-            }
-            rig.curve = Some(report);
-        }
-        if let Some(src) = &source {
-            rig.warnings.extend(src.warnings.iter().cloned());
-        }
-        rig.stats = discretization_stats(&disc);
+        let (mut rig, fit) = rig_from_choice(
+            req,
+            &prepared,
+            &disc,
+            chosen,
+            source.as_deref(),
+            &mut timings,
+        );
         let embedding = fit.embedding;
 
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
-            let t = Instant::now();
-            let skin_opts = attach::skin_options(&self.config.skin, &prepared);
             // A re-run of a cached mesh keeps its heat system for the next re-run (a one-off
             // rig does not: it would only hold memory).
             let heat = reused.then(|| self.heat_cache(key)).flatten();
-            let mut s = skin::skin_cached(
+            let s = self.skin_stage(
+                path,
                 &prepared,
-                &disc.field,
-                &rig.joints,
-                &skin_opts,
+                &disc,
                 heat.as_deref(),
-            )
-            .map_err(|source| RigError::Skin {
-                path: path.clone(),
-                source,
-            })?;
-            timings.insert("skin".into(), ms_since(t));
-            timings.extend(s.stats.timings().map(|(k, ms)| (k.to_string(), ms)));
-            let field = &disc.field;
-            edit::replay_sidecar(
-                &prepared,
-                field,
                 &mut rig,
-                &mut s,
-                &self.config.skin,
                 &mut timings,
-            );
-            rig.warnings.extend(s.warnings.iter().cloned());
-            rig.skin = Some(s.weights.clone());
+            )?;
             Some(s)
         } else {
             None
@@ -214,6 +180,70 @@ impl Pipeline {
             source,
         })
     }
+
+    /// The skin stage: heat-diffusion weights for `rig`'s joints (reusing `heat`'s system when
+    /// given), then the edit sidecar replayed onto rig and weights.
+    fn skin_stage(
+        &self,
+        path: &Path,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        heat: Option<&skin::SystemCache>,
+        rig: &mut Rig,
+        timings: &mut BTreeMap<String, f64>,
+    ) -> Result<Skin, RigError> {
+        let t = Instant::now();
+        let skin_opts = attach::skin_options(&self.config.skin, prepared);
+        let mut s = skin::skin_cached(prepared, &disc.field, &rig.joints, &skin_opts, heat)
+            .map_err(|source| RigError::Skin {
+                path: path.to_path_buf(),
+                source,
+            })?;
+        timings.insert("skin".into(), ms_since(t));
+        timings.extend(s.stats.timings().map(|(k, ms)| (k.to_string(), ms)));
+        let field = &disc.field;
+        edit::replay_sidecar(prepared, field, rig, &mut s, &self.config.skin, timings);
+        rig.warnings.extend(s.warnings.iter().cloned());
+        rig.skin = Some(s.weights.clone());
+        Ok(s)
+    }
+}
+
+/// The rig (without skin) from the chosen fit: trials, notes, the curve report when the curve
+/// method made the joints, the source's warnings and the discretization's stats; with the fit.
+fn rig_from_choice(
+    req: &RigRequest,
+    prepared: &PreparedMesh,
+    disc: &Discretization,
+    chosen: Chosen,
+    source: Option<&mesh::load::SourceDocument>,
+    timings: &mut BTreeMap<String, f64>,
+) -> (Rig, Fit) {
+    for (name, ms) in &chosen.fit.embedding.timings_ms {
+        timings.insert((*name).to_string(), *ms);
+    }
+    let Chosen {
+        fit,
+        trials,
+        curve,
+        notes,
+    } = chosen;
+    let mut rig = build_rig(req, prepared, &fit);
+    rig.templates = trials;
+    rig.warnings.extend(notes);
+    if let Some(mut report) = curve {
+        rig.method = crate::curveskel::METHOD_NAME.into();
+        // Times live in rig.json's `timings_ms` only (the report's copy is not serialized).
+        for (name, ms) in std::mem::take(&mut report.timings_ms) {
+            timings.insert(format!("curve_{name}"), ms);
+        }
+        rig.curve = Some(report);
+    }
+    if let Some(src) = source {
+        rig.warnings.extend(src.warnings.iter().cloned());
+    }
+    rig.stats = discretization_stats(disc);
+    (rig, fit)
 }
 
 /// The prepare stage (weld, shells, repairs, normalization) of `mesh`, read from `path`.

@@ -158,17 +158,7 @@ pub fn build(
     if ax.nodes.is_empty() {
         return Err(CurveError::NoOutline);
     }
-    let mut tree = prune::Tree::from_axis(&ax, opts.mode);
-    let mut pruned = tree.prune(opts.mode, primary.extent);
-    let mut plates = 0;
-    if opts.mode == CurveMode::Robust {
-        let p = tree.prune_plates(&primary);
-        plates = p.len();
-        pruned.extend(p);
-        pruned.extend(tree.prune(opts.mode, primary.extent));
-        tree.merge_junctions();
-    }
-    tree.apply_end_hints(hints, &frame, &ax);
+    let (tree, pruned, plates) = pruned_tree(&ax, &primary, hints, &frame, opts.mode);
     let mut branches = tree.branches();
     times.push(("curve_skeleton".to_string(), ms_since(t)));
 
@@ -185,33 +175,9 @@ pub fn build(
     times.push(("refine".to_string(), ms_since(t)));
 
     let t = Instant::now();
-    // The project's rest-pose convention: +Y of the mesh is up (names: legs reach the ground).
-    let down = frame.to_frame(&P3::new(0.0, -1.0, 0.0)).coords;
-    let mut built = joints::build(&branches, &tree, primary.extent, opts.mode, down);
-    let mut hidden_parts = 0;
-    if opts.mode == CurveMode::Robust {
-        hub::rehang_tentacles(&mut built);
-        let pts: Vec<P3> = prepared
-            .positions
-            .iter()
-            .map(|q| frame.to_frame(q))
-            .collect();
-        mantle::add_chain(
-            &mut built,
-            &pts,
-            &prepared.triangles,
-            primary.extent,
-            opts.mode,
-        );
-        hidden_parts = hidden::add_chains(
-            &mut built,
-            &pts,
-            &prepared.triangles,
-            primary.extent,
-            opts.mode,
-        );
-    }
-    joints::apply_pins(&mut built, hints, &frame);
+    let (built, hidden_parts) = place_joints(
+        prepared, &frame, &branches, &tree, &primary, hints, opts.mode,
+    );
     times.push(("joints".to_string(), ms_since(t)));
 
     let diags = diagnose::run(&diagnose::Inputs {
@@ -224,16 +190,7 @@ pub fn build(
         inside,
     });
     let mut diags = diags;
-    if hidden_parts > 0 {
-        diags.warnings.push(format!(
-            "{hidden_parts} part(s) hidden in the primary view (along the view or over another part) got a chain from the surface's rings"
-        ));
-    }
-    if plates > 0 {
-        diags.warnings.push(format!(
-            "{plates} flat part(s) (fins, ears, membranes) got no bones of their own: they follow the branch they grow from"
-        ));
-    }
+    note_unboned_parts(&mut diags, hidden_parts, plates);
     Ok(assemble(
         built,
         frame,
@@ -244,6 +201,74 @@ pub fn build(
         diags,
         opts,
     ))
+}
+
+/// The chordal axis as a tree, pruned (robust mode: flat plates too, then junctions merged) and
+/// edited by the hints' branch ends; with the pruned branches and the number of plates.
+fn pruned_tree(
+    ax: &axis::Axis,
+    primary: &raster::Raster,
+    hints: &CurveHints,
+    frame: &view::Frame,
+    mode: CurveMode,
+) -> (prune::Tree, Vec<prune::Pruned>, usize) {
+    let mut tree = prune::Tree::from_axis(ax, mode);
+    let mut pruned = tree.prune(mode, primary.extent);
+    let mut plates = 0;
+    if mode == CurveMode::Robust {
+        let p = tree.prune_plates(primary);
+        plates = p.len();
+        pruned.extend(p);
+        pruned.extend(tree.prune(mode, primary.extent));
+        tree.merge_junctions();
+    }
+    tree.apply_end_hints(hints, frame, ax);
+    (tree, pruned, plates)
+}
+
+/// Key and middle joints on the branches (robust mode: tentacles re-hung from their hub, the
+/// mantle chain and chains for hidden parts added), then the hints' pins; with the number of
+/// hidden parts given a chain.
+fn place_joints(
+    prepared: &PreparedMesh,
+    frame: &view::Frame,
+    branches: &[prune::Branch],
+    tree: &prune::Tree,
+    primary: &raster::Raster,
+    hints: &CurveHints,
+    mode: CurveMode,
+) -> (joints::Built, usize) {
+    // The project's rest-pose convention: +Y of the mesh is up (names: legs reach the ground).
+    let down = frame.to_frame(&P3::new(0.0, -1.0, 0.0)).coords;
+    let mut built = joints::build(branches, tree, primary.extent, mode, down);
+    let mut hidden_parts = 0;
+    if mode == CurveMode::Robust {
+        hub::rehang_tentacles(&mut built);
+        let pts: Vec<P3> = prepared
+            .positions
+            .iter()
+            .map(|q| frame.to_frame(q))
+            .collect();
+        mantle::add_chain(&mut built, &pts, &prepared.triangles, primary.extent, mode);
+        hidden_parts =
+            hidden::add_chains(&mut built, &pts, &prepared.triangles, primary.extent, mode);
+    }
+    joints::apply_pins(&mut built, hints, frame);
+    (built, hidden_parts)
+}
+
+/// Warnings for parts that got no bones of their own or a chain from the surface's rings.
+fn note_unboned_parts(diags: &mut diagnose::Diagnostics, hidden_parts: usize, plates: usize) {
+    if hidden_parts > 0 {
+        diags.warnings.push(format!(
+            "{hidden_parts} part(s) hidden in the primary view (along the view or over another part) got a chain from the surface's rings"
+        ));
+    }
+    if plates > 0 {
+        diags.warnings.push(format!(
+            "{plates} flat part(s) (fins, ears, membranes) got no bones of their own: they follow the branch they grow from"
+        ));
+    }
 }
 
 /// The fit from the built skeleton (normalized frame) and the run's report.

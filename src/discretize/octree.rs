@@ -377,15 +377,66 @@ pub fn test_cell<E: Evaluate>(
     let half = f64::from(h) * prm.unit;
     let at = interp_all(corners);
     let bounds = skip.then(|| Bounds::from_corners(corners, half));
-    let all_settled = |b: &Bounds| {
-        let s = b.settled(&at, prm.tol, true);
-        (0..27).all(|idx| s[idx] || is_corner(idx))
-    };
-    if bounds.as_ref().is_some_and(all_settled) {
+    if bounds
+        .as_ref()
+        .is_some_and(|b| corners_settle(b, &at, prm.tol))
+    {
         // The corners alone settle all 19 points, centre included: the cell stays a leaf
         // whether or not the centre would have cropped it.
         return Tested::Leaf;
     }
+    let (center, anchors) = centre_value(ex, lo, side, known);
+    let mut known = known;
+    if level >= 1 && known.is_none() && crop(center, side, prm.unit, &mut known) {
+        return Tested::Leaf;
+    }
+    // Lattice points whose split test the Lipschitz bound already answers (see [`Bounds`]).
+    let settled = if let Some(mut b) = bounds {
+        b.add_center(center, half);
+        b.settled(&at, prm.tol, false)
+    } else {
+        [false; 27]
+    };
+    let mut lat = [0.0f64; 27];
+    let mut split = level == 0;
+    for idx in (0..27).filter(|&i| !settled[i]) {
+        let (i, j, k) = (idx % 3, idx / 3 % 3, idx / 9);
+        lat[idx] = if is_corner(idx) {
+            corners[i / 2 + (j / 2) * 2 + (k / 2) * 4]
+        } else if idx == 13 {
+            center
+        } else {
+            ex.value(lattice_key(lo, h, idx), known, &anchors)
+        };
+        if !split && (lat[idx] - at[idx]).abs() > prm.tol {
+            split = true;
+        }
+    }
+    if !split {
+        return Tested::Leaf;
+    }
+    // The children need every lattice value as corners.
+    for idx in (0..27).filter(|&i| settled[i]) {
+        lat[idx] = ex.value(lattice_key(lo, h, idx), known, &anchors);
+    }
+    Tested::Split(lat, known)
+}
+
+/// True if the Lipschitz bounds from the corners settle every non-corner lattice point.
+fn corners_settle(b: &Bounds, at: &[f64; 27], tol: f64) -> bool {
+    let s = b.settled(at, tol, true);
+    (0..27).all(|idx| s[idx] || is_corner(idx))
+}
+
+/// The exact value at the centre of the cell at `lo` with side `side` (lattice units), with the
+/// winding anchors (corners, then centre) when the sign is by winding and not `known`.
+fn centre_value<E: Evaluate>(
+    ex: &mut E,
+    lo: [u32; 3],
+    side: u32,
+    known: Option<bool>,
+) -> (f64, Vec<Anchor>) {
+    let h = side / 2;
     let mut anchors: Vec<Anchor> = Vec::with_capacity(9);
     if known.is_none() && ex.is_winding() {
         for m in 0..8 {
@@ -398,56 +449,32 @@ pub fn test_cell<E: Evaluate>(
     if known.is_none() && ex.is_winding() {
         anchors.extend(ex.anchor(ckey));
     }
-    let mut known = known;
-    if level >= 1 && known.is_none() {
-        // Cropping (docs/algorithms.md#distance-field): a cell whose centre is farther than half its diagonal from the surface
-        // contains no surface; outside cells stay leaves, inside cells are still refined.
-        let half_diag = 0.5 * 3f64.sqrt() * f64::from(side) * prm.unit;
-        if center > half_diag {
-            return Tested::Leaf;
-        }
-        if center < -half_diag {
-            known = Some(true);
-        }
+    (center, anchors)
+}
+
+/// Cropping (docs/algorithms.md#distance-field): a cell whose centre is farther than half its
+/// diagonal from the surface contains no surface. True for an outside cell (it stays a leaf);
+/// an inside cell is marked `known` inside and still refined.
+fn crop(center: f64, side: u32, unit: f64, known: &mut Option<bool>) -> bool {
+    let half_diag = 0.5 * 3f64.sqrt() * f64::from(side) * unit;
+    if center > half_diag {
+        return true;
     }
-    // Lattice points whose split test the Lipschitz bound already answers (see [`Bounds`]).
-    let settled = if let Some(mut b) = bounds {
-        b.add_center(center, half);
-        b.settled(&at, prm.tol, false)
-    } else {
-        [false; 27]
-    };
-    let key = |idx: usize| {
-        let step = |t: usize| t as u32 * h;
-        [
-            lo[0] + step(idx % 3),
-            lo[1] + step(idx / 3 % 3),
-            lo[2] + step(idx / 9),
-        ]
-    };
-    let mut lat = [0.0f64; 27];
-    let mut split = level == 0;
-    for idx in (0..27).filter(|&i| !settled[i]) {
-        let (i, j, k) = (idx % 3, idx / 3 % 3, idx / 9);
-        lat[idx] = if is_corner(idx) {
-            corners[i / 2 + (j / 2) * 2 + (k / 2) * 4]
-        } else if idx == 13 {
-            center
-        } else {
-            ex.value(key(idx), known, &anchors)
-        };
-        if !split && (lat[idx] - at[idx]).abs() > prm.tol {
-            split = true;
-        }
+    if center < -half_diag {
+        *known = Some(true);
     }
-    if !split {
-        return Tested::Leaf;
-    }
-    // The children need every lattice value as corners.
-    for idx in (0..27).filter(|&i| settled[i]) {
-        lat[idx] = ex.value(key(idx), known, &anchors);
-    }
-    Tested::Split(lat, known)
+    false
+}
+
+/// Lattice key of point `idx` (i + 3j + 9k) of the 3×3×3 lattice of the cell at `lo` with
+/// half side `h`.
+fn lattice_key(lo: [u32; 3], h: u32, idx: usize) -> [u32; 3] {
+    let step = |t: usize| t as u32 * h;
+    [
+        lo[0] + step(idx % 3),
+        lo[1] + step(idx / 3 % 3),
+        lo[2] + step(idx / 9),
+    ]
 }
 
 /// Relative slack on τ in [`Bounds::settled`], far above the rounding of the exact distances.

@@ -135,7 +135,6 @@ pub fn solve_region_cached(
     pre: Option<Prefetched>,
 ) -> Result<Patch, EditError> {
     let sys = Region::new(s, region);
-    let n = sys.rows.len();
     let mut times = SolveTimes::default();
 
     let t = Instant::now();
@@ -158,17 +157,48 @@ pub fn solve_region_cached(
 
     let t = Instant::now();
     let columns = columns(s, &sys.rows, &sys.lidx, &sources, watch);
-    let mh: Vec<f64> = sys
-        .rows
+    let mh = heat_diagonal(s, &sys, &sources);
+    times.assemble_ms = ms_since(t);
+    let x = solve_groups(s, &sys, &mh, &sources, &columns, cache, &mut times)?;
+
+    let t = Instant::now();
+    let (rows, raw) = finish(s, &sys.verts, &columns, &x, &sources);
+    times.post_ms = ms_since(t);
+    Ok(Patch {
+        region: sys.verts,
+        rows,
+        raw,
+        columns,
+        sources: fresh,
+        times,
+    })
+}
+
+/// The heat term `M H` of each region row (zero without a heat source).
+fn heat_diagonal(s: &Session, sys: &Region, sources: &[Option<&Source>]) -> Vec<f64> {
+    sys.rows
         .par_iter()
-        .zip(&sources)
+        .zip(sources)
         .with_min_len(COLUMNS_CHUNK)
         .map(|(&r, src)| src.map_or(0.0, |src| heat_term(s, r, src)))
-        .collect();
-    times.assemble_ms = ms_since(t);
+        .collect()
+}
+
+/// Raw solutions of every recomputed column (column-major, `columns` order), one factorization
+/// per smoothness group b; phase times added to `times`.
+fn solve_groups(
+    s: &Session,
+    sys: &Region,
+    mh: &[f64],
+    sources: &[Option<&Source>],
+    columns: &[u32],
+    cache: &mut FactorCache,
+    times: &mut SolveTimes,
+) -> Result<Vec<f64>, EditError> {
+    let n = sys.rows.len();
     let mut coupling: Option<Vec<f64>> = None;
     let mut x = vec![0.0; n * columns.len()];
-    for (b, cis) in smoothness_groups(s, &columns) {
+    for (b, cis) in smoothness_groups(s, columns) {
         // One group (every column, in order) solves in `x` itself: no buffer, no copy back.
         let whole = cis.len() == columns.len();
         let mut own = if whole {
@@ -182,16 +212,16 @@ pub fn solve_region_cached(
         let t = Instant::now();
         let mut factor_times = SolveTimes::default();
         let (factor, ()) = rayon::join(
-            || factor_for(s, &sys, &mh, b, cache, &mut factor_times),
+            || factor_for(s, sys, mh, b, cache, &mut factor_times),
             || {
-                let coupling = coupling.get_or_insert_with(|| frozen_coupling(s, &sys, &columns));
-                group_rhs(s, &sys, &mh, &sources, &columns, coupling, &cis, b, rhs);
+                let coupling = coupling.get_or_insert_with(|| frozen_coupling(s, sys, columns));
+                group_rhs(s, sys, mh, sources, columns, coupling, &cis, b, rhs);
             },
         );
         let factor = factor?;
         // Phases overlap here: the wall time beyond the factorization's phases counts as assembly.
         let side = ms_since(t) - factor_times.assemble_ms - factor_times.factor_ms;
-        add_times(&mut times, &factor_times);
+        add_times(times, &factor_times);
         times.assemble_ms += side.max(0.0);
         let t = Instant::now();
         solve_columns(&factor.factor, rhs, n, cis.len()).map_err(EditError::Solve)?;
@@ -202,18 +232,7 @@ pub fn solve_region_cached(
             }
         }
     }
-
-    let t = Instant::now();
-    let (rows, raw) = finish(s, &sys.verts, &columns, &x, &sources);
-    times.post_ms = ms_since(t);
-    Ok(Patch {
-        region: sys.verts,
-        rows,
-        raw,
-        columns,
-        sources: fresh,
-        times,
-    })
+    Ok(x)
 }
 
 /// Right-hand sides of the columns `cis` (indices into `columns`) of one smoothness group `b`, in

@@ -10,7 +10,7 @@ use std::collections::HashMap;
 
 use super::paths::Paths;
 use super::pins::anchored_split;
-use super::reduced::Reduced;
+use super::reduced::{RJoint, Reduced};
 use crate::discretize::Field;
 use crate::discretize::SphereGraph;
 use crate::geom::{P3, V3};
@@ -40,11 +40,7 @@ pub fn split(
 ) -> (Vec<P3>, Vec<usize>) {
     let n_full = ends.skel.joints.len();
     let mut extended = Vec::new();
-    let center = |v: u32| {
-        g.spheres
-            .get(v as usize)
-            .map_or(P3::new(0.5, 0.5, 0.5), |s| s.center)
-    };
+    let center = |v: u32| sphere_center(g, v);
     let mut q = vec![P3::new(0.5, 0.5, 0.5); n_full];
     for (idx, rj) in red.joints.iter().enumerate() {
         let Some(&v) = matched.get(idx) else { continue };
@@ -62,25 +58,11 @@ pub fn split(
             path = vec![center(pv).coords, center(v).coords];
         }
         let leaf = rj.full.0;
-        if ends.skel.joints[leaf].end && !pins.contains_key(&leaf) {
-            let n = path.len();
-            let last = path[n - 1];
-            let mut dir = if n >= 2 {
-                last - path[n - 2]
-            } else {
-                V3::zeros()
-            };
-            if dir.norm() < 1e-9 {
-                dir = ends
-                    .template_dir
-                    .get(leaf)
-                    .copied()
-                    .unwrap_or_else(V3::zeros);
-            }
-            if let Some(tip) = extension(ends.field, &P3::from(last), &dir, MAX_EXTENSION) {
-                path.push(tip.coords);
-                extended.push(leaf);
-            }
+        if ends.skel.joints[leaf].end
+            && !pins.contains_key(&leaf)
+            && extend_end(ends, leaf, &mut path)
+        {
+            extended.push(leaf);
         }
         if let Some(pin) = pins.get(&leaf) {
             // A pinned end: the chain runs to the pin itself.
@@ -88,24 +70,58 @@ pub fn split(
                 path.push(pin.coords);
             }
         }
-        let pinned: Vec<Option<P3>> = rj
-            .chain
-            .iter()
-            .enumerate()
-            .map(|(i, j)| {
-                if i == 0 {
-                    None
-                } else {
-                    pins.get(&j.0).copied()
-                }
-            })
-            .collect();
-        let pts = anchored_split(&path, &rj.fractions, &pinned);
+        let pts = anchored_split(&path, &rj.fractions, &chain_pins(rj, pins));
         for (i, j) in rj.chain.iter().enumerate().skip(1) {
             q[j.0] = pts[i];
         }
     }
     (q, extended)
+}
+
+/// Centre of sphere `v` of `g` (the middle of the unit box for an unknown sphere).
+fn sphere_center(g: &SphereGraph, v: u32) -> P3 {
+    g.spheres
+        .get(v as usize)
+        .map_or(P3::new(0.5, 0.5, 0.5), |s| s.center)
+}
+
+/// Extend the path of the chain ending in `leaf` to just inside the surface (along its last
+/// segment, or the template bone when that is degenerate); true if it moved.
+fn extend_end(ends: &Ends, leaf: usize, path: &mut Vec<V3>) -> bool {
+    let n = path.len();
+    let last = path[n - 1];
+    let mut dir = if n >= 2 {
+        last - path[n - 2]
+    } else {
+        V3::zeros()
+    };
+    if dir.norm() < 1e-9 {
+        dir = ends
+            .template_dir
+            .get(leaf)
+            .copied()
+            .unwrap_or_else(V3::zeros);
+    }
+    if let Some(tip) = extension(ends.field, &P3::from(last), &dir, MAX_EXTENSION) {
+        path.push(tip.coords);
+        return true;
+    }
+    false
+}
+
+/// The pin of each joint of `rj`'s chain (none for its first joint, the fixed chain start).
+fn chain_pins(rj: &RJoint, pins: &HashMap<usize, P3>) -> Vec<Option<P3>> {
+    rj.chain
+        .iter()
+        .enumerate()
+        .map(|(i, j)| {
+            if i == 0 {
+                None
+            } else {
+                pins.get(&j.0).copied()
+            }
+        })
+        .collect()
 }
 
 /// Longest extension of a chain end, normalized units.

@@ -244,22 +244,64 @@ pub fn map(high: &Tree, low_branches: &[Vec<usize>], target: &Target) -> Mapping
     let hbs = high.branches();
     let abs = target.branches();
     let allowed = allowed_columns(high, &hbs, &abs, target);
-    // Row minima of the I × J matrix (Eq. 6), over the columns the pins allow.
-    let rows: Vec<RowMin> = hbs
-        .iter()
-        .zip(&allowed)
+    let rows = row_minima(high, &terms, target, &hbs, &abs, &allowed);
+    let best_in_group = best_per_group(high, &hbs, &rows, low_branches);
+    let (mut kept, seen) = kept_branches(best_in_group, &hbs, &rows, abs.len());
+    let ctx = Fill {
+        high,
+        terms: &terms,
+        target,
+        hbs: &hbs,
+        abs: &abs,
+        allowed: &allowed,
+    };
+    kept.extend(fill_unmapped(&ctx, &seen, &kept));
+    // §8.7 winner takes all: kept branches in ascending Q, a node keeps its first joint.
+    let mut node_joint = vec![None; high.len()];
+    for k in kept.iter().filter(|k| k.primary) {
+        for &(n, j) in &k.pairs {
+            node_joint[n].get_or_insert(j);
+        }
+    }
+    Mapping {
+        kept,
+        node_joint,
+        branch_counts: (hbs.len(), low_branches.len()),
+    }
+}
+
+/// Row minima of the I × J matrix (Eq. 6), over the columns the pins allow.
+fn row_minima(
+    high: &Tree,
+    terms: &NodeTerms,
+    target: &Target,
+    hbs: &[Vec<usize>],
+    abs: &[Vec<usize>],
+    allowed: &[Vec<bool>],
+) -> Vec<RowMin> {
+    hbs.iter()
+        .zip(allowed)
         .map(|(hb, ok)| {
             abs.iter()
                 .enumerate()
                 .filter(|(j, _)| ok[*j])
                 .map(|(j, ab)| {
-                    let (q, p) = match_branch(high, &terms, target, hb, ab);
+                    let (q, p) = match_branch(high, terms, target, hb, ab);
                     (j, q, p)
                 })
                 .min_by(|a, b| a.1.total_cmp(&b.1).then(a.0.cmp(&b.0)))
                 .unwrap_or((0, f64::INFINITY, Vec::new()))
         })
-        .collect();
+        .collect()
+}
+
+/// Per low-resolution branch, the high-resolution branch kept for it: (cover, Q, branch index).
+fn best_per_group(
+    high: &Tree,
+    hbs: &[Vec<usize>],
+    rows: &[RowMin],
+    low_branches: &[Vec<usize>],
+) -> Vec<Option<(usize, f64, usize)>> {
     // §8.6: group by the low-resolution branch sharing most components; keep the cheapest per group.
     // The shared root is left out on both sides (see `report::cluster_both`); a branch sharing no
     // piece with any low-resolution limb lies inside the body and joins no group [INTERPRETATION].
@@ -294,6 +336,17 @@ pub fn map(high: &Tree, low_branches: &[Vec<usize>], target: &Target) -> Mapping
             *slot = Some((cover, q, i));
         }
     }
+    best_in_group
+}
+
+/// The kept branches by ascending Q, the cheapest of each template branch marked primary; with
+/// which of the `n_columns` template branches got one.
+fn kept_branches(
+    best_in_group: Vec<Option<(usize, f64, usize)>>,
+    hbs: &[Vec<usize>],
+    rows: &[RowMin],
+    n_columns: usize,
+) -> (Vec<Kept>, Vec<bool>) {
     let mut kept: Vec<Kept> = best_in_group
         .into_iter()
         .flatten()
@@ -306,31 +359,11 @@ pub fn map(high: &Tree, low_branches: &[Vec<usize>], target: &Target) -> Mapping
         })
         .collect();
     kept.sort_by(|a, b| a.q.total_cmp(&b.q).then(a.leaf.cmp(&b.leaf)));
-    let mut seen = vec![false; abs.len()];
+    let mut seen = vec![false; n_columns];
     for k in &mut kept {
         k.primary = !std::mem::replace(&mut seen[k.column], true);
     }
-    let ctx = Fill {
-        high,
-        terms: &terms,
-        target,
-        hbs: &hbs,
-        abs: &abs,
-        allowed: &allowed,
-    };
-    kept.extend(fill_unmapped(&ctx, &seen, &kept));
-    // §8.7 winner takes all: kept branches in ascending Q, a node keeps its first joint.
-    let mut node_joint = vec![None; high.len()];
-    for k in kept.iter().filter(|k| k.primary) {
-        for &(n, j) in &k.pairs {
-            node_joint[n].get_or_insert(j);
-        }
-    }
-    Mapping {
-        kept,
-        node_joint,
-        branch_counts: (hbs.len(), low_branches.len()),
-    }
+    (kept, seen)
 }
 
 /// What `fill_unmapped` reads.

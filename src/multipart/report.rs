@@ -202,72 +202,28 @@ pub fn explain(e: &Explain) -> (MultipartReport, Vec<String>, Vec<String>) {
     let names = |j: usize| e.template.joints[j].name.clone();
     let abs = e.target.branches();
     let high = &e.stages.high;
-    let branch_parts = |leaf: usize| -> usize {
-        high.path_to(leaf)
-            .iter()
-            .map(|&n| high.members[n].len())
-            .sum()
-    };
     let limbs: Vec<LimbMap> = e
         .mapping
         .kept
         .iter()
         .map(|k| LimbMap {
-            limb: names(*abs[k.column].last().unwrap_or(&0)),
-            parts: branch_parts(k.leaf),
+            limb: limb_name(e, &abs, k.column),
+            parts: branch_parts(high, k.leaf),
             cost: k.q,
             primary: k.primary,
         })
         .collect();
     let unmapped_limbs: Vec<String> = (0..abs.len())
         .filter(|&c| !e.mapping.kept.iter().any(|k| k.column == c))
-        .map(|c| names(*abs[c].last().unwrap_or(&0)))
+        .map(|c| limb_name(e, &abs, c))
         .collect();
     let mut reasons = Vec::new();
     let mut warnings = Vec::new();
     for l in &unmapped_limbs {
         reasons.push(format!("template limb ending at {l} found no branch of the part tree; its joints follow the template's proportions"));
     }
-    for k in e.mapping.kept.iter().filter(|k| !k.primary) {
-        let primary = e
-            .mapping
-            .kept
-            .iter()
-            .find(|p| p.primary && p.column == k.column);
-        let dir = |leaf: usize| (high.centre[leaf] - high.centre[0]).normalize();
-        let angle = primary.map_or(180.0, |p| {
-            dir(p.leaf)
-                .dot(&dir(k.leaf))
-                .clamp(-1.0, 1.0)
-                .acos()
-                .to_degrees()
-        });
-        let limb = names(*abs[k.column].last().unwrap_or(&0));
-        if angle > EXTRA_LIMB_MAX_ANGLE {
-            reasons.push(format!("a branch of {} parts maps to the same limb as another ({limb}) but points {angle:.0}° away from it", branch_parts(k.leaf)));
-        } else {
-            warnings.push(format!(
-                "extra limb of {} parts (like {limb}) is bound rigidly with the body",
-                branch_parts(k.leaf)
-            ));
-        }
-    }
-    let total: f64 = e.parts.iter().map(|c| c.area).sum();
-    let floating_area: f64 = e.graph.floating.iter().map(|&c| e.parts[c].area).sum();
-    let floating_shells: Vec<usize> = e.graph.floating.iter().map(|&c| e.parts[c].shell).collect();
-    if !floating_shells.is_empty() {
-        let msg = format!(
-            "the contact graph is disconnected: {} parts ({:.1}% of the area; shells {}) touch nothing within ε and were linked to their nearest part",
-            floating_shells.len(),
-            100.0 * floating_area / total.max(1e-300),
-            list(&floating_shells)
-        );
-        if floating_area > FLOATING_AREA_LOW * total {
-            reasons.push(msg);
-        } else {
-            warnings.push(msg);
-        }
-    }
+    extra_limb_notes(e, &abs, &mut reasons, &mut warnings);
+    let floating_shells = floating_note(e, &mut reasons, &mut warnings);
     let mut parts_per_bone = BTreeMap::new();
     for &b in e.part_bone {
         *parts_per_bone.entry(names(b)).or_insert(0) += 1;
@@ -292,6 +248,78 @@ pub fn explain(e: &Explain) -> (MultipartReport, Vec<String>, Vec<String>) {
             .collect(),
     };
     (report, reasons, warnings)
+}
+
+/// Name of the last joint of template limb `column` (`abs`: the template's branches).
+fn limb_name(e: &Explain, abs: &[Vec<usize>], column: usize) -> String {
+    e.template.joints[*abs[column].last().unwrap_or(&0)]
+        .name
+        .clone()
+}
+
+/// Number of parts on the path from the root of `high` to `leaf`.
+fn branch_parts(high: &Tree, leaf: usize) -> usize {
+    high.path_to(leaf)
+        .iter()
+        .map(|&n| high.members[n].len())
+        .sum()
+}
+
+/// Extra (non-primary) limbs: a reason when one points far from its template limb's primary
+/// branch, else a warning that it is bound rigidly with the body.
+fn extra_limb_notes(
+    e: &Explain,
+    abs: &[Vec<usize>],
+    reasons: &mut Vec<String>,
+    warnings: &mut Vec<String>,
+) {
+    let high = &e.stages.high;
+    for k in e.mapping.kept.iter().filter(|k| !k.primary) {
+        let primary = e
+            .mapping
+            .kept
+            .iter()
+            .find(|p| p.primary && p.column == k.column);
+        let dir = |leaf: usize| (high.centre[leaf] - high.centre[0]).normalize();
+        let angle = primary.map_or(180.0, |p| {
+            dir(p.leaf)
+                .dot(&dir(k.leaf))
+                .clamp(-1.0, 1.0)
+                .acos()
+                .to_degrees()
+        });
+        let limb = limb_name(e, abs, k.column);
+        if angle > EXTRA_LIMB_MAX_ANGLE {
+            reasons.push(format!("a branch of {} parts maps to the same limb as another ({limb}) but points {angle:.0}° away from it", branch_parts(high, k.leaf)));
+        } else {
+            warnings.push(format!(
+                "extra limb of {} parts (like {limb}) is bound rigidly with the body",
+                branch_parts(high, k.leaf)
+            ));
+        }
+    }
+}
+
+/// The floating shells (touching nothing), noted as a reason when they hold more than
+/// [`FLOATING_AREA_LOW`] of the area, else as a warning.
+fn floating_note(e: &Explain, reasons: &mut Vec<String>, warnings: &mut Vec<String>) -> Vec<usize> {
+    let total: f64 = e.parts.iter().map(|c| c.area).sum();
+    let floating_area: f64 = e.graph.floating.iter().map(|&c| e.parts[c].area).sum();
+    let floating_shells: Vec<usize> = e.graph.floating.iter().map(|&c| e.parts[c].shell).collect();
+    if !floating_shells.is_empty() {
+        let msg = format!(
+            "the contact graph is disconnected: {} parts ({:.1}% of the area; shells {}) touch nothing within ε and were linked to their nearest part",
+            floating_shells.len(),
+            100.0 * floating_area / total.max(1e-300),
+            list(&floating_shells)
+        );
+        if floating_area > FLOATING_AREA_LOW * total {
+            reasons.push(msg);
+        } else {
+            warnings.push(msg);
+        }
+    }
+    floating_shells
 }
 
 /// At most 12 numbers, then "…".

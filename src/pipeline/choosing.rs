@@ -40,7 +40,6 @@ impl Pipeline {
         disc: &Discretization,
         progress: &dyn Progress,
     ) -> Result<Chosen, RigError> {
-        let path = &req.mesh_path;
         if let Template::Curve(mode) = req.skeleton {
             let c = self.curve(req, prepared, disc, mode)?;
             return Ok(Chosen {
@@ -51,6 +50,33 @@ impl Pipeline {
             });
         }
         let opts = choose::options(&self.config.embed_options(), &req.skeleton, req.orientation);
+        let (fits, first_err) = self.fit_candidates(req, prepared, disc, &opts, progress)?;
+        let Some(best) = choose::best(&fits) else {
+            return self.no_template_fits(req, prepared, disc, first_err);
+        };
+        let (fit, trials) = self.check_best(req, disc, &opts, fits, best, progress);
+        if matches!(req.skeleton, Template::Auto) && fit.confidence.status != Status::Ok {
+            return self.curve_competes(req, prepared, disc, fit, trials);
+        }
+        Ok(Chosen {
+            fit,
+            trials,
+            curve: None,
+            notes: Vec::new(),
+        })
+    }
+
+    /// Every candidate template embedded and assessed in a fixed order, with the first error met
+    /// (a template whose hints do not resolve under `auto`, or whose embedding failed).
+    fn fit_candidates(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        opts: &embed::EmbedOptions,
+        progress: &dyn Progress,
+    ) -> Result<(Vec<Fit>, Option<RigError>), RigError> {
+        let path = &req.mesh_path;
         let mut fits = Vec::new();
         let mut first_err: Option<RigError> = None;
         for skel in req.skeleton.candidates()? {
@@ -98,23 +124,46 @@ impl Pipeline {
                 }
             }
         }
-        let Some(best) = choose::best(&fits) else {
-            // Under `auto`, a shape no template embeds into may still have a curve skeleton.
-            if matches!(req.skeleton, Template::Auto) {
-                if let Ok(c) = self.curve(req, prepared, disc, CurveMode::Robust) {
-                    let note = "no template embeds into this shape; the curve skeleton built from \
-                                the mesh's outline was used"
-                        .to_string();
-                    return Ok(Chosen {
-                        trials: vec![choose::curve_trial(&c, true, note.clone())],
-                        curve: Some(c.report.clone()),
-                        notes: vec![note],
-                        fit: c.into(),
-                    });
-                }
+        Ok((fits, first_err))
+    }
+
+    /// No template embeds: under `auto` the curve skeleton stands in if it can be built;
+    /// otherwise the first error met.
+    fn no_template_fits(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        first_err: Option<RigError>,
+    ) -> Result<Chosen, RigError> {
+        // Under `auto`, a shape no template embeds into may still have a curve skeleton.
+        if matches!(req.skeleton, Template::Auto) {
+            if let Ok(c) = self.curve(req, prepared, disc, CurveMode::Robust) {
+                let note = "no template embeds into this shape; the curve skeleton built from \
+                            the mesh's outline was used"
+                    .to_string();
+                return Ok(Chosen {
+                    trials: vec![choose::curve_trial(&c, true, note.clone())],
+                    curve: Some(c.report.clone()),
+                    notes: vec![note],
+                    fit: c.into(),
+                });
             }
-            return Err(first_err.unwrap_or(RigError::Cancelled));
-        };
+        }
+        Err(first_err.unwrap_or(RigError::Cancelled))
+    }
+
+    /// The best fit (index `best` in `fits`) and the trial record, after the "another template
+    /// fits far better" and "implausible up" checks.
+    fn check_best(
+        &self,
+        req: &RigRequest,
+        disc: &Discretization,
+        opts: &embed::EmbedOptions,
+        mut fits: Vec<Fit>,
+        best: usize,
+        progress: &dyn Progress,
+    ) -> (Fit, Vec<TemplateTrial>) {
         let mut others: Vec<(String, f64, bool)> = fits
             .iter()
             .enumerate()
@@ -128,7 +177,7 @@ impl Pipeline {
             .collect();
         let mut fit = fits.swap_remove(best);
         if let Template::Fixed(_) = req.skeleton {
-            let screened = self.screen_others(&fit, disc, &opts, progress);
+            let screened = self.screen_others(&fit, disc, opts, progress);
             others.extend(
                 screened
                     .iter()
@@ -150,15 +199,7 @@ impl Pipeline {
         if let Some(t) = trials.iter_mut().find(|t| t.chosen) {
             t.status = Some(fit.confidence.status);
         }
-        if matches!(req.skeleton, Template::Auto) && fit.confidence.status != Status::Ok {
-            return self.curve_competes(req, prepared, disc, fit, trials);
-        }
-        Ok(Chosen {
-            fit,
-            trials,
-            curve: None,
-            notes: Vec::new(),
-        })
+        (fit, trials)
     }
 
     /// `auto` with no trustworthy template: the curve skeleton competes (it wins only if it is

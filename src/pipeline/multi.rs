@@ -118,48 +118,9 @@ impl Pipeline {
         progress: &dyn Progress,
     ) -> Result<RigOutcome, RigError> {
         check(progress, Stage::Embed)?;
-        let orientation = match req.orientation {
-            OrientationMode::Fixed(o) => o,
-            _ => crate::embed::Orientation::IDENTITY,
-        };
-        let opts = MultipartOptions {
-            orientation,
-            ..MultipartOptions::default()
-        };
-        let mut fits = Vec::new();
-        for skel in req.skeleton.candidates()? {
-            let hints = match self.hints_for(req, &prepared, &skel) {
-                Ok(h) => h,
-                Err(_) if matches!(req.skeleton, Template::Auto) => continue,
-                Err(e) => return Err(e),
-            };
-            let t = Instant::now();
-            let f = multipart::rig(&prepared, &skel, &hints, &opts).map_err(|e| {
-                RigError::Multipart {
-                    path: req.mesh_path.clone(),
-                    source: e,
-                }
-            })?;
-            let pinned = hints.iter().map(|h| h.joint).collect();
-            fits.push((as_fit(skel, &f, orientation, pinned, ms_since(t)), f));
-        }
-        let best = (0..fits.len())
-            .min_by(|&a, &b| {
-                let key = |i: usize| (fits[i].1.reasons.len(), mean_primary_cost(&fits[i].1));
-                let (ka, kb) = (key(a), key(b));
-                ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.cmp(&b))
-            })
-            .ok_or(RigError::Cancelled)?;
-        let trials: Vec<TemplateTrial> = fits
-            .iter()
-            .enumerate()
-            .map(|(i, (fit, f))| TemplateTrial {
-                penalty: mean_primary_cost(f),
-                penalty_per_chain: mean_primary_cost(f),
-                note: "multipart: mean limb cost".into(),
-                ..fit.trial(i == best)
-            })
-            .collect();
+        let mut fits = self.multipart_fits(req, &prepared)?;
+        let best = best_multipart(&fits).ok_or(RigError::Cancelled)?;
+        let trials = multipart_trials(&fits, best);
         let (fit, mut mf) = fits.swap_remove(best);
         // Times live in rig.json's `timings_ms` only (the report's copy is not serialized).
         for (name, ms) in std::mem::take(&mut mf.report.times_ms) {
@@ -172,19 +133,9 @@ impl Pipeline {
         if let Some(src) = &source {
             rig.warnings.extend(src.warnings.iter().cloned());
         }
-        let skin = req.skin.then(|| {
-            let t = Instant::now();
-            let root = fit
-                .skeleton
-                .joints
-                .iter()
-                .position(|j| j.parent.is_none())
-                .unwrap_or(0);
-            let s = crate::skin::rigid(&prepared, &rig.joints, &mf.shell_bone, root);
-            timings.insert("skin".into(), ms_since(t));
-            rig.skin = Some(s.weights.clone());
-            s
-        });
+        let skin = req
+            .skin
+            .then(|| rigid_skin(&prepared, &fit, &mut rig, &mf, &mut timings));
         timings.insert("total".into(), ms_since(t_total));
         rig.timings_ms = timings;
         Ok(RigOutcome {
@@ -198,4 +149,83 @@ impl Pipeline {
             source,
         })
     }
+
+    /// Each candidate template mapped onto the part tree in a fixed order (under `auto`, templates
+    /// whose hints do not resolve are skipped), as a [`Fit`] with its multipart fit.
+    fn multipart_fits(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+    ) -> Result<Vec<(Fit, MultipartFit)>, RigError> {
+        let orientation = match req.orientation {
+            OrientationMode::Fixed(o) => o,
+            _ => crate::embed::Orientation::IDENTITY,
+        };
+        let opts = MultipartOptions {
+            orientation,
+            ..MultipartOptions::default()
+        };
+        let mut fits = Vec::new();
+        for skel in req.skeleton.candidates()? {
+            let hints = match self.hints_for(req, prepared, &skel) {
+                Ok(h) => h,
+                Err(_) if matches!(req.skeleton, Template::Auto) => continue,
+                Err(e) => return Err(e),
+            };
+            let t = Instant::now();
+            let f = multipart::rig(prepared, &skel, &hints, &opts).map_err(|e| {
+                RigError::Multipart {
+                    path: req.mesh_path.clone(),
+                    source: e,
+                }
+            })?;
+            let pinned = hints.iter().map(|h| h.joint).collect();
+            fits.push((as_fit(skel, &f, orientation, pinned, ms_since(t)), f));
+        }
+        Ok(fits)
+    }
+}
+
+/// Index of the winning fit: fewer confidence reasons, then lower mean primary-limb cost, then
+/// the earlier candidate.
+fn best_multipart(fits: &[(Fit, MultipartFit)]) -> Option<usize> {
+    (0..fits.len()).min_by(|&a, &b| {
+        let key = |i: usize| (fits[i].1.reasons.len(), mean_primary_cost(&fits[i].1));
+        let (ka, kb) = (key(a), key(b));
+        ka.0.cmp(&kb.0).then(ka.1.total_cmp(&kb.1)).then(a.cmp(&b))
+    })
+}
+
+/// The trial record of every template mapped, scored by its mean limb cost.
+fn multipart_trials(fits: &[(Fit, MultipartFit)], best: usize) -> Vec<TemplateTrial> {
+    fits.iter()
+        .enumerate()
+        .map(|(i, (fit, f))| TemplateTrial {
+            penalty: mean_primary_cost(f),
+            penalty_per_chain: mean_primary_cost(f),
+            note: "multipart: mean limb cost".into(),
+            ..fit.trial(i == best)
+        })
+        .collect()
+}
+
+/// Rigid skin: each shell bound to its mapped joint (others follow the root); stored on `rig`.
+fn rigid_skin(
+    prepared: &PreparedMesh,
+    fit: &Fit,
+    rig: &mut crate::rig::Rig,
+    mf: &MultipartFit,
+    timings: &mut BTreeMap<String, f64>,
+) -> crate::skin::Skin {
+    let t = Instant::now();
+    let root = fit
+        .skeleton
+        .joints
+        .iter()
+        .position(|j| j.parent.is_none())
+        .unwrap_or(0);
+    let s = crate::skin::rigid(prepared, &rig.joints, &mf.shell_bone, root);
+    timings.insert("skin".into(), ms_since(t));
+    rig.skin = Some(s.weights.clone());
+    s
 }

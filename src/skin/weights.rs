@@ -44,12 +44,7 @@ pub fn skin_with_sdf_cached(
     cache: Option<&SystemCache>,
 ) -> Result<Skin, SkinError> {
     let t_total = Instant::now();
-    let norm = &mesh.normalization;
-    let nj: Vec<(P3, Option<usize>, bool)> = joints
-        .iter()
-        .map(|j| (norm.to_normalized(&j.point()), j.parent, j.end))
-        .collect();
-    let bones = bones::bones(&nj, sdf);
+    let bones = joint_bones(mesh, joints, sdf);
     if bones.is_empty() {
         return Err(SkinError::NoBones);
     }
@@ -59,25 +54,8 @@ pub fn skin_with_sdf_cached(
     };
     let mut out = Skin::default();
 
-    // The matrix half of the system needs no heat source: built alongside (see `system`).
     let t = Instant::now();
-    let likely = likely_heat_vertices(&shell_vertex_lists(mesh), MIN_HEAT_SHELL);
-    // The system on this thread (the one that used to build it, so its big buffers come from the
-    // same allocator arena as before: measured lower peak memory), the sources on both.
-    let kept = cache.and_then(|c| c.get(&likely));
-    let (system, mut sources) = match kept {
-        Some(system) => (system, heat::sources(&mesh.positions, &bones, sdf)),
-        None => rayon::join(
-            || {
-                let s = HeatSystem::build(mesh, likely);
-                if let Some(c) = cache {
-                    c.put(&s);
-                }
-                s
-            },
-            || heat::sources(&mesh.positions, &bones, sdf),
-        ),
-    };
+    let (system, mut sources) = system_and_sources(mesh, &bones, sdf, cache);
     stats.heat_ms = ms_since(t);
 
     let mut rows: Rows = vec![Vec::new(); mesh.positions.len()];
@@ -113,6 +91,48 @@ pub fn skin_with_sdf_cached(
     stats.total_ms = ms_since(t_total);
     out.stats = stats;
     Ok(out)
+}
+
+/// The bones of `joints` (normalized frame), each with the part of it inside the mesh.
+fn joint_bones(
+    mesh: &PreparedMesh,
+    joints: &[RigJoint],
+    sdf: &(dyn Fn(&P3) -> f64 + Sync),
+) -> Vec<Bone> {
+    let norm = &mesh.normalization;
+    let nj: Vec<(P3, Option<usize>, bool)> = joints
+        .iter()
+        .map(|j| (norm.to_normalized(&j.point()), j.parent, j.end))
+        .collect();
+    bones::bones(&nj, sdf)
+}
+
+/// The heat system of the likely diffused vertices (from `cache`, or built and kept there) and
+/// every vertex's heat source.
+fn system_and_sources(
+    mesh: &PreparedMesh,
+    bones: &[Bone],
+    sdf: &(dyn Fn(&P3) -> f64 + Sync),
+    cache: Option<&SystemCache>,
+) -> (HeatSystem, Vec<Option<Source>>) {
+    // The matrix half of the system needs no heat source: built alongside (see `system`).
+    let likely = likely_heat_vertices(&shell_vertex_lists(mesh), MIN_HEAT_SHELL);
+    // The system on this thread (the one that used to build it, so its big buffers come from the
+    // same allocator arena as before: measured lower peak memory), the sources on both.
+    let kept = cache.and_then(|c| c.get(&likely));
+    match kept {
+        Some(system) => (system, heat::sources(&mesh.positions, bones, sdf)),
+        None => rayon::join(
+            || {
+                let s = HeatSystem::build(mesh, likely);
+                if let Some(c) = cache {
+                    c.put(&s);
+                }
+                s
+            },
+            || heat::sources(&mesh.positions, bones, sdf),
+        ),
+    }
 }
 
 /// Decide per shell: heat diffusion if any of its vertices sees a bone and it is not tiny, else

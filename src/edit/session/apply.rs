@@ -19,48 +19,11 @@ impl Session<'_> {
                 joint,
                 to,
                 with_descendants,
-            } => {
-                let k = skel::find(&self.joints, joint)?;
-                check_finite("move_joint", to)?;
-                let moved = skel::subtree(&self.joints, k);
-                let moved = if *with_descendants { moved } else { vec![k] };
-                let watch = self.attached(&moved);
-                // The region search reads only the weights, so the joint moves first and the
-                // heat sources of a continuing drag are computed beside the search.
-                skel::move_joint(&mut self.joints, k, *to, *with_descendants);
-                self.mark_dirty();
-                let (region, pre) = self.region_and_prefetch(&moved, &watch);
-                self.solve_with(region, &watch, &moved, pre)?
-            }
+            } => self.move_joint(joint, to, *with_descendants)?,
             EditOp::InsertJoint { child, at, name } => self.insert(child, *at, name)?,
             EditOp::DeleteJoint { joint } => self.delete(joint)?,
-            EditOp::Align { joints } => {
-                let chain = joints
-                    .iter()
-                    .map(|n| skel::find(&self.joints, n))
-                    .collect::<Result<Vec<_>, _>>()?;
-                let watch = self.attached(&chain);
-                let region = self.region(&chain, &watch);
-                let (_, up) = skel::align(&mut self.joints, &chain)?;
-                let mut o = self.solve(region, &watch, &chain)?;
-                o.up = Some(up);
-                o
-            }
-            EditOp::Reroot { joint } => {
-                let r = skel::find(&self.joints, joint)?;
-                let map = skel::reroot(&mut self.joints, r)?;
-                // Controls follow their joints to the new indices.
-                let mut controls = self.controls.clone();
-                for (old, new) in map.iter().enumerate() {
-                    if let Some(new) = *new {
-                        controls[new] = self.controls[old];
-                    }
-                }
-                self.controls = controls;
-                self.renumber(&map, None);
-                self.rebuild_regions();
-                self.global()?
-            }
+            EditOp::Align { joints } => self.align(joints)?,
+            EditOp::Reroot { joint } => self.reroot(joint)?,
             EditOp::Handle { joint, offset } => {
                 check_finite("handle", offset)?;
                 self.set_control(joint, |c| c.handle = *offset, true)?
@@ -82,6 +45,57 @@ impl Session<'_> {
         out.op = op.label();
         out.total_ms = ms_since(t);
         Ok(out)
+    }
+
+    /// Move `joint` (with its subtree if asked) to `to` and re-solve the weights around it.
+    fn move_joint(
+        &mut self,
+        joint: &str,
+        to: &[f64; 3],
+        with_descendants: bool,
+    ) -> Result<EditOutcome, EditError> {
+        let k = skel::find(&self.joints, joint)?;
+        check_finite("move_joint", to)?;
+        let moved = skel::subtree(&self.joints, k);
+        let moved = if with_descendants { moved } else { vec![k] };
+        let watch = self.attached(&moved);
+        // The region search reads only the weights, so the joint moves first and the
+        // heat sources of a continuing drag are computed beside the search.
+        skel::move_joint(&mut self.joints, k, *to, with_descendants);
+        self.mark_dirty();
+        let (region, pre) = self.region_and_prefetch(&moved, &watch);
+        self.solve_with(region, &watch, &moved, pre)
+    }
+
+    /// Align the chain `joints` on a line and re-solve the weights around it.
+    fn align(&mut self, joints: &[String]) -> Result<EditOutcome, EditError> {
+        let chain = joints
+            .iter()
+            .map(|n| skel::find(&self.joints, n))
+            .collect::<Result<Vec<_>, _>>()?;
+        let watch = self.attached(&chain);
+        let region = self.region(&chain, &watch);
+        let (_, up) = skel::align(&mut self.joints, &chain)?;
+        let mut o = self.solve(region, &watch, &chain)?;
+        o.up = Some(up);
+        Ok(o)
+    }
+
+    /// Make `joint` the root (controls follow their joints) and re-solve every weight.
+    fn reroot(&mut self, joint: &str) -> Result<EditOutcome, EditError> {
+        let r = skel::find(&self.joints, joint)?;
+        let map = skel::reroot(&mut self.joints, r)?;
+        // Controls follow their joints to the new indices.
+        let mut controls = self.controls.clone();
+        for (old, new) in map.iter().enumerate() {
+            if let Some(new) = *new {
+                controls[new] = self.controls[old];
+            }
+        }
+        self.controls = controls;
+        self.renumber(&map, None);
+        self.rebuild_regions();
+        self.global()
     }
 
     /// Re-solve every weight on the whole mesh with the current joints and controls.
