@@ -10,6 +10,7 @@
 //!   snapshots, saving);
 //! * [`play`]: the clip playing in the thumbnail pane (state, no I/O); [`player`]: its render job;
 //! * [`layout`]: pane rectangles for a terminal size; [`view`]: rendering, a pure function of `&App`;
+//!   [`rig_view`]: the detail pane's sections for a rigged asset;
 //! * [`runtime`]: the watcher, the job pool and the thumbnail thread, and effect execution;
 //! * [`probe`]: the terminal's image-protocol query (bounded, on the calling thread);
 //! * [`term`]: the interactive loop (raw mode, alternate screen, panic-safe restore) and the
@@ -26,6 +27,7 @@ pub mod method;
 pub mod play;
 pub mod player;
 pub mod probe;
+pub mod rig_view;
 pub mod runtime;
 pub mod suggest;
 pub mod term;
