@@ -5,6 +5,7 @@
 //! * [`app`]: one state struct, one message enum, the effects (no behaviour);
 //! * [`mod@update`]: `update(&mut App, Msg) -> Vec<Effect>`, the only place state changes (no I/O);
 //! * [`keys`]: keyboard/mouse handling and hint edits; [`suggest`]: suggested hints in plain words;
+//!   [`coord_input`]: the typed x y z line for the hint being edited;
 //! * [`edit`]: rig edit mode (state, no I/O), [`edit_keys`] its keys and mouse, [`edit_view`]
 //!   its pane text; [`editor`]: the worker owning the editing session (local re-solves, undo
 //!   snapshots, saving);
@@ -17,6 +18,7 @@
 //!   headless loop; [`trace`]: the opt-in key-to-frame latency trace.
 
 pub mod app;
+pub mod coord_input;
 pub mod edit;
 pub mod edit_keys;
 pub mod edit_view;
