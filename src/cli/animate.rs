@@ -12,7 +12,7 @@ use anyhow::Context;
 use super::AnimateArgs;
 use crate::motion::preview::{gif_bytes, preview_frames, render_motion, PreviewOptions};
 use crate::motion::procedural::Clip;
-use crate::motion::{motion_for, CharacterFrame, MotionSource};
+use crate::motion::{motion_for, CharacterFrame, Motion, MotionSource};
 use crate::raster::ThumbnailView;
 use crate::rig::Rig;
 use crate::util::write_atomic;
@@ -24,7 +24,7 @@ pub fn run(args: &AnimateArgs) -> anyhow::Result<ExitCode> {
         Some(p) => MotionSource::Bvh(p.clone()),
         None => MotionSource::Clip(args.clip.unwrap_or(Clip::Walk)),
     };
-    let Some((width, height)) = parse_size(&args.size) else {
+    let Some(size) = parse_size(&args.size) else {
         eprintln!("error: --size must look like 320x200, got `{}`", args.size);
         return Ok(ExitCode::from(2));
     };
@@ -36,62 +36,15 @@ pub fn run(args: &AnimateArgs) -> anyhow::Result<ExitCode> {
     let mesh = crate::mesh::load(&mesh_path)
         .map_err(|e| anyhow::anyhow!("{}: {e}", mesh_path.display()))?;
     let protected = [args.rig.as_path(), mesh_path.as_path()];
-    let glb_out = match (&args.out, &args.gif, &args.terminal) {
-        (Some(p), _, _) => Some(p.clone()),
-        (None, None, None) => Some(default_glb(&args.rig, &motion.name)),
-        _ => None,
-    };
-    if let Some(out) = &glb_out {
-        refuse_source(out, &protected)?;
-        let bytes = crate::export::anim::animated_glb(&mesh, &rig, &motion, args.names)
-            .with_context(|| format!("{}: cannot build the animated GLB", out.display()))?;
-        write_atomic(out, &bytes).with_context(|| format!("{}: cannot write", out.display()))?;
-        println!(
-            "wrote {} ({} frames, {:.2} s)",
-            out.display(),
-            motion.frames.len(),
-            motion.frames.len() as f64 * motion.frame_time_s
-        );
+    if let Some(out) = glb_target(args, &motion.name) {
+        refuse_source(&out, &protected)?;
+        write_glb(&out, &mesh, &rig, &motion, args.names)?;
     }
     if let Some(gif) = &args.gif {
         refuse_source(gif, &protected)?;
-        let Some(skin) = &rig.skin else {
-            eprintln!(
-                "error: {}: the rig has no skin weights to preview",
-                args.rig.display()
-            );
+        if !write_gif(args, gif, (&mesh, &mesh_path), &rig, &motion, size)? {
             return Ok(ExitCode::from(2));
-        };
-        anyhow::ensure!(
-            skin.len() == mesh.positions.len(),
-            "{} has {} vertices but the rig's skin has {} rows",
-            mesh_path.display(),
-            mesh.positions.len(),
-            skin.len()
-        );
-        let frame = CharacterFrame::from_label(&rig.orientation)?;
-        let opts = PreviewOptions {
-            view: ThumbnailView {
-                width,
-                height,
-                ..ThumbnailView::default()
-            },
-            skeleton: args.skeleton,
-        };
-        let start = Instant::now();
-        let frames = render_motion(&mesh, &rig.joints, skin, &motion, &frame, &opts);
-        let render_ms = start.elapsed().as_secs_f64() * 1e3;
-        let count = frames.len();
-        let (_, dt) = preview_frames(&motion);
-        let bytes = gif_bytes(frames, dt)?;
-        let total_ms = start.elapsed().as_secs_f64() * 1e3;
-        write_atomic(gif, &bytes).with_context(|| format!("{}: cannot write", gif.display()))?;
-        println!(
-            "wrote {} ({count} frames; {:.1} ms/frame rendering, {:.1} ms/frame with GIF encoding)",
-            gif.display(),
-            render_ms / count.max(1) as f64,
-            total_ms / count.max(1) as f64
-        );
+        }
     }
     if let Some(cells) = &args.terminal {
         let Some((cols, rows)) = parse_cells(cells) else {
@@ -101,6 +54,86 @@ pub fn run(args: &AnimateArgs) -> anyhow::Result<ExitCode> {
         terminal_preview(rig, mesh, source, (cols, rows));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Where the animated GLB goes: `--out`, else the default name when no other output was asked
+/// for, else nowhere.
+fn glb_target(args: &AnimateArgs, clip: &str) -> Option<PathBuf> {
+    match (&args.out, &args.gif, &args.terminal) {
+        (Some(p), _, _) => Some(p.clone()),
+        (None, None, None) => Some(default_glb(&args.rig, clip)),
+        _ => None,
+    }
+}
+
+/// Build the animated GLB, write it atomically and report its length.
+fn write_glb(
+    out: &Path,
+    mesh: &crate::mesh::Mesh,
+    rig: &Rig,
+    motion: &Motion,
+    names: crate::motion::names::NameProfile,
+) -> anyhow::Result<()> {
+    let bytes = crate::export::anim::animated_glb(mesh, rig, motion, names)
+        .with_context(|| format!("{}: cannot build the animated GLB", out.display()))?;
+    write_atomic(out, &bytes).with_context(|| format!("{}: cannot write", out.display()))?;
+    println!(
+        "wrote {} ({} frames, {:.2} s)",
+        out.display(),
+        motion.frames.len(),
+        motion.frames.len() as f64 * motion.frame_time_s
+    );
+    Ok(())
+}
+
+/// Render the GIF preview, write it atomically and report the time per frame; `false` after
+/// printing a usage error (a rig without skin weights).
+fn write_gif(
+    args: &AnimateArgs,
+    gif: &Path,
+    (mesh, mesh_path): (&crate::mesh::Mesh, &Path),
+    rig: &Rig,
+    motion: &Motion,
+    (width, height): (u32, u32),
+) -> anyhow::Result<bool> {
+    let Some(skin) = &rig.skin else {
+        eprintln!(
+            "error: {}: the rig has no skin weights to preview",
+            args.rig.display()
+        );
+        return Ok(false);
+    };
+    anyhow::ensure!(
+        skin.len() == mesh.positions.len(),
+        "{} has {} vertices but the rig's skin has {} rows",
+        mesh_path.display(),
+        mesh.positions.len(),
+        skin.len()
+    );
+    let frame = CharacterFrame::from_label(&rig.orientation)?;
+    let opts = PreviewOptions {
+        view: ThumbnailView {
+            width,
+            height,
+            ..ThumbnailView::default()
+        },
+        skeleton: args.skeleton,
+    };
+    let start = Instant::now();
+    let frames = render_motion(mesh, &rig.joints, skin, motion, &frame, &opts);
+    let render_ms = start.elapsed().as_secs_f64() * 1e3;
+    let count = frames.len();
+    let (_, dt) = preview_frames(motion);
+    let bytes = gif_bytes(frames, dt)?;
+    let total_ms = start.elapsed().as_secs_f64() * 1e3;
+    write_atomic(gif, &bytes).with_context(|| format!("{}: cannot write", gif.display()))?;
+    println!(
+        "wrote {} ({count} frames; {:.1} ms/frame rendering, {:.1} ms/frame with GIF encoding)",
+        gif.display(),
+        render_ms / count.max(1) as f64,
+        total_ms / count.max(1) as f64
+    );
+    Ok(true)
 }
 
 /// Render the clip for the watch UI's pane (half-blocks) and print the time per frame.

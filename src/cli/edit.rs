@@ -1,6 +1,7 @@
 //! `geppetto edit RIG.json [--move J X Y Z] … --out DIR`: edit a rig's skeleton and weight
 //! controls with local weight re-solves ([`crate::edit`]), write the edited rig.json and GLB.
 
+use std::path::Path;
 use std::process::ExitCode;
 
 use anyhow::Context;
@@ -18,16 +19,8 @@ use crate::rig::Rig;
 
 /// Run `geppetto edit`.
 pub fn run(args: &EditArgs) -> anyhow::Result<ExitCode> {
-    let ops = match ops_of(args) {
-        Ok(ops) if !ops.is_empty() => ops,
-        Ok(_) => {
-            eprintln!("error: no edit given (--move, --insert, --delete, --align, --range, …)");
-            return Ok(ExitCode::from(2));
-        }
-        Err(e) => {
-            eprintln!("error: {e}");
-            return Ok(ExitCode::from(2));
-        }
+    let Some(ops) = usable_ops(args) else {
+        return Ok(ExitCode::from(2));
     };
     let config = load_config(args.config.as_deref())?;
     let rig = Rig::load(&args.rig)?;
@@ -62,11 +55,7 @@ pub fn run(args: &EditArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    let mut out = rig.clone();
-    out.mesh = mesh.display().to_string();
-    out.joints = session.joints.clone();
-    out.skin = Some(session.skin_table());
-    record(&mut out, &outcomes);
+    let mut out = edited_rig(&rig, &mesh, &session, &outcomes);
     if args.compare_global {
         compare_global(&session, &mut out)?;
     }
@@ -77,19 +66,50 @@ pub fn run(args: &EditArgs) -> anyhow::Result<ExitCode> {
     let written = write_rig_with(&out, &base.prepared.input, glb, &args.out, &args.format)?;
     report(&outcomes, &out);
     if args.save_edits {
-        let path = sidecar_path(&mesh);
-        let mut log = EditLog::load_for(&mesh)?.unwrap_or(EditLog {
-            version: VERSION,
-            edits: Vec::new(),
-        });
-        log.push_compacted(&ops);
-        log.save(&path)?;
-        println!("  saved {} edits to {}", log.edits.len(), path.display());
+        save_edits(&mesh, &ops)?;
     }
     for p in written {
         println!("  wrote {}", p.display());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The edits to apply; `None` after printing a usage error (none given, or one malformed).
+fn usable_ops(args: &EditArgs) -> Option<Vec<EditOp>> {
+    match ops_of(args) {
+        Ok(ops) if !ops.is_empty() => Some(ops),
+        Ok(_) => {
+            eprintln!("error: no edit given (--move, --insert, --delete, --align, --range, …)");
+            None
+        }
+        Err(e) => {
+            eprintln!("error: {e}");
+            None
+        }
+    }
+}
+
+/// The input rig with the session's joints and skin, pointing at `mesh`, its edits recorded.
+fn edited_rig(rig: &Rig, mesh: &Path, session: &Session, outcomes: &[EditOutcome]) -> Rig {
+    let mut out = rig.clone();
+    out.mesh = mesh.display().to_string();
+    out.joints = session.joints.clone();
+    out.skin = Some(session.skin_table());
+    record(&mut out, outcomes);
+    out
+}
+
+/// `--save-edits`: append the edits (compacted) to the mesh's edit sidecar.
+fn save_edits(mesh: &Path, ops: &[EditOp]) -> anyhow::Result<()> {
+    let path = sidecar_path(mesh);
+    let mut log = EditLog::load_for(mesh)?.unwrap_or(EditLog {
+        version: VERSION,
+        edits: Vec::new(),
+    });
+    log.push_compacted(ops);
+    log.save(&path)?;
+    println!("  saved {} edits to {}", log.edits.len(), path.display());
+    Ok(())
 }
 
 /// The edits in a fixed order: moves, inserts, deletes, aligns, re-root, ranges, magnitudes,

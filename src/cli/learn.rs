@@ -32,27 +32,11 @@ pub fn run(args: &LearnArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(1));
         }
     };
-    let corpus = || -> anyhow::Result<Vec<collect::Character>> {
-        let dir = corpus_dir(args.corpus.clone());
-        collect::corpus_characters(&dir).with_context(|| format!("corpus {}", dir.display()))
-    };
     if args.collect {
-        all.extend(collect_corpus(&corpus()?, &config, args)?);
+        all.extend(collect_corpus(&corpus(args)?, &config, args)?);
     }
     if args.iterate {
-        let rounds = iterate::iterate(&corpus()?, &mut all, &config, &search, |r| {
-            eprintln!(
-                "round {}: smallest margin {:.4}; {} new embeddings labelled ({} good)",
-                r.round, r.min_margin, r.added, r.added_good
-            );
-        })?;
-        labels::write(&args.labels_out, &all)?;
-        eprintln!(
-            "{} rounds; wrote {} labels to {}",
-            rounds.len(),
-            all.len(),
-            args.labels_out.display()
-        );
+        iterate_labels(args, &mut all, &config, &search)?;
     }
     let learned = match learn::learn(&all, shipped, &search) {
         Ok(l) => l,
@@ -63,35 +47,90 @@ pub fn run(args: &LearnArgs) -> anyhow::Result<ExitCode> {
     };
     print!("{}", report(&learned, all.len()));
     if let Some(out) = &args.out {
-        let header = [
-            format!(
-                "Γ learned by `geppetto learn` (seed {}) from {} labelled embeddings of {} characters;",
-                args.seed,
-                all.len(),
-                learned.characters.len()
-            ),
-            format!("smallest per-character margin {:.4} (unit Γ).", learned.min_margin()),
-        ];
-        crate::util::write_atomic(out, learn::rig_yaml(&learned.gamma, &header).as_bytes())
-            .with_context(|| format!("{}: cannot write", out.display()))?;
-        println!("wrote {}", out.display());
+        write_gamma(args, out, &learned, all.len())?;
     }
     if args.leave_one_out {
-        let report = loo::leave_one_out(&corpus()?, &all, &config, &search)?;
-        print!(
-            "\nleave one character out (CD-J2J %, status):\n{}",
-            report.table()
-        );
-        println!(
-            "learned Γ {} on the left-out meshes (median and worst)",
-            if report.learned_wins() {
-                "wins"
-            } else {
-                "does not win"
-            }
-        );
+        print_leave_one_out(args, &all, &config, &search)?;
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The corpus characters (read again for each use: `--collect`, `--iterate`, `--leave-one-out`).
+fn corpus(args: &LearnArgs) -> anyhow::Result<Vec<collect::Character>> {
+    let dir = corpus_dir(args.corpus.clone());
+    collect::corpus_characters(&dir).with_context(|| format!("corpus {}", dir.display()))
+}
+
+/// `--iterate`: the training loop (learn, embed again, label the new embeddings, repeat; Baran &
+/// Popović 2007 §3.3), then every label written to `--labels-out`.
+fn iterate_labels(
+    args: &LearnArgs,
+    all: &mut Vec<labels::Label>,
+    config: &crate::config::RigConfig,
+    search: &Search,
+) -> anyhow::Result<()> {
+    let rounds = iterate::iterate(&corpus(args)?, all, config, search, |r| {
+        eprintln!(
+            "round {}: smallest margin {:.4}; {} new embeddings labelled ({} good)",
+            r.round, r.min_margin, r.added, r.added_good
+        );
+    })?;
+    labels::write(&args.labels_out, all)?;
+    eprintln!(
+        "{} rounds; wrote {} labels to {}",
+        rounds.len(),
+        all.len(),
+        args.labels_out.display()
+    );
+    Ok(())
+}
+
+/// `--out`: the learned Γ as a rig config, with a header saying how it was learned.
+fn write_gamma(
+    args: &LearnArgs,
+    out: &std::path::Path,
+    learned: &Learned,
+    labels: usize,
+) -> anyhow::Result<()> {
+    let header = [
+        format!(
+            "Γ learned by `geppetto learn` (seed {}) from {} labelled embeddings of {} characters;",
+            args.seed,
+            labels,
+            learned.characters.len()
+        ),
+        format!(
+            "smallest per-character margin {:.4} (unit Γ).",
+            learned.min_margin()
+        ),
+    ];
+    crate::util::write_atomic(out, learn::rig_yaml(&learned.gamma, &header).as_bytes())
+        .with_context(|| format!("{}: cannot write", out.display()))?;
+    println!("wrote {}", out.display());
+    Ok(())
+}
+
+/// `--leave-one-out`: the per-character table and whether the learned Γ wins on left-out meshes.
+fn print_leave_one_out(
+    args: &LearnArgs,
+    all: &[labels::Label],
+    config: &crate::config::RigConfig,
+    search: &Search,
+) -> anyhow::Result<()> {
+    let report = loo::leave_one_out(&corpus(args)?, all, config, search)?;
+    print!(
+        "\nleave one character out (CD-J2J %, status):\n{}",
+        report.table()
+    );
+    println!(
+        "learned Γ {} on the left-out meshes (median and worst)",
+        if report.learned_wins() {
+            "wins"
+        } else {
+            "does not win"
+        }
+    );
+    Ok(())
 }
 
 /// `--collect`: label every corpus character and write the labels to `--labels-out`.

@@ -29,36 +29,7 @@ pub fn load_config(path: Option<&std::path::Path>) -> anyhow::Result<RigConfig> 
 
 /// Run `geppetto rig`.
 pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
-    let Some(orientation) = OrientationMode::parse(&args.orientation) else {
-        eprintln!(
-            "error: --orientation '{}': expected default, auto, or up,forward axes like +z,-y",
-            args.orientation
-        );
-        return Ok(ExitCode::from(2));
-    };
-    let skeleton = match Template::parse(&args.skeleton) {
-        Ok(s) => s,
-        Err(e) => {
-            eprintln!("error: --skeleton: {e}");
-            return Ok(ExitCode::from(2));
-        }
-    };
-    let Some(curve_mode) = crate::curveskel::CurveMode::parse(&args.curve_mode) else {
-        eprintln!(
-            "error: --curve-mode '{}': expected robust or faithful",
-            args.curve_mode
-        );
-        return Ok(ExitCode::from(2));
-    };
-    let skeleton = match skeleton {
-        Template::Curve(_) => Template::Curve(curve_mode),
-        other => other,
-    };
-    let Some(method) = Method::parse(&args.method) else {
-        eprintln!(
-            "error: --method '{}': expected auto, embed or multi",
-            args.method
-        );
+    let Some(choices) = Choices::parse(args) else {
         return Ok(ExitCode::from(2));
     };
     let config = load_config(args.config.as_deref())?;
@@ -73,42 +44,135 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
     let Some((meshes, root)) = inputs(args)? else {
         return Ok(ExitCode::from(2));
     };
-    let pipeline = Pipeline::new(config);
-    let pool = rayon::ThreadPoolBuilder::new()
-        .num_threads(args.jobs.unwrap_or(0))
-        .build()
-        .context("thread pool")?;
-    let bar = progress_bar(meshes.len());
-    // Each rig is written and dropped as soon as it is done (a shard of a large library must not
-    // hold every mesh in memory); only the summaries are kept, printed in input order.
-    let results: Vec<Result<Summary, RigError>> = pool.install(|| {
-        meshes
-            .par_iter()
-            .map(|mesh| {
-                let out = request(args, mesh, &hints, &skeleton, orientation, method)
-                    .and_then(|r| pipeline.rig(&r, &NoProgress as &dyn Progress))
-                    .and_then(|mut o| {
-                        let summary = Summary::of(&o, naming::output_base(mesh, &root, &args.out));
-                        if args.no_timings {
-                            o.rig.timings_ms.clear();
-                        }
-                        let glb = export::GlbSource::of(&o);
-                        let (rig, input) = (&o.rig, &o.prepared.input);
-                        export::write_rig_to(rig, input, glb, &summary.base, &formats)?;
-                        Ok(summary)
-                    });
-                if let Some(b) = &bar {
-                    b.inc(1);
-                }
-                out
-            })
-            .collect()
-    });
-    if let Some(b) = bar {
-        b.finish_and_clear();
+    let batch = Batch {
+        args,
+        pipeline: Pipeline::new(config),
+        hints,
+        choices,
+        formats,
+        root,
+    };
+    let results = batch.rig_all(&meshes)?;
+    Ok(print_results(&results))
+}
+
+/// The command's parsed `--orientation`, `--skeleton` (with `--curve-mode`) and `--method`.
+struct Choices {
+    orientation: OrientationMode,
+    skeleton: Template,
+    method: Method,
+}
+
+impl Choices {
+    /// Parse the three choices in flag order; `None` after printing a usage error.
+    fn parse(args: &RigArgs) -> Option<Self> {
+        let Some(orientation) = OrientationMode::parse(&args.orientation) else {
+            eprintln!(
+                "error: --orientation '{}': expected default, auto, or up,forward axes like +z,-y",
+                args.orientation
+            );
+            return None;
+        };
+        let skeleton = match Template::parse(&args.skeleton) {
+            Ok(s) => s,
+            Err(e) => {
+                eprintln!("error: --skeleton: {e}");
+                return None;
+            }
+        };
+        let Some(curve_mode) = crate::curveskel::CurveMode::parse(&args.curve_mode) else {
+            eprintln!(
+                "error: --curve-mode '{}': expected robust or faithful",
+                args.curve_mode
+            );
+            return None;
+        };
+        let skeleton = match skeleton {
+            Template::Curve(_) => Template::Curve(curve_mode),
+            other => other,
+        };
+        let Some(method) = Method::parse(&args.method) else {
+            eprintln!(
+                "error: --method '{}': expected auto, embed or multi",
+                args.method
+            );
+            return None;
+        };
+        Some(Self {
+            orientation,
+            skeleton,
+            method,
+        })
     }
+}
+
+/// Everything shared by the meshes of one `geppetto rig` run.
+struct Batch<'a> {
+    args: &'a RigArgs,
+    pipeline: Pipeline,
+    hints: Option<(Hints, PathBuf)>,
+    choices: Choices,
+    formats: Vec<Format>,
+    root: PathBuf,
+}
+
+impl Batch<'_> {
+    /// Rig every mesh on a `--jobs` pool; the summaries come back in input order.
+    fn rig_all(&self, meshes: &[PathBuf]) -> anyhow::Result<Vec<Result<Summary, RigError>>> {
+        let pool = rayon::ThreadPoolBuilder::new()
+            .num_threads(self.args.jobs.unwrap_or(0))
+            .build()
+            .context("thread pool")?;
+        let bar = progress_bar(meshes.len());
+        // Each rig is written and dropped as soon as it is done (a shard of a large library must
+        // not hold every mesh in memory); only the summaries are kept, printed in input order.
+        let results = pool.install(|| {
+            meshes
+                .par_iter()
+                .map(|mesh| {
+                    let out = self.rig_one(mesh);
+                    if let Some(b) = &bar {
+                        b.inc(1);
+                    }
+                    out
+                })
+                .collect()
+        });
+        if let Some(b) = bar {
+            b.finish_and_clear();
+        }
+        Ok(results)
+    }
+
+    /// Rig one mesh, write its outputs and keep only its summary.
+    fn rig_one(&self, mesh: &Path) -> Result<Summary, RigError> {
+        let (args, c) = (self.args, &self.choices);
+        request(
+            args,
+            mesh,
+            &self.hints,
+            &c.skeleton,
+            c.orientation,
+            c.method,
+        )
+        .and_then(|r| self.pipeline.rig(&r, &NoProgress as &dyn Progress))
+        .and_then(|mut o| {
+            let summary = Summary::of(&o, naming::output_base(mesh, &self.root, &args.out));
+            if args.no_timings {
+                o.rig.timings_ms.clear();
+            }
+            let glb = export::GlbSource::of(&o);
+            let (rig, input) = (&o.rig, &o.prepared.input);
+            export::write_rig_to(rig, input, glb, &summary.base, &self.formats)?;
+            Ok(summary)
+        })
+    }
+}
+
+/// Print each summary (or error) in input order; exit 1 if any mesh failed.
+fn print_results(results: &[Result<Summary, RigError>]) -> ExitCode {
     let mut failed = 0;
-    for r in &results {
+    for r in results {
         match r {
             Ok(summary) => summary.print(),
             Err(e) => {
@@ -117,11 +181,11 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
             }
         }
     }
-    Ok(if failed == 0 {
+    if failed == 0 {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    })
+    }
 }
 
 /// This task's meshes and the root their output folders mirror: the MESH arguments then the

@@ -59,13 +59,7 @@ fn used_accessors(json: &Value) -> BTreeSet<usize> {
 
 /// Drop accessors and buffer views nothing refers to, compacting the binary.
 pub(super) fn collect_garbage(doc: &mut SourceDocument) {
-    let safe = doc.json["extensionsUsed"]
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .all(|e| GC_SAFE_EXTENSION_PREFIXES.iter().any(|p| e.starts_with(p)));
-    if !safe {
+    if !gc_safe(&doc.json) {
         return;
     }
     let used = used_accessors(&doc.json);
@@ -80,8 +74,34 @@ pub(super) fn collect_garbage(doc: &mut SourceDocument) {
         .filter(|(i, _)| used.contains(i))
         .map(|(_, a)| a)
         .collect();
+    let used_views = used_views(&kept_acc, &doc.json);
+    let views: Vec<Value> = doc.json["bufferViews"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    let view_map = remap_of(views.len(), |i| used_views.contains(&i));
+    let (kept_views, bin) = compact_views(views, &used_views, &doc.bin);
+    remap_view_refs(&mut kept_acc, &mut doc.json, &view_map);
+    remap_accessor_refs(&mut doc.json, &acc_map);
+    set_or_remove(&mut doc.json, "accessors", kept_acc);
+    set_or_remove(&mut doc.json, "bufferViews", kept_views);
+    doc.bin = bin;
+}
+
+/// Whether every extension in use is known to refer to data only through the core properties.
+fn gc_safe(json: &Value) -> bool {
+    json["extensionsUsed"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(Value::as_str)
+        .all(|e| GC_SAFE_EXTENSION_PREFIXES.iter().any(|p| e.starts_with(p)))
+}
+
+/// Buffer view indices referred to by the kept accessors (dense and sparse) and by images.
+fn used_views(kept_acc: &[Value], json: &Value) -> BTreeSet<usize> {
     let mut used_views = BTreeSet::new();
-    for a in &kept_acc {
+    for a in kept_acc {
         for v in [
             &a["bufferView"],
             &a["sparse"]["indices"]["bufferView"],
@@ -92,17 +112,22 @@ pub(super) fn collect_garbage(doc: &mut SourceDocument) {
             }
         }
     }
-    for img in doc.json["images"].as_array().into_iter().flatten() {
+    for img in json["images"].as_array().into_iter().flatten() {
         if let Some(i) = img["bufferView"].as_u64() {
             used_views.insert(i as usize);
         }
     }
-    let views: Vec<Value> = doc.json["bufferViews"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    let view_map = remap_of(views.len(), |i| used_views.contains(&i));
-    let mut bin = Vec::with_capacity(doc.bin.len());
+    used_views
+}
+
+/// The used views, in order, with their bytes copied into a new binary (each view 4-byte
+/// aligned, as accessors require) and their offsets rewritten to match.
+fn compact_views(
+    views: Vec<Value>,
+    used_views: &BTreeSet<usize>,
+    old_bin: &[u8],
+) -> (Vec<Value>, Vec<u8>) {
+    let mut bin = Vec::with_capacity(old_bin.len());
     let mut kept_views = Vec::new();
     for (i, mut v) in views.into_iter().enumerate() {
         if !used_views.contains(&i) {
@@ -114,32 +139,33 @@ pub(super) fn collect_garbage(doc: &mut SourceDocument) {
             bin.push(0);
         }
         v["byteOffset"] = json!(bin.len());
-        bin.extend_from_slice(doc.bin.get(off..off + len).unwrap_or(&[]));
+        bin.extend_from_slice(old_bin.get(off..off + len).unwrap_or(&[]));
         kept_views.push(v);
     }
+    (kept_views, bin)
+}
+
+/// Rewrite the kept accessors' and the images' buffer view references through `view_map`.
+fn remap_view_refs(kept_acc: &mut [Value], json: &mut Value, view_map: &[Option<usize>]) {
     let remap_field = |v: &mut Value, map: &[Option<usize>]| {
         if let Some(i) = v.as_u64() {
             *v = json!(map.get(i as usize).copied().flatten().unwrap_or(0));
         }
     };
-    for a in &mut kept_acc {
+    for a in kept_acc {
         if a.get("bufferView").is_some() {
-            remap_field(&mut a["bufferView"], &view_map);
+            remap_field(&mut a["bufferView"], view_map);
         }
         if a.get("sparse").is_some() {
-            remap_field(&mut a["sparse"]["indices"]["bufferView"], &view_map);
-            remap_field(&mut a["sparse"]["values"]["bufferView"], &view_map);
+            remap_field(&mut a["sparse"]["indices"]["bufferView"], view_map);
+            remap_field(&mut a["sparse"]["values"]["bufferView"], view_map);
         }
     }
-    if let Some(images) = doc.json.get_mut("images").and_then(Value::as_array_mut) {
+    if let Some(images) = json.get_mut("images").and_then(Value::as_array_mut) {
         for img in images.iter_mut().filter(|i| i.get("bufferView").is_some()) {
-            remap_field(&mut img["bufferView"], &view_map);
+            remap_field(&mut img["bufferView"], view_map);
         }
     }
-    remap_accessor_refs(&mut doc.json, &acc_map);
-    set_or_remove(&mut doc.json, "accessors", kept_acc);
-    set_or_remove(&mut doc.json, "bufferViews", kept_views);
-    doc.bin = bin;
 }
 
 /// Old index → new index when keeping the indices for which `keep` is true, in order.

@@ -23,6 +23,7 @@ use serde_json::{json, Value};
 
 use super::glb::{check_skin, container, top_influences, valid_parent, GlbError, GROUP_NODE};
 use super::glb_gc::collect_garbage;
+use super::glb_prune::prune_nodes;
 use crate::mesh::load::source::{SourceDocument, ARRAY_BUFFER, FLOAT, UNSIGNED_SHORT};
 use crate::rig::{RigJoint, SkinTable};
 
@@ -133,7 +134,7 @@ fn node_parents(json: &Value) -> Vec<Option<usize>> {
 }
 
 /// A node's children indices.
-fn children(node: &Value) -> Vec<usize> {
+pub(super) fn children(node: &Value) -> Vec<usize> {
     node["children"]
         .as_array()
         .map(|a| {
@@ -230,84 +231,6 @@ fn default_scene(json: &mut Value) -> usize {
         root.insert("scene".into(), json!(0));
     }
     0
-}
-
-/// Remove old joint nodes whose whole subtree is old joints without anything attached (mesh,
-/// camera, extensions): what is left of a replaced skeleton. Returns old index → new index.
-fn prune_nodes(json: &mut Value, old_joints: &BTreeSet<usize>) -> Vec<Option<usize>> {
-    let nodes: Vec<Value> = json["nodes"].as_array().cloned().unwrap_or_default();
-    let n = nodes.len();
-    let bare = |i: usize| {
-        old_joints.contains(&i)
-            && ["mesh", "camera", "extensions"]
-                .iter()
-                .all(|k| nodes[i].get(*k).is_none())
-    };
-    // A node is removable if it is bare and all its children are removable (children first:
-    // iterate to a fixed point, bounded by the node count).
-    let mut removable: Vec<bool> = (0..n).map(bare).collect();
-    for _ in 0..n {
-        let mut changed = false;
-        for i in 0..n {
-            if removable[i]
-                && children(&nodes[i])
-                    .iter()
-                    .any(|&c| !removable.get(c).copied().unwrap_or(true))
-            {
-                removable[i] = false;
-                changed = true;
-            }
-        }
-        if !changed {
-            break;
-        }
-    }
-    let mut remap = vec![None; n];
-    let mut next = 0;
-    for i in 0..n {
-        if !removable[i] {
-            remap[i] = Some(next);
-            next += 1;
-        }
-    }
-    let map_list = |v: &Value| -> Value {
-        let list: Vec<usize> = v
-            .as_array()
-            .map(|a| {
-                a.iter()
-                    .filter_map(Value::as_u64)
-                    .filter_map(|c| remap.get(c as usize).copied().flatten())
-                    .collect()
-            })
-            .unwrap_or_default();
-        json!(list)
-    };
-    let kept: Vec<Value> = nodes
-        .iter()
-        .enumerate()
-        .filter(|(i, _)| !removable[*i])
-        .map(|(_, nd)| {
-            let mut nd = nd.clone();
-            if nd.get("children").is_some() {
-                let c = map_list(&nd["children"]);
-                if c.as_array().is_some_and(Vec::is_empty) {
-                    nd.as_object_mut().map(|o| o.remove("children"));
-                } else {
-                    nd["children"] = c;
-                }
-            }
-            nd
-        })
-        .collect();
-    set_or_remove(json, "nodes", kept);
-    if let Some(scenes) = json.get_mut("scenes").and_then(Value::as_array_mut) {
-        for s in scenes {
-            if s.get("nodes").is_some() {
-                s["nodes"] = map_list(&s["nodes"]);
-            }
-        }
-    }
-    remap
 }
 
 /// Add `joints` as translation-only nodes (as [`super::glb`] does) under the default scene.

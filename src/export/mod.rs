@@ -6,6 +6,7 @@
 pub mod anim;
 pub mod glb;
 mod glb_gc;
+mod glb_prune;
 pub mod glb_source;
 pub mod pinocchio;
 

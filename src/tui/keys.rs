@@ -43,26 +43,34 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         return super::edit_keys::on_key(app, k);
     }
     if app.input.is_some() {
-        return on_input_key(app, k);
+        return super::coord_input::on_input_key(app, k);
     }
+    if app.draft.is_some() && nudge_key(app, k) {
+        return Vec::new();
+    }
+    browse_key(app, k.code)
+}
+
+/// While a hint is being edited, arrows and `,` `.` move the joint (Shift for a big step);
+/// whether the key was one of them.
+fn nudge_key(app: &mut App, k: KeyEvent) -> bool {
     let big = k.modifiers.contains(KeyModifiers::SHIFT);
-    if app.draft.is_some() {
-        let step = |d: i32| (d, big);
-        let mv = match k.code {
-            KeyCode::Left => Some((0, step(-1))),
-            KeyCode::Right => Some((0, step(1))),
-            KeyCode::Up => Some((1, step(1))),
-            KeyCode::Down => Some((1, step(-1))),
-            KeyCode::Char(',') | KeyCode::Char('<') => Some((2, step(-1))),
-            KeyCode::Char('.') | KeyCode::Char('>') => Some((2, step(1))),
-            _ => None,
-        };
-        if let Some((axis, (dir, big))) = mv {
-            nudge(app, axis, dir, big);
-            return Vec::new();
-        }
-    }
-    match k.code {
+    let (axis, dir) = match k.code {
+        KeyCode::Left => (0, -1),
+        KeyCode::Right => (0, 1),
+        KeyCode::Up => (1, 1),
+        KeyCode::Down => (1, -1),
+        KeyCode::Char(',') | KeyCode::Char('<') => (2, -1),
+        KeyCode::Char('.') | KeyCode::Char('>') => (2, 1),
+        _ => return false,
+    };
+    nudge(app, axis, dir, big);
+    true
+}
+
+/// The browsing keys: selection, play, hint edits, toggles, re-rig, scrolling.
+fn browse_key(app: &mut App, code: KeyCode) -> Vec<Effect> {
+    match code {
         KeyCode::Char('q') => {
             app.quit = true;
             vec![Effect::Quit]
@@ -81,42 +89,41 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         KeyCode::Char('u') => unpin(app),
         KeyCode::Char('z') => undo(app),
         KeyCode::Char('c') => {
-            open_input(app);
-            Vec::new()
-        }
-        KeyCode::Char('w') => {
-            app.heat = !app.heat;
+            super::coord_input::open_input(app);
             Vec::new()
         }
         KeyCode::Char('t') => cycle_template(app),
-        KeyCode::Char('f') => {
-            app.failures_first = !app.failures_first;
+        KeyCode::Char('r') => rerig(app),
+        code => {
+            view_key(app, code);
             Vec::new()
         }
-        KeyCode::Char('r') => match app.current() {
-            Some(a) => {
-                let p = a.path.clone();
-                if let Some(a) = app.assets.iter_mut().find(|a| a.path == p) {
-                    a.queued = true;
-                }
-                vec![Effect::Rig(p)]
-            }
-            None => Vec::new(),
-        },
-        KeyCode::PageDown => {
-            app.scroll = app.scroll.saturating_add(10);
-            Vec::new()
-        }
-        KeyCode::PageUp => {
-            app.scroll = app.scroll.saturating_sub(10);
-            Vec::new()
-        }
+    }
+}
+
+/// Queue the selected asset for a re-rig.
+fn rerig(app: &mut App) -> Vec<Effect> {
+    let Some(p) = app.current().map(|a| a.path.clone()) else {
+        return Vec::new();
+    };
+    if let Some(a) = app.assets.iter_mut().find(|a| a.path == p) {
+        a.queued = true;
+    }
+    vec![Effect::Rig(p)]
+}
+
+/// Keys that only change what is shown: heat map, list order, scrolling, Esc.
+fn view_key(app: &mut App, code: KeyCode) {
+    match code {
+        KeyCode::Char('w') => app.heat = !app.heat,
+        KeyCode::Char('f') => app.failures_first = !app.failures_first,
+        KeyCode::PageDown => app.scroll = app.scroll.saturating_add(10),
+        KeyCode::PageUp => app.scroll = app.scroll.saturating_sub(10),
         KeyCode::Esc => {
             app.draft = None;
             app.message = None;
-            Vec::new()
         }
-        _ => Vec::new(),
+        _ => {}
     }
 }
 
@@ -168,7 +175,7 @@ fn selected_joint(app: &App) -> Option<(std::path::PathBuf, usize, String, [f64;
     ))
 }
 
-fn start_draft(app: &mut App) -> bool {
+pub(super) fn start_draft(app: &mut App) -> bool {
     if app.draft.is_some() {
         return true;
     }
@@ -221,7 +228,7 @@ fn write_hints(
     ]
 }
 
-fn pin(app: &mut App) -> Vec<Effect> {
+pub(super) fn pin(app: &mut App) -> Vec<Effect> {
     let Some((mesh, _, name, pos, _)) = selected_joint(app) else {
         app.message = Some("no rig to pin a joint of yet".into());
         return Vec::new();
@@ -310,52 +317,6 @@ fn undo(app: &mut App) -> Vec<Effect> {
         stack.pop();
     }
     fx
-}
-
-fn open_input(app: &mut App) {
-    if !start_draft(app) {
-        return;
-    }
-    if let Some(d) = &app.draft {
-        app.input = Some(format!("{:.4} {:.4} {:.4}", d.pos[0], d.pos[1], d.pos[2]));
-    }
-}
-
-fn on_input_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
-    let Some(line) = app.input.as_mut() else {
-        return Vec::new();
-    };
-    match k.code {
-        KeyCode::Esc => app.input = None,
-        KeyCode::Backspace => {
-            line.pop();
-        }
-        KeyCode::Char(c)
-            if c.is_ascii_digit() || matches!(c, ' ' | '.' | '-' | ',' | 'e' | '+') =>
-        {
-            line.push(c);
-        }
-        KeyCode::Enter => {
-            let parsed: Vec<f64> = line
-                .split([' ', ','])
-                .filter(|s| !s.is_empty())
-                .map(str::parse::<f64>)
-                .collect::<Result<_, _>>()
-                .unwrap_or_default();
-            match parsed.as_slice() {
-                [x, y, z] if [x, y, z].iter().all(|c| c.is_finite()) => {
-                    app.input = None;
-                    if let Some(d) = &mut app.draft {
-                        d.pos = [*x, *y, *z];
-                    }
-                    return pin(app);
-                }
-                _ => app.message = Some("type three numbers: x y z (mesh units)".into()),
-            }
-        }
-        _ => {}
-    }
-    Vec::new()
 }
 
 /// Handle the mouse: click a row to select it, click a view to place the joint being edited

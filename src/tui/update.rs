@@ -66,38 +66,8 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
             app.push_log(format!("changed: {}", app.rel(&path)));
             vec![Effect::Rig(path)]
         }
-        FsChange::Removed(path) => {
-            app.assets.retain(|a| a.path != path);
-            if app.selected.as_deref() == Some(&path) {
-                let first = app.order().first().map(|&i| app.assets[i].path.clone());
-                app.selected = first;
-            }
-            if app.draft.as_ref().is_some_and(|d| d.mesh == path) {
-                app.draft = None;
-            }
-            app.push_log(format!("removed: {}", app.rel(&path)));
-            vec![Effect::Cancel(path)]
-        }
-        FsChange::HintsChanged { mesh, text } => {
-            let Some(i) = app.find(&mesh) else {
-                return Vec::new();
-            };
-            let a = &mut app.assets[i];
-            if a.hints_text == text {
-                return Vec::new(); // the echo of our own write
-            }
-            a.hints_text = text.clone();
-            if let Some(t) = &text {
-                if let Ok(h) = Hints::parse(t, &mesh) {
-                    a.hints = h;
-                }
-            } else {
-                a.hints = Hints::default();
-            }
-            a.queued = true;
-            app.push_log(format!("hints edited: {}", app.rel(&mesh)));
-            vec![Effect::Rig(mesh)]
-        }
+        FsChange::Removed(path) => on_removed(app, path),
+        FsChange::HintsChanged { mesh, text } => on_hints_changed(app, mesh, text),
         FsChange::ScanDone(meshes) => {
             for m in &meshes {
                 app.ensure(m);
@@ -133,6 +103,43 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
             Vec::new()
         }
     }
+}
+
+/// A mesh was deleted: forget it, move the selection and drop its draft, cancel its job.
+fn on_removed(app: &mut App, path: std::path::PathBuf) -> Vec<Effect> {
+    app.assets.retain(|a| a.path != path);
+    if app.selected.as_deref() == Some(&path) {
+        let first = app.order().first().map(|&i| app.assets[i].path.clone());
+        app.selected = first;
+    }
+    if app.draft.as_ref().is_some_and(|d| d.mesh == path) {
+        app.draft = None;
+    }
+    app.push_log(format!("removed: {}", app.rel(&path)));
+    vec![Effect::Cancel(path)]
+}
+
+/// A mesh's hints sidecar changed on disk: take the new hints (unless it is the echo of our own
+/// write) and re-rig.
+fn on_hints_changed(app: &mut App, mesh: std::path::PathBuf, text: Option<String>) -> Vec<Effect> {
+    let Some(i) = app.find(&mesh) else {
+        return Vec::new();
+    };
+    let a = &mut app.assets[i];
+    if a.hints_text == text {
+        return Vec::new(); // the echo of our own write
+    }
+    a.hints_text = text.clone();
+    if let Some(t) = &text {
+        if let Ok(h) = Hints::parse(t, &mesh) {
+            a.hints = h;
+        }
+    } else {
+        a.hints = Hints::default();
+    }
+    a.queued = true;
+    app.push_log(format!("hints edited: {}", app.rel(&mesh)));
+    vec![Effect::Rig(mesh)]
 }
 
 fn on_job(app: &mut App, ev: JobEvent) -> Vec<Effect> {

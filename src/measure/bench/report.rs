@@ -154,6 +154,28 @@ fn stage_columns(meshes: &[MeshResult]) -> Vec<String> {
 /// Per-mesh tables and the summary lines.
 pub fn format(report: &BenchReport) -> String {
     let mut s = String::new();
+    mesh_table(&mut s, &report.meshes);
+    stage_table(&mut s, &report.meshes);
+    problem_lines(&mut s, &report.meshes);
+    s.push('\n');
+    s.push_str(&summary_lines(&report.summary));
+    if let Some(a) = &report.auto_cost {
+        let _ = writeln!(
+            s,
+            "--skeleton auto on {}: {:.2} s vs {} (default orientation) {:.2} s = {:.2}x (chose {})",
+            a.mesh,
+            a.auto_ms / 1e3,
+            a.single,
+            a.single_ms / 1e3,
+            a.auto_ms / a.single_ms,
+            a.auto_chose
+        );
+    }
+    s
+}
+
+/// The main table: one row per mesh with status, time, memory, joint and skin scores.
+fn mesh_table(s: &mut String, meshes: &[MeshResult]) {
     let _ =
         writeln!(
         s,
@@ -161,7 +183,7 @@ pub fn format(report: &BenchReport) -> String {
         "mesh", "category", "skeleton", "V", "status", "ok", "wall s", "RSS MB", "graph",
         "J2J %", "J2B %", "B2B %", "L1", "deform%", "prec", "recall", "skin ms"
     );
-    for m in &report.meshes {
+    for m in meshes {
         let graph = m.stats.get("graph_vertices").map(|v| format!("{v:.0}"));
         let _ = writeln!(
             s,
@@ -185,53 +207,47 @@ pub fn format(report: &BenchReport) -> String {
             opt(m.attach_skin_ms, 1),
         );
     }
-    let cols = stage_columns(&report.meshes);
-    if !cols.is_empty() {
-        let _ = write!(s, "\nper-stage median ms\n{:<14}", "mesh");
+}
+
+/// The per-stage median times, one column per stage seen (nothing when no stage was timed).
+fn stage_table(s: &mut String, meshes: &[MeshResult]) {
+    let cols = stage_columns(meshes);
+    if cols.is_empty() {
+        return;
+    }
+    let _ = write!(s, "\nper-stage median ms\n{:<14}", "mesh");
+    for c in &cols {
+        let _ = write!(s, " {c:>9}");
+    }
+    s.push('\n');
+    for m in meshes.iter().filter(|m| !m.stage_ms.is_empty()) {
+        let _ = write!(s, "{:<14}", m.name);
         for c in &cols {
-            let _ = write!(s, " {c:>9}");
+            let _ = write!(s, " {:>9}", opt(m.stage_ms.get(c).copied(), 1));
         }
         s.push('\n');
-        for m in report.meshes.iter().filter(|m| !m.stage_ms.is_empty()) {
-            let _ = write!(s, "{:<14}", m.name);
-            for c in &cols {
-                let _ = write!(s, " {:>9}", opt(m.stage_ms.get(c).copied(), 1));
-            }
-            s.push('\n');
-        }
     }
-    let problems: Vec<&MeshResult> = report
-        .meshes
+}
+
+/// Each mesh's error, warnings and notes (nothing when there are none).
+fn problem_lines(s: &mut String, meshes: &[MeshResult]) {
+    let problems: Vec<&MeshResult> = meshes
         .iter()
         .filter(|m| m.error.is_some() || !m.notes.is_empty() || !m.warnings.is_empty())
         .collect();
-    if !problems.is_empty() {
-        s.push_str("\nfailures, warnings and notes\n");
-        for m in problems {
-            if let Some(e) = &m.error {
-                let _ = writeln!(s, "  {}: error: {e}", m.name);
-            }
-            for w in &m.warnings {
-                let _ = writeln!(s, "  {}: warning: {w}", m.name);
-            }
-            for n in &m.notes {
-                let _ = writeln!(s, "  {}: note: {n}", m.name);
-            }
+    if problems.is_empty() {
+        return;
+    }
+    s.push_str("\nfailures, warnings and notes\n");
+    for m in problems {
+        if let Some(e) = &m.error {
+            let _ = writeln!(s, "  {}: error: {e}", m.name);
+        }
+        for w in &m.warnings {
+            let _ = writeln!(s, "  {}: warning: {w}", m.name);
+        }
+        for n in &m.notes {
+            let _ = writeln!(s, "  {}: note: {n}", m.name);
         }
     }
-    s.push('\n');
-    s.push_str(&summary_lines(&report.summary));
-    if let Some(a) = &report.auto_cost {
-        let _ = writeln!(
-            s,
-            "--skeleton auto on {}: {:.2} s vs {} (default orientation) {:.2} s = {:.2}x (chose {})",
-            a.mesh,
-            a.auto_ms / 1e3,
-            a.single,
-            a.single_ms / 1e3,
-            a.auto_ms / a.single_ms,
-            a.auto_chose
-        );
-    }
-    s
 }

@@ -1,0 +1,197 @@
+//! The detail pane's sections for a rigged asset: the run summary, the selected joint, the
+//! templates, the method report, the penalty, warnings, suggested hints, repair, stage times and
+//! outputs. Pure: a function of `&App` and the rig report (the TUI's `view` rule).
+
+use ratatui::style::{Color, Style};
+use ratatui::text::{Line, Span};
+
+use super::app::{App, Asset, RigInfo};
+use super::suggest::suggestions;
+use super::view::heading;
+use crate::embed::PENALTY_TERMS;
+use crate::rig::Rig;
+
+/// Every section for a rigged asset, in pane order.
+pub(super) fn rig_lines(app: &App, a: &Asset, r: &RigInfo, out: &mut Vec<Line<'static>>) {
+    let rig = &r.rig;
+    out.push(run_line(r));
+    // Outputs that could not be written come first: below the fold they would go unseen.
+    for e in &r.output_errors {
+        out.push(Line::from(Span::styled(
+            format!("✗ {}", e.replace(&app.root.display().to_string(), ".")),
+            Style::new().fg(Color::Red),
+        )));
+    }
+    // In edit mode the edit section names the selected joint of the edited rig.
+    if app.edit.is_none() {
+        if let Some(line) = joint_line(app, a, rig) {
+            out.push(line);
+        }
+    }
+    template_lines(rig, out);
+    super::method::method_lines(rig, out);
+    if has_penalty(rig) {
+        penalty_lines(rig, out);
+    }
+    warning_lines(rig, out);
+    suggestion_lines(rig, out);
+    repair_lines(rig, out);
+    timing_lines(rig, out);
+    out.push(heading("outputs"));
+    for p in &r.outputs {
+        out.push(Line::from(format!("  {}", app.rel(p))));
+    }
+}
+
+/// The run's first line: skeleton, orientation, vertex count and whether it was a re-run.
+fn run_line(r: &RigInfo) -> Line<'static> {
+    let rig = &r.rig;
+    Line::from(format!(
+        "skeleton {} · {} · {} vertices · {}",
+        rig.skeleton,
+        rig.orientation,
+        rig.vertex_count,
+        if r.reused {
+            "re-run from the embedding (cached discretization)"
+        } else {
+            "full run"
+        }
+    ))
+}
+
+/// The selected joint's position, its pin and the draft being typed; `None` for a jointless rig.
+fn joint_line(app: &App, a: &Asset, rig: &Rig) -> Option<Line<'static>> {
+    let j = rig
+        .joints
+        .get(app.joint().min(rig.joints.len().saturating_sub(1)))?;
+    let pinned = a.hints.hints.iter().find(|h| h.joint == j.name);
+    let mut line = format!(
+        "joint {} ({}/{}) at ({:.3}, {:.3}, {:.3})",
+        j.name,
+        app.joint().min(rig.joints.len() - 1) + 1,
+        rig.joints.len(),
+        j.position[0],
+        j.position[1],
+        j.position[2]
+    );
+    if let Some(h) = pinned {
+        line += &format!(
+            " · pinned at ({:.3}, {:.3}, {:.3})",
+            h.position[0], h.position[1], h.position[2]
+        );
+    }
+    if let Some(d) = app.draft.as_ref().filter(|d| d.mesh == a.path) {
+        line += &format!(
+            " · editing → ({:.3}, {:.3}, {:.3}) [p to pin, Esc to cancel]",
+            d.pos[0], d.pos[1], d.pos[2]
+        );
+    }
+    Some(Line::from(Span::styled(line, Style::new().fg(Color::Cyan))))
+}
+
+/// The templates tried (`--skeleton auto`) or screened (a forced template), best first as chosen.
+fn template_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
+    if rig.templates.is_empty() {
+        return;
+    }
+    out.push(heading("templates tried (penalty per chain)"));
+    for t in &rig.templates {
+        let status = match (t.status, t.note.as_str()) {
+            (Some(crate::rig::Status::Ok), _) => "ok".to_string(),
+            (Some(crate::rig::Status::LowConfidence), _) => "low confidence".to_string(),
+            (None, note) => note.to_string(),
+        };
+        let mark = if t.chosen { "▶" } else { " " };
+        out.push(Line::from(format!(
+            "  {mark} {:<10} {:<24} {:.4}  {status}",
+            t.template, t.orientation, t.penalty_per_chain
+        )));
+    }
+}
+
+/// The rig's warnings in yellow, under a heading (nothing when there are none).
+fn warning_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
+    if rig.warnings.is_empty() {
+        return;
+    }
+    out.push(heading("warnings"));
+    for w in &rig.warnings {
+        out.push(Line::from(Span::styled(
+            format!("  • {w}"),
+            Style::new().fg(Color::Yellow),
+        )));
+    }
+}
+
+/// Hints that would likely fix a weak rig, in plain words (nothing when there are none).
+fn suggestion_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
+    let sugg = suggestions(rig);
+    if sugg.is_empty() {
+        return;
+    }
+    out.push(heading("suggested hints"));
+    for s in sugg {
+        out.push(Line::from(format!("  → {s}")));
+    }
+}
+
+/// What mesh repair found and did.
+fn repair_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
+    let rep = &rig.repair;
+    out.push(heading("repair"));
+    out.push(Line::from(format!(
+        "  {} vertices ({} welded), {} triangles, {} shells, watertight: {}, open edges {}, non-manifold {}, degenerate {}, flipped shells {}",
+        rep.input_vertices, rep.welded_vertices, rep.input_triangles, rep.shells,
+        if rep.watertight { "yes" } else { "no" }, rep.open_edges, rep.non_manifold_edges,
+        rep.degenerate_triangles, rep.inward_shells_flipped
+    )));
+    for n in &rep.notes {
+        out.push(Line::from(format!("  • {n}")));
+    }
+}
+
+/// Each recorded stage's time in pipeline order, then the total, on one line.
+fn timing_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
+    out.push(heading("stage times (ms)"));
+    let times: Vec<String> = crate::progress::Stage::ALL
+        .iter()
+        .filter_map(|s| {
+            rig.timings_ms
+                .get(s.name())
+                .map(|ms| format!("{} {ms:.0}", s.name()))
+        })
+        .chain(
+            rig.timings_ms
+                .get("total")
+                .map(|ms| format!("total {ms:.0}")),
+        )
+        .collect();
+    out.push(Line::from(format!("  {}", times.join(" · "))));
+}
+
+/// Whether the rig has the embedding penalty: the nine terms belong to the template embedding; the
+/// multi-component and curve-skeleton methods have none (the list shows "-").
+pub(super) fn has_penalty(rig: &Rig) -> bool {
+    let other = [crate::rig::METHOD_MULTIPART, crate::curveskel::METHOD_NAME];
+    !other.contains(&rig.method.as_str())
+}
+
+/// The embedding's penalty and its nine weighted terms, two per line.
+fn penalty_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
+    out.push(heading(&format!(
+        "penalty {:.4} (weighted terms)",
+        rig.penalty.total
+    )));
+    for chunk in PENALTY_TERMS.chunks(2) {
+        let cells: Vec<String> = chunk
+            .iter()
+            .map(|t| {
+                format!(
+                    "{t:>17} {:<9.4}",
+                    rig.penalty.terms.get(*t).copied().unwrap_or(0.0)
+                )
+            })
+            .collect();
+        out.push(Line::from(cells.join(" ")));
+    }
+}
