@@ -539,6 +539,29 @@ fn typing_coordinates_pins_there() {
 }
 
 #[test]
+fn typed_coordinates_that_do_not_parse_say_why_on_the_open_line() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Tab));
+    h.send(key(KeyCode::Char('c')));
+    for c in " 1 0".chars() {
+        h.send(key(KeyCode::Char(c)));
+    }
+    h.effects.clear();
+    h.send(key(KeyCode::Enter));
+    assert!(h.effects.is_empty(), "{:?}", h.effects);
+    assert!(h.app.input.is_some(), "the line stays open");
+    let screen = h.screen();
+    let status = screen
+        .lines()
+        .find(|l| l.contains("x y z (mesh units)"))
+        .expect("input line shown");
+    assert!(status.contains("type three numbers"), "{status}");
+    // Editing the line again clears the complaint.
+    h.send(key(KeyCode::Backspace));
+    assert!(h.app.message.is_none());
+}
+
+#[test]
 fn mouse_click_in_the_front_view_places_the_joint() {
     let mut h = busy_folder();
     let areas = geppetto::tui::layout::layout((W, H));

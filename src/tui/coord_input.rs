@@ -13,6 +13,8 @@ pub(super) fn open_input(app: &mut App) {
     }
     if let Some(d) = &app.draft {
         app.input = Some(format!("{:.4} {:.4} {:.4}", d.pos[0], d.pos[1], d.pos[2]));
+        // The status line shows the input now; an older message would read as its complaint.
+        app.message = None;
     }
 }
 
@@ -25,11 +27,13 @@ pub(super) fn on_input_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         KeyCode::Esc => app.input = None,
         KeyCode::Backspace => {
             line.pop();
+            app.message = None;
         }
         KeyCode::Char(c)
             if c.is_ascii_digit() || matches!(c, ' ' | '.' | '-' | ',' | 'e' | '+') =>
         {
             line.push(c);
+            app.message = None;
         }
         KeyCode::Enter => {
             let parsed: Vec<f64> = line

@@ -213,11 +213,19 @@ pub fn detail_lines(app: &App) -> Vec<Line<'static>> {
 
 fn render_status(app: &App, f: &mut Frame, area: Rect) {
     let line = if let Some(input) = &app.input {
-        Line::from(vec![
+        let mut spans = vec![
             Span::styled(" x y z (mesh units): ", Style::new().fg(Color::Cyan)),
             Span::raw(input.clone()),
             Span::raw("▏  Enter pin · Esc cancel"),
-        ])
+        ];
+        // Why Enter did not pin (the line stays open until it parses or Esc).
+        if let Some(m) = &app.message {
+            spans.push(Span::styled(
+                format!("  {m}"),
+                Style::new().fg(Color::Yellow),
+            ));
+        }
+        Line::from(spans)
     } else if let Some(m) = &app.message {
         Line::from(Span::styled(
             format!(" {m}"),
