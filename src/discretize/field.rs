@@ -23,8 +23,6 @@ use crate::mesh::PreparedMesh;
 const GRID_LEVEL: u32 = 5;
 /// Leaf flag in [`DistanceField`]'s node array.
 const LEAF: u32 = 1 << 31;
-/// Depth cap actually used (the lattice keys pack 21 bits per axis).
-const HARD_MAX_DEPTH: u32 = 19;
 
 /// Field value reported for non-finite query points (far outside, still finite arithmetic).
 pub const FAR: f64 = 1e9;
@@ -324,7 +322,8 @@ pub fn trilinear(c: &[f32; 8], x: f64, y: f64, z: f64) -> f64 {
     y0 + (y1 - y0) * z
 }
 
-fn clamp_unit(p: &P3) -> P3 {
+/// `p` clamped into the unit cube (the field's domain).
+pub(super) fn clamp_unit(p: &P3) -> P3 {
     P3::new(
         p.x.clamp(0.0, 1.0),
         p.y.clamp(0.0, 1.0),
@@ -366,31 +365,13 @@ fn build_with(
 ) -> DistanceField {
     let all = Bvh::build(positions, triangles);
     let sign = Sign::new(&all, positions, triangles);
-    let internal = winding::internal_triangles(&sign, &all, positions, triangles);
-    let culled = internal.iter().filter(|&&x| x).count();
-    let (outer_bvh, inner_bvh);
-    let (bvh, inner) = if culled > 0 && culled < triangles.len() {
-        let pick = |want: bool| -> Vec<[u32; 3]> {
-            triangles
-                .iter()
-                .zip(&internal)
-                .filter(|(_, &i)| i == want)
-                .map(|(t, _)| *t)
-                .collect()
-        };
-        outer_bvh = Bvh::build(positions, &pick(false));
-        inner_bvh = Bvh::build(positions, &pick(true));
-        (&outer_bvh, Some(&inner_bvh))
-    } else {
-        (&all, None)
+    let buried = split_buried(&all, &sign, positions, triangles);
+    let (bvh, inner) = match (&buried.outer, &buried.inner) {
+        (Some(o), Some(i)) => (o, Some(i)),
+        _ => (&all, None),
     };
-    let depth = opts.max_depth.clamp(1, HARD_MAX_DEPTH);
-    let prm = Params {
-        tol: opts.tol(),
-        max_depth: depth,
-        unit: 1.0 / f64::from(1u32 << (depth + 1)),
-        lipschitz_skip,
-    };
+    let prm = Params::new(opts, lipschitz_skip);
+    let depth = prm.max_depth;
     let full = 1u32 << (depth + 1);
     let windings = std::sync::atomic::AtomicUsize::new(0);
     let mut ex = Exact::new(bvh, inner, &all, &sign, prm.unit, &windings);
@@ -403,7 +384,7 @@ fn build_with(
     let stats = FieldStats {
         exact_queries: q + q0,
         winding_queries: windings.load(std::sync::atomic::Ordering::Relaxed),
-        internal_triangles: culled,
+        internal_triangles: buried.culled,
         sign_method: if bvh.is_empty() {
             "none"
         } else {
@@ -412,4 +393,46 @@ fn build_with(
         ..Default::default()
     };
     DistanceField::from_tree(root, depth, stats)
+}
+
+/// The distance's surface and the buried triangles ([`winding::internal_triangles`]): their
+/// trees when some but not all triangles are buried, else none (the distance then uses all).
+pub(super) struct Buried {
+    /// Tree of the triangles not buried inside the solid.
+    pub outer: Option<Bvh>,
+    /// Tree of the buried triangles.
+    pub inner: Option<Bvh>,
+    /// Number of buried triangles.
+    pub culled: usize,
+}
+
+/// Find the buried triangles of a mesh whose tree is `all` and split them off (see [`Buried`]).
+pub(super) fn split_buried(
+    all: &Bvh,
+    sign: &Sign,
+    positions: &[P3],
+    triangles: &[[u32; 3]],
+) -> Buried {
+    let buried = winding::internal_triangles(sign, all, positions, triangles);
+    let culled = buried.iter().filter(|&&b| b).count();
+    if culled == 0 || culled == triangles.len() {
+        return Buried {
+            outer: None,
+            inner: None,
+            culled,
+        };
+    }
+    let pick = |want: bool| -> Vec<[u32; 3]> {
+        triangles
+            .iter()
+            .zip(&buried)
+            .filter(|(_, &b)| b == want)
+            .map(|(t, _)| *t)
+            .collect()
+    };
+    Buried {
+        outer: Some(Bvh::build(positions, &pick(false))),
+        inner: Some(Bvh::build(positions, &pick(true))),
+        culled,
+    }
 }

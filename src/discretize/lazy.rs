@@ -6,7 +6,7 @@
 //! [`super::DistanceField::eval`] and runs a cell's split test (`octree::test_cell`, the same
 //! rule, Lipschitz skip and cropping as the full build) the first time a query reaches it, so the
 //! cells it builds, and hence the values it returns, are the full tree's. The buried triangles
-//! ([`winding::internal_triangles`]) are found up front, as in the full build.
+//! ([`super::winding::internal_triangles`]) are found up front, as in the full build.
 //!
 //! Same input, same output: a cell's content is a pure function of its path (its corners come from
 //! its parent's lattice, signs are inherited only from its own corners and centre), never of which
@@ -19,15 +19,12 @@ use std::hash::BuildHasherDefault;
 use std::sync::{Mutex, MutexGuard};
 
 use super::bvh::{Bvh, Hit};
-use super::field::{trilinear, FAR};
+use super::field::{clamp_unit, split_buried, trilinear, FAR};
 use super::octree::{self, Anchor, Evaluate, KeyHasher, Params, Tested};
-use super::winding::{self, Sign};
+use super::winding::Sign;
 use super::DiscretizeOptions;
 use crate::geom::{P3, V3};
 use crate::mesh::PreparedMesh;
-
-/// Depth cap actually used (as the full field's).
-const HARD_MAX_DEPTH: u32 = 19;
 
 /// What the lazy build has computed so far (deterministic: the same queries build the same cells).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -97,14 +94,10 @@ impl LazyField {
         // Buried faces (winding::internal_triangles): nearly every one is the nearest face of
         // some point the skin reads (measured: 97 % on the armoured character), so all are
         // tested up front, as the full build does.
-        let (outer, inner) = split_buried(&all, &sign, &mesh.positions, &mesh.triangles);
-        let depth = opts.max_depth.clamp(1, HARD_MAX_DEPTH);
-        let prm = Params {
-            tol: opts.tol(),
-            max_depth: depth,
-            unit: 1.0 / f64::from(1u32 << (depth + 1)),
-            lipschitz_skip: true,
-        };
+        let buried = split_buried(&all, &sign, &mesh.positions, &mesh.triangles);
+        let (outer, inner) = (buried.outer, buried.inner);
+        let prm = Params::new(opts, true);
+        let depth = prm.max_depth;
         let mut f = Self {
             prm,
             all,
@@ -130,11 +123,7 @@ impl LazyField {
         if !p.coords.iter().all(|c| c.is_finite()) {
             return FAR;
         }
-        let q = P3::new(
-            p.x.clamp(0.0, 1.0),
-            p.y.clamp(0.0, 1.0),
-            p.z.clamp(0.0, 1.0),
-        );
+        let q = clamp_unit(p);
         let out = (p - q).norm();
         let d = self.prm.max_depth;
         let res = f64::from(1u32 << d);
@@ -396,31 +385,4 @@ impl Evaluate for CellEval<'_> {
     fn is_winding(&self) -> bool {
         self.f.sign.is_winding()
     }
-}
-
-/// The trees of the outer and of the buried triangles ([`winding::internal_triangles`]), when
-/// some but not all are buried (the full build's rule); `(None, None)` otherwise.
-fn split_buried(
-    all: &Bvh,
-    sign: &Sign,
-    positions: &[P3],
-    triangles: &[[u32; 3]],
-) -> (Option<Bvh>, Option<Bvh>) {
-    let buried = winding::internal_triangles(sign, all, positions, triangles);
-    let culled = buried.iter().filter(|&&b| b).count();
-    if culled == 0 || culled == triangles.len() {
-        return (None, None);
-    }
-    let pick = |want: bool| -> Vec<[u32; 3]> {
-        triangles
-            .iter()
-            .zip(&buried)
-            .filter(|(_, &b)| b == want)
-            .map(|(t, _)| *t)
-            .collect()
-    };
-    (
-        Some(Bvh::build(positions, &pick(false))),
-        Some(Bvh::build(positions, &pick(true))),
-    )
 }

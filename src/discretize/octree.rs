@@ -16,6 +16,7 @@ use rayon::prelude::*;
 
 use super::bvh::{Bvh, Scratch};
 use super::winding::Sign;
+use super::DiscretizeOptions;
 use crate::geom::V3;
 
 /// A winding number this far from ½ makes a point a sign anchor for its neighbours.
@@ -201,6 +202,22 @@ pub struct Params {
     /// Skip evaluating lattice points whose split test the Lipschitz bound settles (exact: the
     /// same tree; false only for the reference build the tests compare against).
     pub lipschitz_skip: bool,
+}
+
+/// Depth cap actually used (the lattice keys pack 21 bits per axis).
+const HARD_MAX_DEPTH: u32 = 19;
+
+impl Params {
+    /// `opts`' τ and depth cap (clamped to 1..=19), with or without the Lipschitz skip.
+    pub fn new(opts: &DiscretizeOptions, lipschitz_skip: bool) -> Self {
+        let depth = opts.max_depth.clamp(1, HARD_MAX_DEPTH);
+        Self {
+            tol: opts.tol(),
+            max_depth: depth,
+            unit: 1.0 / f64::from(1u32 << (depth + 1)),
+            lipschitz_skip,
+        }
+    }
 }
 
 /// Build the tree below the root cell, whose 8 corner values are given. Returns the root and
