@@ -9,11 +9,8 @@ use rayon::prelude::*;
 use super::local::Region;
 use super::Session;
 use crate::skin::bones::Bone;
-use crate::skin::heat::{self, Source};
+use crate::skin::heat::{self, Source, MIN_HEAT_DISTANCE, TIE};
 use crate::util::ms_since;
-
-/// Distances below this (normalized units) are clamped before H = c/d², as in the plain solver.
-const MIN_HEAT_DISTANCE: f64 = 1e-6;
 
 /// Heat sources of a region computed ahead of its solve (a drag step's, beside the region search:
 /// the search reads only the weights, the sources only the joints).
@@ -91,9 +88,6 @@ pub(super) fn region_sources(
 
 /// Least vertices per parallel task of the stale-source test.
 const STALE_CHUNK: usize = 2048;
-
-/// Relative distance under which bones tie as nearest (the plain solver's factor).
-const TIE: f64 = 1e-5;
 
 /// `M_ii · c / d²` of a vertex (row `r`) with heat source `src`; c is the magnitude of the joints
 /// the source's bones belong to (their mean when bones of several joints tie), facts §5.2.

@@ -23,7 +23,10 @@ pub const VISIBILITY_TOLERANCE: f64 = 0.004;
 
 /// Bones closer than `(1 + TIE) · d` count as equidistant and all receive heat (the original's
 /// 1.00001 factor: at a joint's position, the bones meeting there tie).
-const TIE: f64 = 1e-5;
+pub const TIE: f64 = 1e-5;
+
+/// Distances below this (normalized units) are clamped before H = c/d² (the original adds 1e-8).
+pub const MIN_HEAT_DISTANCE: f64 = 1e-6;
 
 /// Heat source of one vertex: distance to its nearest visible bone and the joints owning every
 /// visible bone at (nearly) that distance, without repeats.

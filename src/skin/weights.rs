@@ -3,7 +3,7 @@
 use std::time::Instant;
 
 use super::bones::{self, Bone};
-use super::heat::{self, Source};
+use super::heat::{self, Source, MIN_HEAT_DISTANCE};
 use super::laplacian::SymCsc;
 use super::solve::solve_spd_with;
 use super::system::{likely_heat_vertices, HeatSystem, SystemCache};
@@ -16,8 +16,6 @@ use crate::util::ms_since;
 /// Shells with fewer welded vertices than this (a lone triangle or card) are bound rigidly: there
 /// is no surface to diffuse over.
 const MIN_HEAT_SHELL: usize = 4;
-/// Distances below this (normalized units) are clamped before H = c/d² (the original adds 1e-8).
-const MIN_HEAT_DISTANCE: f64 = 1e-6;
 
 /// Per welded vertex weights, heaviest first.
 type Rows = Vec<Vec<(u32, f64)>>;
