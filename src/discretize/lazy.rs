@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::{Mutex, MutexGuard};
 
-use super::bvh::{Bvh, Hit};
+use super::bvh::{Bvh, Hit, Scratch};
 use super::field::{clamp_unit, split_buried, trilinear, FAR};
 use super::octree::{self, Anchor, Evaluate, KeyHasher, Params, Tested};
 use super::winding::Sign;
@@ -112,7 +112,7 @@ impl LazyField {
         // The root's corners, outside by construction (as the full build evaluates them).
         f.root = std::array::from_fn(|m| {
             let b = |bit: usize| if m >> bit & 1 == 1 { full } else { 0 };
-            let p = f.point([b(0), b(1), b(2)], None);
+            let p = f.point([b(0), b(1), b(2)], None, &mut Scratch::default());
             (p.d, p.d)
         });
         f
@@ -216,6 +216,7 @@ impl LazyField {
             f: self,
             local: Vec::with_capacity(27),
             hint: None,
+            scratch: Scratch::default(),
         };
         for (m, &(v, r)) in job.corners.iter().enumerate() {
             let b =
@@ -260,14 +261,15 @@ impl LazyField {
     }
 
     /// The context-free data of lattice point `k`, computed once.
-    /// `hint`: a triangle slot near `k` (speed only: the distance is the exact minimum).
-    fn point(&self, k: [u32; 3], hint: Option<u32>) -> Point {
+    /// `hint`: a triangle slot near `k` (speed only: the distance is the exact minimum);
+    /// `scratch`: the caller's traversal stack.
+    fn point(&self, k: [u32; 3], hint: Option<u32>, scratch: &mut Scratch) -> Point {
         let key = octree::pack(k);
         if let Some(p) = lock(&self.points).get(&key) {
             return *p;
         }
         let at = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.prm.unit;
-        let p = match self.closest(&at, hint) {
+        let p = match self.closest(&at, hint, scratch) {
             (None, _) => Point {
                 d: 1.0,
                 r: f64::INFINITY,
@@ -301,10 +303,17 @@ impl LazyField {
     }
 
     /// Closest outer (not buried) triangle and the squared distance to all triangles.
-    fn closest(&self, p: &V3, hint: Option<u32>) -> (Option<Hit>, f64) {
-        let hit = self.outer.as_ref().unwrap_or(&self.all).closest(p, hint);
+    fn closest(&self, p: &V3, hint: Option<u32>, scratch: &mut Scratch) -> (Option<Hit>, f64) {
+        let hit = self
+            .outer
+            .as_ref()
+            .unwrap_or(&self.all)
+            .closest_with(p, hint, scratch);
         let d2 = hit.map_or(f64::INFINITY, |h| h.dist2);
-        let inner = self.inner.as_ref().and_then(|b| b.closest(p, None));
+        let inner = self
+            .inner
+            .as_ref()
+            .and_then(|b| b.closest_with(p, None, scratch));
         (hit, inner.map_or(d2, |h| h.dist2.min(d2)))
     }
 }
@@ -327,6 +336,8 @@ struct CellEval<'a> {
     local: Vec<([u32; 3], f64, f64)>,
     /// The last evaluated point's closest triangle slot.
     hint: Option<u32>,
+    /// Traversal stack for this cell's closest-point queries.
+    scratch: Scratch,
 }
 
 impl CellEval<'_> {
@@ -347,7 +358,7 @@ impl Evaluate for CellEval<'_> {
         if let Some((v, _)) = self.find(k) {
             return v;
         }
-        let p = self.f.point(k, self.hint);
+        let p = self.f.point(k, self.hint, &mut self.scratch);
         self.hint = p.slot.or(self.hint);
         let (inside, r) = if self.f.all.is_empty() {
             (false, f64::INFINITY)
