@@ -6,9 +6,11 @@
 //! → bone-owning joints no vertex takes heat from adopt their relatively nearest vertices
 //! ([`heat::adopt_orphans`]) → [`laplacian::stiffness`] + [`laplacian::one_ring_areas`] → one SPD solve
 //! ([`solve::solve_spd`]) of `(L_c + M·H) W = M·H·P` with one column per owning joint → clip to
-//! \[0,1\], prune, renormalize → per input vertex through the weld map. See `weights.rs`.
+//! \[0,1\], prune, renormalize → per input vertex through the weld map. See `weights.rs` (the
+//! driver), `shells.rs` and `diffuse.rs`.
 
 pub mod bones;
+mod diffuse;
 pub mod heat;
 pub mod laplacian;
 pub mod parts;
@@ -16,16 +18,17 @@ pub mod pose;
 pub mod props;
 pub mod prune;
 mod rigid;
+mod shells;
 pub mod solve;
 pub mod system;
 pub mod visibility;
 mod weights;
 
+pub use diffuse::{finish_row, finish_row_into};
 pub use rigid::rigid;
+pub use shells::shell_vertex_lists;
 pub use system::SystemCache;
-pub use weights::{
-    finish_row, finish_row_into, shell_vertex_lists, skin_with_sdf, skin_with_sdf_cached,
-};
+pub use weights::{skin_with_sdf, skin_with_sdf_cached};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

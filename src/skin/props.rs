@@ -55,14 +55,7 @@ pub fn bind_props(
     {
         return;
     }
-    let mut in_body = vec![false; mesh.positions.len()];
-    for b in &out.shells {
-        if let ShellBinding::Heat { shell, .. } | ShellBinding::Part { shell, .. } = *b {
-            for &v in shells.get(shell).map_or(&[][..], |s| &s[..]) {
-                in_body[v as usize] = true;
-            }
-        }
-    }
+    let in_body = body_vertices(&out.shells, shells, mesh.positions.len());
     let found: Vec<(usize, u32, f64)> = {
         let Some(body) = Body::new(&mesh.positions, &mesh.triangles, &in_body, rows) else {
             return;
@@ -79,26 +72,7 @@ pub fn bind_props(
             })
             .collect()
     };
-    let mut bound = Vec::new();
-    for (k, j, gap) in found {
-        let ShellBinding::Rigid {
-            shell, vertices, ..
-        } = out.shells[k]
-        else {
-            continue;
-        };
-        for &v in &shells[shell] {
-            rows[v as usize] = vec![(j, 1.0)];
-        }
-        let joint = super::weights::joint_name(joints, j);
-        bound.push(format!("shell {shell} → {joint}"));
-        out.shells[k] = ShellBinding::Prop {
-            shell,
-            vertices,
-            joint,
-            gap,
-        };
-    }
+    let bound = rebind(found, shells, rows, joints, &mut out.shells);
     if !bound.is_empty() {
         out.warnings.push(format!(
             "{} shells that see no bone touch the body and follow the joint they touch: {}",
@@ -106,6 +80,51 @@ pub fn bind_props(
             bound.join(", ")
         ));
     }
+}
+
+/// Flags of the welded vertices (`n` of them) of the body: the heat-diffused shells.
+fn body_vertices(bindings: &[ShellBinding], shells: &[Vec<u32>], n: usize) -> Vec<bool> {
+    let mut in_body = vec![false; n];
+    for b in bindings {
+        if let ShellBinding::Heat { shell, .. } | ShellBinding::Part { shell, .. } = *b {
+            for &v in shells.get(shell).map_or(&[][..], |s| &s[..]) {
+                in_body[v as usize] = true;
+            }
+        }
+    }
+    in_body
+}
+
+/// Bind each rigid shell `found` touching the body (binding index, joint, gap) to that joint
+/// alone, as a [`ShellBinding::Prop`]; returns one "shell → joint" line per shell.
+fn rebind(
+    found: Vec<(usize, u32, f64)>,
+    shells: &[Vec<u32>],
+    rows: &mut [Vec<(u32, f64)>],
+    joints: &[RigJoint],
+    bindings: &mut [ShellBinding],
+) -> Vec<String> {
+    let mut bound = Vec::new();
+    for (k, j, gap) in found {
+        let ShellBinding::Rigid {
+            shell, vertices, ..
+        } = bindings[k]
+        else {
+            continue;
+        };
+        for &v in &shells[shell] {
+            rows[v as usize] = vec![(j, 1.0)];
+        }
+        let joint = super::shells::joint_name(joints, j);
+        bound.push(format!("shell {shell} → {joint}"));
+        bindings[k] = ShellBinding::Prop {
+            shell,
+            vertices,
+            joint,
+            gap,
+        };
+    }
+    bound
 }
 
 /// The body a prop can touch: the heat-diffused shells' triangles and their weight rows.
