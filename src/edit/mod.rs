@@ -18,6 +18,7 @@ pub mod compact;
 mod drag;
 pub mod local;
 pub mod region;
+mod rows;
 mod session;
 pub mod sidecar;
 pub mod skeleton;

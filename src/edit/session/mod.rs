@@ -110,6 +110,33 @@ pub struct EditOutcome {
     pub up: Option<[f64; 3]>,
 }
 
+/// The welded vertices of the skin's heat-diffused shells, shell by shell: the unknowns of the
+/// heat system (rigid shells, parts and props keep their rows).
+fn heat_vertices(mesh: &PreparedMesh, skin: &Skin) -> Vec<u32> {
+    let shells = shell_vertex_lists(mesh);
+    skin.shells
+        .iter()
+        .filter_map(|s| match s {
+            ShellBinding::Heat { shell, .. } => shells.get(*shell),
+            ShellBinding::Rigid { .. } | ShellBinding::Part { .. } | ShellBinding::Prop { .. } => {
+                None
+            }
+        })
+        .flat_map(|s| s.iter().copied())
+        .collect()
+}
+
+/// The skin's rows per welded vertex (each from an input vertex welded into it; the last wins).
+fn welded_rows(mesh: &PreparedMesh, skin: &Skin) -> Vec<Vec<(u32, f64)>> {
+    let mut rows = vec![Vec::new(); mesh.positions.len()];
+    for (i, row) in skin.weights.iter().enumerate() {
+        if let Some(w) = mesh.weld.get(i).and_then(|&w| rows.get_mut(w as usize)) {
+            *w = row.clone();
+        }
+    }
+    rows
+}
+
 impl<'a> Session<'a> {
     /// A session on `skin` (the plain solver's result for `joints` on `mesh`: its shell treatment
     /// and the rows of rigid shells are kept). The heat weights are solved once globally here, to
@@ -129,29 +156,13 @@ impl<'a> Session<'a> {
                 mesh.input.positions.len()
             )));
         }
-        let shells = shell_vertex_lists(mesh);
-        let heat_verts: Vec<u32> = skin
-            .shells
-            .iter()
-            .filter_map(|s| match s {
-                ShellBinding::Heat { shell, .. } => shells.get(*shell),
-                ShellBinding::Rigid { .. }
-                | ShellBinding::Part { .. }
-                | ShellBinding::Prop { .. } => None,
-            })
-            .flat_map(|s| s.iter().copied())
-            .collect();
+        let heat_verts = heat_vertices(mesh, skin);
         let mut row_of = vec![NOT_IN_SYSTEM; mesh.positions.len()];
         for (r, &v) in heat_verts.iter().enumerate() {
             row_of[v as usize] = r as u32;
         }
         let n = heat_verts.len();
-        let mut rows = vec![Vec::new(); mesh.positions.len()];
-        for (i, row) in skin.weights.iter().enumerate() {
-            if let Some(w) = mesh.weld.get(i).and_then(|&w| rows.get_mut(w as usize)) {
-                *w = row.clone();
-            }
-        }
+        let rows = welded_rows(mesh, skin);
         let mut s = Self {
             mesh,
             sdf,
