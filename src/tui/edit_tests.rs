@@ -7,7 +7,8 @@ use std::time::Instant;
 use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent, MouseEventKind};
 
 use super::*;
-use crate::edit::EditOutcome;
+use crate::edit::{Control, EditOutcome};
+use crate::raster::ViewKind;
 use crate::tui::app::Msg;
 use crate::tui::editor::Saved;
 use crate::tui::play::tests::{key, rigged};
@@ -223,7 +224,7 @@ fn a_refused_edit_leaves_the_stack_and_is_shown() {
 }
 
 #[test]
-fn magnitude_smoothness_insert_and_align_make_the_right_edits() {
+fn magnitude_keys_step_the_heat_constant() {
     let mut app = editing();
     let fx = update(&mut app, key(KeyCode::Char('+')));
     assert_eq!(
@@ -241,6 +242,11 @@ fn magnitude_smoothness_insert_and_align_make_the_right_edits() {
             c: 1.0
         }]
     );
+}
+
+#[test]
+fn smoothness_keys_step_b_within_its_bounds() {
+    let mut app = editing();
     update(&mut app, key(KeyCode::Char('4'))); // smoothness mode: arrows step b
     let fx = update(&mut app, key(KeyCode::Up));
     assert_eq!(
@@ -260,6 +266,11 @@ fn magnitude_smoothness_insert_and_align_make_the_right_edits() {
     );
     let fx = update(&mut app, key(KeyCode::Char('<')));
     assert!(fx.is_empty(), "b stays in [0, 0.95]");
+}
+
+#[test]
+fn range_mode_arrows_move_the_handle_and_its_virtual_bone() {
+    let mut app = editing();
     update(&mut app, key(KeyCode::Char('2'))); // range mode: arrows move the handle
     let fx = update(&mut app, key(KeyCode::Right));
     let EditOp::Handle { offset, .. } = one(&fx) else {
@@ -275,6 +286,11 @@ fn magnitude_smoothness_insert_and_align_make_the_right_edits() {
     // LeftHand is a leaf: one virtual bone, from its parent's handle to its own.
     assert_eq!(h.reach.len(), 1);
     assert_eq!(h.reach[0][1], h.handle);
+}
+
+#[test]
+fn insert_selects_the_new_joint_and_align_completes_a_leafs_chain() {
+    let mut app = editing();
     let fx = update(&mut app, key(KeyCode::Char('i')));
     assert_eq!(
         applied(&fx),
@@ -296,9 +312,9 @@ fn magnitude_smoothness_insert_and_align_make_the_right_edits() {
     assert_eq!(chain, vec![1, 3, 4]);
 }
 
-#[test]
-fn mouse_press_picks_the_nearest_joint_and_a_drag_moves_it_in_that_view() {
-    let mut app = editing();
+/// Puts a thumbnail of the edited asset on screen (the mouse maps only onto one), one pixel per
+/// column and two per row; returns its pane and its view map.
+fn thumbnail_on_screen(app: &mut App) -> (ratatui::layout::Rect, crate::raster::ViewMap) {
     app.cell_px = (1, 2);
     let area = crate::tui::layout::layout(app.size).thumb;
     let map = crate::raster::ViewMap::fit(
@@ -306,7 +322,6 @@ fn mouse_press_picks_the_nearest_joint_and_a_drag_moves_it_in_that_view() {
         u32::from(area.width),
         u32::from(area.height) * 2,
     );
-    // A thumbnail of this asset must be on screen for the mouse to map.
     let img = image::RgbaImage::new(4, 4);
     let protocol =
         crate::tui::runtime::encode(&ratatui_image::picker::Picker::halfblocks(), img, (4, 2))
@@ -319,17 +334,25 @@ fn mouse_press_picks_the_nearest_joint_and_a_drag_moves_it_in_that_view() {
         edit: 1,
     };
     app.thumb = Some(crate::tui::app::ThumbReady { key, protocol, map });
+    (area, map)
+}
+
+fn mouse(kind: MouseEventKind, (column, row): (u16, u16)) -> Msg {
+    Msg::Mouse(MouseEvent {
+        kind,
+        column,
+        row,
+        modifiers: KeyModifiers::NONE,
+    })
+}
+
+#[test]
+fn mouse_press_picks_the_nearest_joint_and_a_drag_moves_it_in_that_view() {
+    let mut app = editing();
+    let (area, map) = thumbnail_on_screen(&mut app);
     let at = |p: [f64; 3], v: ViewKind| {
         let (x, y) = map.project(p, v);
         (area.x + x as u16, area.y + (y / 2.0) as u16)
-    };
-    let mouse = |kind, (column, row): (u16, u16)| {
-        Msg::Mouse(MouseEvent {
-            kind,
-            column,
-            row,
-            modifiers: KeyModifiers::NONE,
-        })
     };
     // Press on the right arm's hand in the front view.
     update(

@@ -14,9 +14,10 @@ use std::sync::Arc;
 use std::thread::JoinHandle;
 
 use super::app::Msg;
+pub use super::editor_msg::{EditCmd, EditCmdBody, EditEvent, Saved};
 use crate::config::RigConfig;
 use crate::edit::sidecar::{self, EditLog};
-use crate::edit::{Control, EditOp, EditOutcome, Session};
+use crate::edit::{EditOp, Session};
 use crate::export::{write_rig_to, Format, GlbSource};
 use crate::geom::P3;
 use crate::mesh::Mesh;
@@ -30,116 +31,6 @@ use crate::watch::jobs::WORKER_THREAD_PREFIX;
 /// Edits kept for undo. A snapshot is a copy of the session's weights and factors-free system
 /// (a few megabytes on a 30k-vertex mesh); older edits stay applied but can no longer be undone.
 pub const UNDO_DEPTH: usize = 64;
-
-/// A command for the edit worker; `session` names the edit session it belongs to.
-#[derive(Clone, Debug)]
-pub struct EditCmd {
-    /// Edit session id (commands of a closed session are dropped).
-    pub session: u64,
-    /// What to do.
-    pub body: EditCmdBody,
-}
-
-/// The commands.
-#[derive(Clone, Debug)]
-pub enum EditCmdBody {
-    /// Start a session on `rig` (the asset's current rig) over the mesh file `mesh`.
-    Open {
-        /// The mesh file.
-        mesh: PathBuf,
-        /// The rig being edited.
-        rig: Arc<Rig>,
-    },
-    /// Apply edit number `seq`.
-    Apply {
-        /// Sequence number (undo names it).
-        seq: u64,
-        /// The edit.
-        op: EditOp,
-    },
-    /// Undo edit `seq` (ignored unless it is the last one applied).
-    Undo {
-        /// Sequence number.
-        seq: u64,
-    },
-    /// Write the sidecar (the log found at open plus `ops`) and the outputs.
-    Save {
-        /// The session's edits in order.
-        ops: Vec<EditOp>,
-    },
-    /// End the session.
-    Close,
-}
-
-/// A reply of the edit worker, one per command.
-pub enum EditEvent {
-    /// The session is open: the rig as the session sees it and each joint's weight controls.
-    Ready {
-        /// Session id.
-        session: u64,
-        /// The rig (joints, skin).
-        rig: Arc<Rig>,
-        /// Controls per joint (parallel to the rig's joints), from the sidecar's settings.
-        controls: Vec<Control>,
-        /// Milliseconds to open.
-        ms: f64,
-    },
-    /// The session could not be opened.
-    OpenFailed {
-        /// Session id.
-        session: u64,
-        /// Why, in plain words.
-        error: String,
-    },
-    /// An edit was applied.
-    Applied {
-        /// Session id.
-        session: u64,
-        /// Edit number.
-        seq: u64,
-        /// The edited rig.
-        rig: Arc<Rig>,
-        /// Region size and times.
-        outcome: EditOutcome,
-    },
-    /// An edit was refused (the rig is unchanged).
-    Refused {
-        /// Session id.
-        session: u64,
-        /// Edit number.
-        seq: u64,
-        /// Why.
-        error: String,
-    },
-    /// An undo finished; `rig` is the rig now.
-    Undone {
-        /// Session id.
-        session: u64,
-        /// Edit number undone (`None`: there was nothing left to undo).
-        seq: Option<u64>,
-        /// The rig.
-        rig: Arc<Rig>,
-    },
-    /// A save finished.
-    Saved {
-        /// Session id.
-        session: u64,
-        /// The sidecar and outputs written, and the saved rig (globally re-solved), or an error.
-        result: Result<Saved, String>,
-    },
-}
-
-/// What a save wrote.
-pub struct Saved {
-    /// The sidecar.
-    pub sidecar: PathBuf,
-    /// Edits in the sidecar.
-    pub edits: usize,
-    /// Outputs written.
-    pub outputs: Vec<PathBuf>,
-    /// The rig written (after the global refresh).
-    pub rig: Arc<Rig>,
-}
 
 /// Where saved outputs go (the watcher's rule) and in which formats.
 #[derive(Clone, Debug)]
@@ -268,18 +159,9 @@ impl Ctx {
             }
         };
         let sdf = |p: &P3| base.field.eval(p);
-        let opts = self.pipeline.config.skin.clone();
-        let made = Session::new(&base.prepared, &sdf, rig.joints.clone(), &base.skin, opts)
-            .and_then(|mut s| {
-                // The sidecar's weight settings apply to the rig as it is now (its skeleton
-                // edits are already in the rig's joints).
-                sidecar::replay(&mut s, &controls_of(&log))?;
-                Ok(s)
-            });
-        let session = match made {
+        let session = match self.new_session(&base, &sdf, rig, &log) {
             Ok(s) => s,
-            Err(e) => {
-                let error = e.to_string();
+            Err(error) => {
                 self.send(EditEvent::OpenFailed { session: id, error });
                 return self.skip_session(rx);
             }
@@ -302,12 +184,38 @@ impl Ctx {
             controls: live.session.controls.clone(),
             ms: crate::util::ms_since(t),
         });
+        self.serve(&mut live, rx)
+    }
+
+    /// The editing session over `base` (`sdf`: its field) with `rig`'s joints and the sidecar's
+    /// weight settings.
+    fn new_session<'a>(
+        &self,
+        base: &'a EditBase,
+        sdf: &'a (dyn Fn(&P3) -> f64 + Sync),
+        rig: &Rig,
+        log: &EditLog,
+    ) -> Result<Session<'a>, String> {
+        let opts = self.pipeline.config.skin.clone();
+        Session::new(&base.prepared, sdf, rig.joints.clone(), &base.skin, opts)
+            .and_then(|mut s| {
+                // The sidecar's weight settings apply to the rig as it is now (its skeleton
+                // edits are already in the rig's joints).
+                sidecar::replay(&mut s, &controls_of(log))?;
+                Ok(s)
+            })
+            .map_err(|e| e.to_string())
+    }
+
+    /// Run the open session's commands in order until it closes (returns the next command) or
+    /// another session opens (returns its `Open`); `None` at shutdown.
+    fn serve(&self, live: &mut Live, rx: &Receiver<EditCmd>) -> Option<EditCmd> {
         loop {
             let cmd = rx.recv().ok()?;
             if matches!(cmd.body, EditCmdBody::Open { .. }) {
                 return Some(cmd);
             }
-            if cmd.session != id {
+            if cmd.session != live.id {
                 continue;
             }
             let ev = match cmd.body {

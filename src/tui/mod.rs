@@ -18,11 +18,14 @@
 //!   headless loop; [`trace`]: the opt-in key-to-frame latency trace.
 
 pub mod app;
+mod asset;
 pub mod coord_input;
 pub mod edit;
 pub mod edit_keys;
+mod edit_state;
 pub mod edit_view;
 pub mod editor;
+mod editor_msg;
 pub mod keys;
 pub mod layout;
 pub mod method;
