@@ -5,6 +5,7 @@
 
 pub mod load;
 pub mod normalize;
+mod notes;
 pub mod prepare;
 mod topology;
 pub(crate) mod weld;

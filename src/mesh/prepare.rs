@@ -12,7 +12,7 @@ use thiserror::Error;
 
 use std::collections::HashSet;
 
-use super::topology::{orient_and_split, EdgeCounts};
+use super::topology::{orient_and_split, EdgeCounts, Shells};
 use super::weld::{weld, FastBuild};
 use super::{Mesh, Normalization};
 use crate::geom::{Aabb, P3, V3};
@@ -133,23 +133,7 @@ pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
     let mut triangles = filtered.kept;
     let split = orient_and_split(&mut triangles);
     let (found, after) = (split.found, split.after);
-    let mut inward = 0;
-    let mut stamp = vec![u32::MAX; positions.len()];
-    let shells: Vec<Shell> = split
-        .shells
-        .iter()
-        .enumerate()
-        .map(|(id, tris)| {
-            let ctx = ShellCtx {
-                id: id as u32,
-                touches_boundary: &split.touches_boundary,
-                positions: &positions,
-            };
-            let (shell, flipped) = make_shell(tris, &ctx, &mut triangles, &mut stamp);
-            inward += usize::from(flipped);
-            shell
-        })
-        .collect();
+    let (shells, inward) = make_shells(&split, &positions, &mut triangles);
     let unreferenced = count_unreferenced(&welded.weld, positions.len(), &triangles);
     let mut report = RepairReport {
         input_vertices: nv,
@@ -166,7 +150,7 @@ pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
         watertight: after == EdgeCounts::default(),
         notes: Vec::new(),
     };
-    report.notes = notes(
+    report.notes = super::notes::notes(
         &report,
         &shells,
         triangles.len(),
@@ -182,6 +166,33 @@ pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
         shells,
         report,
     })
+}
+
+/// The shells of `split` (largest first) over the normalized `positions`, each inward-facing one
+/// flipped in `triangles`; with how many were flipped.
+fn make_shells(
+    split: &Shells,
+    positions: &[P3],
+    triangles: &mut [[u32; 3]],
+) -> (Vec<Shell>, usize) {
+    let mut inward = 0;
+    let mut stamp = vec![u32::MAX; positions.len()];
+    let shells = split
+        .shells
+        .iter()
+        .enumerate()
+        .map(|(id, tris)| {
+            let ctx = ShellCtx {
+                id: id as u32,
+                touches_boundary: &split.touches_boundary,
+                positions,
+            };
+            let (shell, flipped) = make_shell(tris, &ctx, triangles, &mut stamp);
+            inward += usize::from(flipped);
+            shell
+        })
+        .collect();
+    (shells, inward)
 }
 
 /// The fatal checks: empty, non-finite, coincident or flat. Returns the bounding box of the
@@ -394,79 +405,6 @@ fn count_unreferenced(weld: &[u32], welded_count: usize, triangles: &[[u32; 3]])
     weld.iter()
         .filter(|&&w| !used.get(w as usize).copied().unwrap_or(false))
         .count()
-}
-
-/// Plain-language findings for the user.
-fn notes(
-    r: &RepairReport,
-    shells: &[Shell],
-    kept: usize,
-    reoriented: usize,
-    still_inconsistent: usize,
-) -> Vec<String> {
-    let mut n = Vec::new();
-    if r.welded_vertices > 0 {
-        n.push(format!(
-            "{} coincident vertices welded for topology (outputs keep all {} input vertices)",
-            r.welded_vertices, r.input_vertices
-        ));
-    }
-    if r.unreferenced_vertices > 0 {
-        n.push(format!(
-            "{} vertices are not used by any triangle; they are kept and bound to the nearest bone",
-            r.unreferenced_vertices
-        ));
-    }
-    if r.degenerate_triangles > 0 {
-        n.push(format!(
-            "{} degenerate triangles (zero area or a repeated vertex) ignored",
-            r.degenerate_triangles
-        ));
-    }
-    if r.duplicate_triangles > 0 {
-        n.push(format!(
-            "{} duplicate triangles ignored",
-            r.duplicate_triangles
-        ));
-    }
-    if let (true, Some(largest)) = (shells.len() > 1, shells.first()) {
-        let pct = 100.0 * largest.triangles.len() as f64 / kept.max(1) as f64;
-        let closed = shells.iter().filter(|s| s.closed).count();
-        n.push(format!(
-            "{} shells ({closed} closed); the largest holds {pct:.0}% of the triangles",
-            shells.len()
-        ));
-    }
-    if r.open_edges > 0 {
-        n.push(format!(
-            "{} open edges: the mesh is not watertight, inside/outside uses the generalized winding number",
-            r.open_edges
-        ));
-    }
-    if r.non_manifold_edges > 0 {
-        n.push(format!(
-            "{} non-manifold edges (shared by more than two triangles)",
-            r.non_manifold_edges
-        ));
-    }
-    if r.inconsistent_edges > 0 {
-        n.push(format!(
-            "{} edges joined triangles of opposite orientation; {reoriented} triangles were re-oriented{}",
-            r.inconsistent_edges,
-            if still_inconsistent > 0 {
-                format!(" ({still_inconsistent} edges could not be made consistent)")
-            } else {
-                String::new()
-            }
-        ));
-    }
-    if r.inward_shells_flipped > 0 {
-        n.push(format!(
-            "{} shells faced inward and were flipped",
-            r.inward_shells_flipped
-        ));
-    }
-    n
 }
 
 #[cfg(test)]

@@ -13,11 +13,11 @@ use std::path::Path;
 use gltf::accessor::Dimensions;
 use gltf::mesh::Mode;
 use gltf::{Document, Gltf};
-use nalgebra::{Matrix4, Vector4};
+use nalgebra::Matrix4;
 
 use super::gltf_data::{has_dims, read, Buffers};
+use super::gltf_place::{prim_skin, Placement};
 use super::LoadError;
-use crate::geom::P3;
 use crate::mesh::Mesh;
 
 /// An opened document with its buffers and node transforms.
@@ -270,71 +270,6 @@ fn triangles_of(mode: Mode, idx: &[u32]) -> Option<Vec<[u32; 3]>> {
     })
 }
 
-/// A skinned primitive's joints: per skin slot the joint node and its skinning matrix
-/// `W(joint) · IBM`, and per vertex `(slot, weight)` pairs with positive weight.
-struct PrimSkin {
-    joint_nodes: Vec<usize>,
-    mats: Vec<Matrix4<f64>>,
-    per_vertex: Vec<Vec<(usize, f64)>>,
-}
-
-/// At most this many JOINTS_n/WEIGHTS_n sets are read.
-const MAX_WEIGHT_SETS: u32 = 8;
-
-/// The skin data of a primitive whose node has a skin and which has JOINTS_0/WEIGHTS_0.
-fn prim_skin(
-    o: &Opened,
-    node: &gltf::Node,
-    prim: &gltf::Primitive,
-    count: usize,
-) -> Result<Option<PrimSkin>, LoadError> {
-    let Some(skin) = node.skin() else {
-        return Ok(None);
-    };
-    let joint_nodes: Vec<usize> = skin.joints().map(|j| j.index()).collect();
-    let ibm = match skin.inverse_bind_matrices() {
-        Some(acc) => Some(read(&acc, &o.buffers)?),
-        None => None,
-    };
-    let mats = joint_nodes
-        .iter()
-        .enumerate()
-        .map(|(k, &n)| {
-            let w = o.world.get(n).copied().unwrap_or_else(Matrix4::identity);
-            let ib = ibm
-                .as_ref()
-                .map(|e| e.get(k))
-                .filter(|m| m.len() == 16)
-                .map_or_else(Matrix4::identity, Matrix4::from_column_slice);
-            w * ib
-        })
-        .collect();
-    let mut per_vertex = vec![Vec::new(); count];
-    let mut any = false;
-    for set in 0..MAX_WEIGHT_SETS {
-        let (Some(ja), Some(wa)) = (
-            prim.get(&gltf::Semantic::Joints(set)),
-            prim.get(&gltf::Semantic::Weights(set)),
-        ) else {
-            break;
-        };
-        let (js, ws) = (read(&ja, &o.buffers)?, read(&wa, &o.buffers)?);
-        any = true;
-        for (i, list) in per_vertex.iter_mut().enumerate() {
-            for (&j, &w) in js.get(i).iter().zip(ws.get(i)) {
-                if w > 0.0 && (j as usize) < joint_nodes.len() {
-                    list.push((j as usize, w));
-                }
-            }
-        }
-    }
-    Ok(any.then_some(PrimSkin {
-        joint_nodes,
-        mats,
-        per_vertex,
-    }))
-}
-
 /// Append one primitive's vertices (world space) and triangles; returns true if they were placed
 /// by skinning.
 fn add_primitive(
@@ -371,21 +306,7 @@ fn add_primitive(
         .copied()
         .unwrap_or_else(Matrix4::identity);
     let mirrored = node_world.fixed_view::<3, 3>(0, 0).determinant() < 0.0 && skin.is_none();
-    let base = mesh.positions.len() as u32;
-    for (f, t) in tris.iter().enumerate() {
-        if let Some(&bad) = t.iter().find(|&&i| i as usize >= count) {
-            return Err(LoadError::BadIndex {
-                face: face_base + f,
-                index: i64::from(bad),
-                count,
-                line: None,
-            });
-        }
-        let t = t.map(|i| i + base);
-        // A mirroring transform reverses the winding (glTF spec §3.7.4).
-        mesh.triangles
-            .push(if mirrored { [t[0], t[2], t[1]] } else { t });
-    }
+    push_triangles(mesh, &tris, count, mirrored, face_base)?;
     let placement = Placement {
         skin: skin.as_ref(),
         node_world,
@@ -401,42 +322,29 @@ fn add_primitive(
     Ok(skin.is_some())
 }
 
-/// How a primitive's vertices are placed in world space.
-struct Placement<'a> {
-    skin: Option<&'a PrimSkin>,
-    node_world: Matrix4<f64>,
-    node: usize,
-}
-
-impl Placement<'_> {
-    /// World position of vertex `i` with stored position `v`, and (if `want_influences`) the
-    /// nodes moving it: linear blend skinning when it has weights, else the node transform.
-    fn place(&self, v: &[f64], i: usize, want_influences: bool) -> (P3, Vec<(usize, f64)>) {
-        let c = |k: usize| v.get(k).copied().unwrap_or(0.0);
-        let p = Vector4::new(c(0), c(1), c(2), 1.0);
-        let infl: &[(usize, f64)] = self
-            .skin
-            .and_then(|s| s.per_vertex.get(i))
-            .map_or(&[], Vec::as_slice);
-        let total: f64 = infl.iter().map(|&(_, w)| w).sum();
-        let (q, nodes) = match self.skin {
-            Some(s) if total > 0.0 => {
-                let q = infl
-                    .iter()
-                    .map(|&(j, w)| s.mats.get(j).map_or(p, |m| m * p) * w)
-                    .sum::<Vector4<f64>>()
-                    / total;
-                let nodes = if want_influences {
-                    infl.iter()
-                        .map(|&(j, w)| (s.joint_nodes.get(j).copied().unwrap_or(self.node), w))
-                        .collect()
-                } else {
-                    Vec::new()
-                };
-                (q, nodes)
-            }
-            _ => (self.node_world * p, vec![(self.node, 1.0)]),
-        };
-        (P3::new(q.x, q.y, q.z), nodes)
+/// Append a primitive's triangles (indices into its `count` vertices, appended next) to `mesh`;
+/// `face_base` numbers its first face in errors.
+fn push_triangles(
+    mesh: &mut Mesh,
+    tris: &[[u32; 3]],
+    count: usize,
+    mirrored: bool,
+    face_base: usize,
+) -> Result<(), LoadError> {
+    let base = mesh.positions.len() as u32;
+    for (f, t) in tris.iter().enumerate() {
+        if let Some(&bad) = t.iter().find(|&&i| i as usize >= count) {
+            return Err(LoadError::BadIndex {
+                face: face_base + f,
+                index: i64::from(bad),
+                count,
+                line: None,
+            });
+        }
+        let t = t.map(|i| i + base);
+        // A mirroring transform reverses the winding (glTF spec §3.7.4).
+        mesh.triangles
+            .push(if mirrored { [t[0], t[2], t[1]] } else { t });
     }
+    Ok(())
 }

@@ -4,8 +4,10 @@
 //! vertex (for glTF: primitives concatenated in document order, in world space, bind pose).
 
 mod fbx;
+mod fbx_source;
 mod gltf;
 mod gltf_data;
+mod gltf_place;
 mod gltf_skin;
 mod gltf_source;
 mod obj;
@@ -173,7 +175,7 @@ pub fn load_bytes_with_source(
             Ok(LoadedMesh { mesh, source })
         }
         MeshFormat::Fbx => {
-            let (mesh, source) = fbx::parse_with_source(bytes, base_dir)?;
+            let (mesh, source) = fbx_source::parse_with_source(bytes, base_dir)?;
             Ok(LoadedMesh {
                 mesh,
                 source: Some(source),

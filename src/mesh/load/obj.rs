@@ -79,16 +79,7 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, ObjExtras), LoadError> {
             continue;
         };
         match keyword {
-            b"v" => {
-                let mut xyz = [0.0; 3];
-                for (k, c) in xyz.iter_mut().enumerate() {
-                    let t = toks.next().ok_or_else(|| {
-                        syntax(line_no, format!("vertex has {k} coordinates, expected 3"))
-                    })?;
-                    *c = parse_f64(t, line_no, "vertex coordinate")?;
-                }
-                positions.push(P3::new(xyz[0], xyz[1], xyz[2]));
-            }
+            b"v" => positions.push(vertex(toks, line_no)?),
             b"vt" => ex.uvs.push(floats::<2>(toks)),
             b"vn" => ex.normals.push(floats::<3>(toks)),
             b"f" | b"fo" => {
@@ -125,6 +116,18 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, ObjExtras), LoadError> {
         },
         ex,
     ))
+}
+
+/// A `v` line's position (its first three numbers; a colour after them is ignored).
+fn vertex<'a>(mut toks: impl Iterator<Item = &'a [u8]>, line_no: usize) -> Result<P3, LoadError> {
+    let mut xyz = [0.0; 3];
+    for (k, c) in xyz.iter_mut().enumerate() {
+        let t = toks
+            .next()
+            .ok_or_else(|| syntax(line_no, format!("vertex has {k} coordinates, expected 3")))?;
+        *c = parse_f64(t, line_no, "vertex coordinate")?;
+    }
+    Ok(P3::new(xyz[0], xyz[1], xyz[2]))
 }
 
 /// Triangulate every face (corner numbers kept for the per-corner data) and check indices.

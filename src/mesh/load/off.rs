@@ -52,7 +52,6 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, super::ply::VertexColors
         (!toks.is_empty()).then_some((*n, toks))
     });
     let (nv, nf, count_line, layout) = header(&mut content)?;
-    let mut colors = layout.color_at.map(|_| Vec::with_capacity(nv));
     // Every vertex and face needs at least a few bytes: bound claimed counts by the file size so
     // a forged header cannot allocate absurdly.
     if nv.saturating_add(nf) > bytes.len() / 2 + 1 {
@@ -61,6 +60,24 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, super::ply::VertexColors
             format!("header claims {nv} vertices and {nf} faces, more than the file can hold"),
         ));
     }
+    let (positions, colors) = vertices(&mut content, nv, &layout)?;
+    let triangles = faces(&mut content, nf, &positions)?;
+    Ok((
+        Mesh {
+            positions,
+            triangles,
+        },
+        colors,
+    ))
+}
+
+/// The `nv` vertex lines: positions, and colours when the layout has them.
+fn vertices<'a>(
+    content: &mut impl Iterator<Item = (usize, Vec<&'a [u8]>)>,
+    nv: usize,
+    layout: &Layout,
+) -> Result<(Vec<P3>, super::ply::VertexColors), LoadError> {
+    let mut colors = layout.color_at.map(|_| Vec::with_capacity(nv));
     let mut positions = Vec::with_capacity(nv);
     for k in 0..nv {
         let (n, toks) = content
@@ -78,6 +95,16 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, super::ply::VertexColors
             list.push(vertex_color(&toks, at));
         }
     }
+    Ok((positions, colors))
+}
+
+/// The `nf` face lines, each polygon triangulated; indices must name one of the vertices.
+fn faces<'a>(
+    content: &mut impl Iterator<Item = (usize, Vec<&'a [u8]>)>,
+    nf: usize,
+    positions: &[P3],
+) -> Result<Vec<[u32; 3]>, LoadError> {
+    let nv = positions.len();
     let mut triangles = Vec::with_capacity(nf);
     let mut poly = Vec::new();
     for face in 0..nf {
@@ -107,15 +134,9 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, super::ply::VertexColors
                 }
             }
         }
-        triangulate(&positions, &poly, &mut triangles);
+        triangulate(positions, &poly, &mut triangles);
     }
-    Ok((
-        Mesh {
-            positions,
-            triangles,
-        },
-        colors,
-    ))
+    Ok(triangles)
 }
 
 /// The vertex and face counts (and the line they are on) from the `OFF` header, which may carry

@@ -290,23 +290,9 @@ fn parse_header(bytes: &[u8]) -> Result<Header, LoadError> {
             continue;
         }
         match words.as_slice() {
-            ["format", f, _version] => {
-                format = Some(match *f {
-                    "ascii" => Format::Ascii,
-                    "binary_little_endian" => Format::BinaryLe,
-                    "binary_big_endian" => Format::BinaryBe,
-                    _ => return Err(syntax(line_no, format!("unknown PLY format '{f}'"))),
-                })
-            }
+            ["format", f, _version] => format = Some(parse_format(f, line_no)?),
             ["comment", ..] | ["obj_info", ..] | [] => {}
-            ["element", name, count] => elements.push(Element {
-                name: (*name).to_owned(),
-                count: count
-                    .parse()
-                    .map_err(|_| syntax(line_no, format!("bad element count '{count}'")))?,
-                props: Vec::new(),
-                line: line_no,
-            }),
+            ["element", name, count] => elements.push(parse_element(name, count, line_no)?),
             ["property", rest @ ..] => {
                 let prop = parse_property(rest, line_no)?;
                 elements
@@ -331,6 +317,28 @@ fn parse_header(bytes: &[u8]) -> Result<Header, LoadError> {
         elements,
         body: pos,
         body_line: line_no + 1,
+    })
+}
+
+/// The `format` line's encoding.
+fn parse_format(f: &str, line: usize) -> Result<Format, LoadError> {
+    match f {
+        "ascii" => Ok(Format::Ascii),
+        "binary_little_endian" => Ok(Format::BinaryLe),
+        "binary_big_endian" => Ok(Format::BinaryBe),
+        _ => Err(syntax(line, format!("unknown PLY format '{f}'"))),
+    }
+}
+
+/// `element NAME COUNT`, its properties to follow.
+fn parse_element(name: &str, count: &str, line: usize) -> Result<Element, LoadError> {
+    Ok(Element {
+        name: name.to_owned(),
+        count: count
+            .parse()
+            .map_err(|_| syntax(line, format!("bad element count '{count}'")))?,
+        props: Vec::new(),
+        line,
     })
 }
 
