@@ -4,9 +4,10 @@
 //! ends' depths), junction triangles joined through a centre node. Holes make cycles; they are cut
 //! at the thinnest link (a maximum spanning forest by local radius), so the axis is a forest.
 
-use spade::handles::{FixedFaceHandle, InnerTag};
+use spade::handles::{FaceHandle, FixedFaceHandle, InnerTag};
 use spade::{
-    ConstrainedDelaunayTriangulation, HasPosition, Point2, PositionInTriangulation, Triangulation,
+    CdtEdge, ConstrainedDelaunayTriangulation, HasPosition, Point2, PositionInTriangulation,
+    Triangulation,
 };
 
 use super::outline::Loops;
@@ -143,36 +144,12 @@ fn build_graph(cdt: Cdt, inside: &[bool], loops: &Loops) -> Axis {
     let mut links: Vec<(usize, usize)> = Vec::new();
     let mut face_node = vec![None; cdt.num_all_faces()];
     let mut counts = [0usize; 3];
-    let z_of = |v: &OutlineVertex| loops.points[v.idx].z;
     for f in cdt.inner_faces() {
         let fi = f.fix().index();
         if !inside[fi] {
             continue;
         }
-        let mut chords = Vec::with_capacity(3);
-        for e in f.adjacent_edges() {
-            let other = e.rev().face();
-            let external =
-                e.is_constraint_edge() || other.as_inner().is_none_or(|o| !inside[o.fix().index()]);
-            if external {
-                continue;
-            }
-            let ue = e.as_undirected().fix().index();
-            if edge_node[ue] == usize::MAX {
-                let (a, b) = (e.from(), e.to());
-                let (pa, pb) = (a.position(), b.position());
-                edge_node[ue] = nodes.len();
-                nodes.push(AxNode {
-                    x: 0.5 * (pa.x + pb.x),
-                    y: 0.5 * (pa.y + pb.y),
-                    z: 0.5 * (z_of(a.data()) + z_of(b.data())),
-                    r: 0.5 * ((pa.x - pb.x).powi(2) + (pa.y - pb.y).powi(2)).sqrt(),
-                    centre: false,
-                    chord: Some([a.data().idx, b.data().idx]),
-                });
-            }
-            chords.push(edge_node[ue]);
-        }
+        let chords = face_chords(f, inside, loops, &mut nodes, &mut edge_node);
         match chords.len() {
             1 => {
                 counts[0] += 1;
@@ -185,24 +162,10 @@ fn build_graph(cdt: Cdt, inside: &[bool], loops: &Loops) -> Axis {
             }
             3 => {
                 counts[2] += 1;
-                let c = f.center();
-                let r = f
-                    .vertices()
-                    .iter()
-                    .map(|v| {
-                        ((v.position().x - c.x).powi(2) + (v.position().y - c.y).powi(2)).sqrt()
-                    })
-                    .fold(0.0, f64::max);
+                let corners = f.vertices().map(|v| v.position());
                 let z = chords.iter().map(|&k| nodes[k].z).sum::<f64>() / 3.0;
                 let id = nodes.len();
-                nodes.push(AxNode {
-                    x: c.x,
-                    y: c.y,
-                    z,
-                    r,
-                    centre: true,
-                    chord: None,
-                });
+                nodes.push(junction_node(f.center(), &corners, z));
                 links.extend(chords.iter().map(|&k| (id, k)));
                 face_node[fi] = Some(id);
             }
@@ -217,6 +180,80 @@ fn build_graph(cdt: Cdt, inside: &[bool], loops: &Loops) -> Axis {
         face_node,
         class_counts: counts,
         outline: loops.clone(),
+    }
+}
+
+/// An inner face of the outline's triangulation.
+type Face<'a> = FaceHandle<'a, InnerTag, OutlineVertex, (), CdtEdge<()>, ()>;
+
+/// The axis nodes of `f`'s internal chords (edges shared with another inside triangle), each
+/// made the first time one of its two triangles is seen (`edge_node`: undirected edge → node).
+fn face_chords(
+    f: Face,
+    inside: &[bool],
+    loops: &Loops,
+    nodes: &mut Vec<AxNode>,
+    edge_node: &mut [usize],
+) -> Vec<usize> {
+    let mut chords = Vec::with_capacity(3);
+    for e in f.adjacent_edges() {
+        let other = e.rev().face();
+        let external =
+            e.is_constraint_edge() || other.as_inner().is_none_or(|o| !inside[o.fix().index()]);
+        if external {
+            continue;
+        }
+        let ue = e.as_undirected().fix().index();
+        if edge_node[ue] == usize::MAX {
+            let (a, b) = (e.from(), e.to());
+            edge_node[ue] = nodes.len();
+            nodes.push(chord_node(
+                a.data(),
+                b.data(),
+                a.position(),
+                b.position(),
+                loops,
+            ));
+        }
+        chords.push(edge_node[ue]);
+    }
+    chords
+}
+
+/// The axis node of an internal chord from `a` (at `pa`) to `b` (at `pb`): its midpoint, at the
+/// mean depth of its ends (§5.3), with half its length as the radius.
+fn chord_node(
+    a: &OutlineVertex,
+    b: &OutlineVertex,
+    pa: Point2<f64>,
+    pb: Point2<f64>,
+    loops: &Loops,
+) -> AxNode {
+    let z_of = |v: &OutlineVertex| loops.points[v.idx].z;
+    AxNode {
+        x: 0.5 * (pa.x + pb.x),
+        y: 0.5 * (pa.y + pb.y),
+        z: 0.5 * (z_of(a) + z_of(b)),
+        r: 0.5 * ((pa.x - pb.x).powi(2) + (pa.y - pb.y).powi(2)).sqrt(),
+        centre: false,
+        chord: Some([a.idx, b.idx]),
+    }
+}
+
+/// The axis node of a junction triangle (three internal chords, §5.2): its centre `c`, at depth
+/// `z`, with the distance to its farthest corner as the radius.
+fn junction_node(c: Point2<f64>, corners: &[Point2<f64>; 3], z: f64) -> AxNode {
+    let r = corners
+        .iter()
+        .map(|p| ((p.x - c.x).powi(2) + (p.y - c.y).powi(2)).sqrt())
+        .fold(0.0, f64::max);
+    AxNode {
+        x: c.x,
+        y: c.y,
+        z,
+        r,
+        centre: true,
+        chord: None,
     }
 }
 

@@ -89,6 +89,22 @@ pub fn run(i: &Inputs) -> Diagnostics {
         ));
     }
     d.warnings.extend(lost_tips(i.pruned, i.primary.extent));
+    check_joints(i, &mut d);
+    let hidden = i
+        .branches
+        .iter()
+        .filter(|b| over_another_part(i.primary, b))
+        .count();
+    if hidden > 0 {
+        d.warnings.push(format!(
+            "{hidden} branch(es) lie over another part in the primary view (a limb in front of or behind the body): their depth is uncertain"
+        ));
+    }
+    d
+}
+
+/// The checks of the built joints: at least two limbs, joints inside the mesh, parts bridged.
+fn check_joints(i: &Inputs, d: &mut Diagnostics) {
     let leaves = i.built.joints.iter().filter(|j| j.end).count();
     if leaves < 2 {
         d.reasons.push(
@@ -116,17 +132,6 @@ pub fn run(i: &Inputs) -> Diagnostics {
             i.built.bridged_parts
         ));
     }
-    let hidden = i
-        .branches
-        .iter()
-        .filter(|b| over_another_part(i.primary, b))
-        .count();
-    if hidden > 0 {
-        d.warnings.push(format!(
-            "{hidden} branch(es) lie over another part in the primary view (a limb in front of or behind the body): their depth is uncertain"
-        ));
-    }
-    d
 }
 
 /// The warning for pruned twigs whose tips protrude visibly ([`VISIBLE_TIP`] of the model

@@ -148,9 +148,7 @@ pub fn build(
 ) -> Result<CurveFit, CurveError> {
     let mut times = Vec::new();
     let t = Instant::now();
-    let frame = view::choose(prepared, opts.view)?;
-    let primary = raster::Raster::primary(prepared, &frame);
-    let loops = outline::loops(&primary, opts.mode)?;
+    let (frame, primary, loops) = silhouette(prepared, opts)?;
     times.push(("silhouette".to_string(), ms_since(t)));
 
     let t = Instant::now();
@@ -180,7 +178,7 @@ pub fn build(
     );
     times.push(("joints".to_string(), ms_since(t)));
 
-    let diags = diagnose::run(&diagnose::Inputs {
+    let mut diags = diagnose::run(&diagnose::Inputs {
         primary: &primary,
         branches: &branches,
         refined: &refined,
@@ -189,7 +187,6 @@ pub fn build(
         frame: &frame,
         inside,
     });
-    let mut diags = diags;
     note_unboned_parts(&mut diags, hidden_parts, plates);
     Ok(assemble(
         built,
@@ -201,6 +198,17 @@ pub fn build(
         diags,
         opts,
     ))
+}
+
+/// The primary view (§3), its silhouette raster with depth, and the outline's loops (§4).
+fn silhouette(
+    prepared: &PreparedMesh,
+    opts: &CurveOptions,
+) -> Result<(view::Frame, raster::Raster, outline::Loops), CurveError> {
+    let frame = view::choose(prepared, opts.view)?;
+    let primary = raster::Raster::primary(prepared, &frame);
+    let loops = outline::loops(&primary, opts.mode)?;
+    Ok((frame, primary, loops))
 }
 
 /// The chordal axis as a tree, pruned (robust mode: flat plates too, then junctions merged) and

@@ -149,6 +149,23 @@ fn bfs(root: usize, adj: &[Vec<(usize, usize, f64)>], parent: &mut [usize]) -> V
     seq
 }
 
+/// The kind of each branch from its shape ([`names::kinds`]).
+fn branch_kinds(
+    verts: &[GV],
+    adj: &[Vec<(usize, usize, f64)>],
+    branch_count: usize,
+    down: V3,
+) -> Vec<names::Kind> {
+    let pos: Vec<P3> = verts.iter().map(|v| v.pos).collect();
+    let r: Vec<f64> = verts.iter().map(|v| v.r).collect();
+    let graph = names::Graph {
+        pos: &pos,
+        r: &r,
+        adj,
+    };
+    names::kinds(&graph, branch_count, down)
+}
+
 /// Names: `root`, `junction_<n>`, `<kind>_<k>_<j>` (branch k in BFS order, joint j outward; the
 /// kind from the branch's shape, [`names`]).
 #[allow(clippy::too_many_arguments)]
@@ -165,14 +182,7 @@ fn name(
     let mut index = vec![usize::MAX; verts.len()];
     let mut branch_no: Vec<Option<usize>> = vec![None; branch_count];
     let mut step = vec![0usize; branch_count];
-    let pos: Vec<P3> = verts.iter().map(|v| v.pos).collect();
-    let r: Vec<f64> = verts.iter().map(|v| v.r).collect();
-    let graph = names::Graph {
-        pos: &pos,
-        r: &r,
-        adj,
-    };
-    let kind = names::kinds(&graph, branch_count, down);
+    let kind = branch_kinds(verts, adj, branch_count, down);
     let (mut next_branch, mut next_junction) = (0, 0);
     let mut joints = Vec::with_capacity(seq.len());
     for &v in seq {

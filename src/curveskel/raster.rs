@@ -54,31 +54,8 @@ impl Raster {
                 [f.x, f.y, f.z]
             })
             .collect();
-        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
-        for p in &pts {
-            for k in 0..3 {
-                lo[k] = lo[k].min(p[k]);
-                hi[k] = hi[k].max(p[k]);
-            }
-        }
-        let extent = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max).max(1e-12);
-        let side = (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1e-12);
-        let px = side / (pixels - 2 * MARGIN) as f64;
-        let w = ((hi[0] - lo[0]) / px).ceil() as usize + 2 * MARGIN;
-        let h = ((hi[1] - lo[1]) / px).ceil() as usize + 2 * MARGIN;
-        let mut r = Self {
-            w,
-            h,
-            x0: lo[0] - MARGIN as f64 * px,
-            y0: lo[1] - MARGIN as f64 * px,
-            px,
-            mask: vec![false; w * h],
-            zmin: vec![f64::INFINITY; w * h],
-            zmax: vec![f64::NEG_INFINITY; w * h],
-            layers: vec![0; w * h],
-            extent,
-        };
-        let (x0, y0) = (r.x0, r.y0);
+        let mut r = Self::empty(&pts, pixels);
+        let (x0, y0, px) = (r.x0, r.y0, r.px);
         let tris: Vec<[[f64; 3]; 3]> = prepared
             .triangles
             .par_iter()
@@ -89,13 +66,50 @@ impl Raster {
                 })
             })
             .collect();
-        let buckets = band_buckets(&tris, h);
+        r.fill(&tris);
+        r
+    }
+
+    /// An empty raster framing `pts` (frame coordinates): `pixels` on the long side, margin
+    /// included.
+    fn empty(pts: &[[f64; 3]], pixels: usize) -> Self {
+        let (mut lo, mut hi) = ([f64::INFINITY; 3], [f64::NEG_INFINITY; 3]);
+        for p in pts {
+            for k in 0..3 {
+                lo[k] = lo[k].min(p[k]);
+                hi[k] = hi[k].max(p[k]);
+            }
+        }
+        let extent = (0..3).map(|k| hi[k] - lo[k]).fold(0.0, f64::max).max(1e-12);
+        let side = (hi[0] - lo[0]).max(hi[1] - lo[1]).max(1e-12);
+        let px = side / (pixels - 2 * MARGIN) as f64;
+        let w = ((hi[0] - lo[0]) / px).ceil() as usize + 2 * MARGIN;
+        let h = ((hi[1] - lo[1]) / px).ceil() as usize + 2 * MARGIN;
+        Self {
+            w,
+            h,
+            x0: lo[0] - MARGIN as f64 * px,
+            y0: lo[1] - MARGIN as f64 * px,
+            px,
+            mask: vec![false; w * h],
+            zmin: vec![f64::INFINITY; w * h],
+            zmax: vec![f64::NEG_INFINITY; w * h],
+            layers: vec![0; w * h],
+            extent,
+        }
+    }
+
+    /// Cover every triangle (pixel coordinates and depth), bands of [`BAND_ROWS`] rows in
+    /// parallel, each band filling the triangles that reach it.
+    fn fill(&mut self, tris: &[[[f64; 3]; 3]]) {
+        let (w, h) = (self.w, self.h);
+        let buckets = band_buckets(tris, h);
         let rows = BAND_ROWS * w;
-        r.mask
+        self.mask
             .par_chunks_mut(rows)
-            .zip(r.zmin.par_chunks_mut(rows))
-            .zip(r.zmax.par_chunks_mut(rows))
-            .zip(r.layers.par_chunks_mut(rows))
+            .zip(self.zmin.par_chunks_mut(rows))
+            .zip(self.zmax.par_chunks_mut(rows))
+            .zip(self.layers.par_chunks_mut(rows))
             .enumerate()
             .for_each(|(b, (((mask, zmin), zmax), layers))| {
                 let mut band = Band {
@@ -111,7 +125,6 @@ impl Raster {
                     band.fill(&tris[t as usize]);
                 }
             });
-        r
     }
 
     /// The primary raster: [`PRIMARY_PIXELS`], cracks between touching shells closed (1 px).
@@ -364,85 +377,5 @@ fn box3(m: &[bool], w: usize, h: usize, grow: bool) -> Vec<bool> {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    /// Fill `tris` into a `w`×`h` image either as one band or band by band (buckets as in
-    /// [`Raster::new`]); returns (mask, zmin, zmax, layers).
-    fn filled(tris: &[[[f64; 3]; 3]], w: usize, h: usize, banded: bool) -> Raster {
-        let mut r = Raster {
-            w,
-            h,
-            x0: 0.0,
-            y0: 0.0,
-            px: 1.0,
-            mask: vec![false; w * h],
-            zmin: vec![f64::INFINITY; w * h],
-            zmax: vec![f64::NEG_INFINITY; w * h],
-            layers: vec![0; w * h],
-            extent: 1.0,
-        };
-        let rows = if banded { BAND_ROWS * w } else { w * h };
-        let buckets = if banded {
-            band_buckets(tris, h)
-        } else {
-            vec![(0..tris.len() as u32).collect()]
-        };
-        let chunks = r
-            .mask
-            .chunks_mut(rows)
-            .zip(r.zmin.chunks_mut(rows))
-            .zip(r.zmax.chunks_mut(rows))
-            .zip(r.layers.chunks_mut(rows));
-        for (b, (((mask, zmin), zmax), layers)) in chunks.enumerate() {
-            let j0 = if banded { b * BAND_ROWS } else { 0 };
-            let mut band = Band {
-                j0,
-                w,
-                h,
-                mask,
-                zmin,
-                zmax,
-                layers,
-            };
-            for &t in &buckets[b] {
-                band.fill(&tris[t as usize]);
-            }
-        }
-        r
-    }
-
-    #[test]
-    fn banded_fill_equals_a_whole_image_fill() {
-        // Large triangles, slivers thinner than a pixel (some crossing band edges, some covering a
-        // centre in one band only) and tiny triangles: a deterministic pseudo-random set.
-        let (w, h) = (24, 3 * BAND_ROWS + 5);
-        let mut seed = 12345u64;
-        let mut next = || {
-            seed = seed
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (seed >> 11) as f64 / (1u64 << 53) as f64
-        };
-        let mut tris = Vec::new();
-        for k in 0..300 {
-            let scale = [20.0, 3.0, 0.4][k % 3];
-            let (cu, cv) = (
-                1.0 + next() * (w as f64 - 2.0),
-                1.0 + next() * (h as f64 - 2.0),
-            );
-            let mut p = || {
-                let u = (cu + (next() - 0.5) * scale).clamp(0.0, w as f64 - 0.01);
-                let v = (cv + (next() - 0.5) * scale * 8.0).clamp(0.0, h as f64 - 0.01);
-                [u, v, next()]
-            };
-            tris.push([p(), p(), p()]);
-        }
-        let (one, banded) = (filled(&tris, w, h, false), filled(&tris, w, h, true));
-        assert!(one.mask.iter().filter(|m| **m).count() > w * h / 4);
-        assert_eq!(one.mask, banded.mask);
-        assert_eq!(one.layers, banded.layers);
-        assert_eq!(one.zmin, banded.zmin);
-        assert_eq!(one.zmax, banded.zmax);
-    }
-}
+#[path = "raster_tests.rs"]
+mod tests;

@@ -139,6 +139,21 @@ pub fn humanoid_variant_body(seed: u64, var: &Variant) -> Body {
     let dir = var
         .arm_dir
         .map_or(V3::new(-angle.cos(), -angle.sin(), 0.0), |d| d.normalize());
+    humanoid_arms(&mut b, var, spine2, (torso, girth, arm), dir);
+    humanoid_legs(&mut b, hips, leg, girth);
+    b
+}
+
+/// Both arms from the upper spine `spine2` along `dir` (the left arm's; the right one mirrored),
+/// shoulder to hand tip, with the variant's shoulder pad on the left. `(torso, girth, arm)`: the
+/// seed's proportions.
+fn humanoid_arms(
+    b: &mut Body,
+    var: &Variant,
+    spine2: P3,
+    (torso, girth, arm): (f64, f64, f64),
+    dir: V3,
+) {
     for side in [Side::Left, Side::Right] {
         let m = |p: P3| if side == Side::Left { p } else { mirror(p) };
         let n = side.name();
@@ -165,6 +180,10 @@ pub fn humanoid_variant_body(seed: u64, var: &Variant) -> Body {
         b.capsule(elbow, wrist, 0.044 * girth, 0.04);
         b.capsule(wrist, tip, 0.042, 0.038);
     }
+}
+
+/// Both legs from `hips`, thigh to toe tip; `leg` and `girth`: the seed's proportions.
+fn humanoid_legs(b: &mut Body, hips: P3, leg: f64, girth: f64) {
     for side in [Side::Left, Side::Right] {
         let m = |p: P3| if side == Side::Left { p } else { mirror(p) };
         let n = side.name();
@@ -181,7 +200,6 @@ pub fn humanoid_variant_body(seed: u64, var: &Variant) -> Body {
         b.capsule(ankle, toe, 0.048, 0.042);
         b.capsule(toe, toe_end, 0.042, 0.038);
     }
-    b
 }
 
 /// A four-legged animal about 1.2 m long, head at +Z. The seed varies body length, leg length,

@@ -155,42 +155,9 @@ pub fn measure(
             ),
         });
     }
-    let (mut l1, mut hits, mut n_pred, mut n_truth) = (0.0, 0usize, 0usize, 0usize);
-    for (p, t) in pred.iter().zip(truth) {
-        let (p, t) = (as_map(p), as_map(t));
-        let joints: std::collections::BTreeSet<usize> = p.keys().chain(t.keys()).copied().collect();
-        for j in joints {
-            let wp = p.get(&j).copied().unwrap_or(0.0);
-            let wt = t.get(&j).copied().unwrap_or(0.0);
-            l1 += (wp - wt).abs();
-            let (ip, it) = (wp >= INFLUENCE_THRESHOLD, wt >= INFLUENCE_THRESHOLD);
-            n_pred += usize::from(ip);
-            n_truth += usize::from(it);
-            hits += usize::from(ip && it);
-        }
-    }
+    let (l1, hits, n_pred, n_truth) = agreement(pred, truth);
     let ratio = |a: usize, b: usize| (b > 0).then(|| a as f64 / b as f64);
-    topo_order(skeleton.1)?;
-    let joints: Vec<RigJoint> = skeleton
-        .0
-        .iter()
-        .zip(skeleton.1)
-        .enumerate()
-        .map(|(i, (p, parent))| RigJoint {
-            name: format!("j{i}"),
-            parent: *parent,
-            position: [p.x, p.y, p.z],
-            end: false,
-        })
-        .collect();
-    let (pred_t, truth_t) = (to_table(pred), to_table(truth));
-    let mut dists = Vec::with_capacity(n * poses.len());
-    for pose in poses {
-        let g = joint_transforms(&joints, pose);
-        let a = deform(positions, &pred_t, &g);
-        let b = deform(positions, &truth_t, &g);
-        dists.extend(a.iter().zip(&b).map(|(x, y)| (x - y).norm()));
-    }
+    let dists = deformation_distances(pred, truth, skeleton, positions, poses)?;
     let pct = 100.0 / extent;
     let mean = if dists.is_empty() {
         0.0
@@ -207,4 +174,57 @@ pub fn measure(
         deform_mean_pct: mean * pct,
         deform_p95_pct: percentile(&dists, 95.0).unwrap_or(0.0) * pct,
     })
+}
+
+/// Over every vertex and joint either side weighs: the summed absolute weight difference, and the
+/// influences (weight ≥ [`INFLUENCE_THRESHOLD`]) both have, the prediction has, the truth has.
+fn agreement(pred: &Weights, truth: &Weights) -> (f64, usize, usize, usize) {
+    let (mut l1, mut hits, mut n_pred, mut n_truth) = (0.0, 0usize, 0usize, 0usize);
+    for (p, t) in pred.iter().zip(truth) {
+        let (p, t) = (as_map(p), as_map(t));
+        let joints: std::collections::BTreeSet<usize> = p.keys().chain(t.keys()).copied().collect();
+        for j in joints {
+            let wp = p.get(&j).copied().unwrap_or(0.0);
+            let wt = t.get(&j).copied().unwrap_or(0.0);
+            l1 += (wp - wt).abs();
+            let (ip, it) = (wp >= INFLUENCE_THRESHOLD, wt >= INFLUENCE_THRESHOLD);
+            n_pred += usize::from(ip);
+            n_truth += usize::from(it);
+            hits += usize::from(ip && it);
+        }
+    }
+    (l1, hits, n_pred, n_truth)
+}
+
+/// Per pose and vertex, the distance between the vertex deformed by `pred` and by `truth`
+/// (linear blend skinning on the artist skeleton), mesh units.
+fn deformation_distances(
+    pred: &Weights,
+    truth: &Weights,
+    skeleton: (&[P3], &[Option<usize>]),
+    positions: &[P3],
+    poses: &[Pose],
+) -> Result<Vec<f64>, MeasureError> {
+    topo_order(skeleton.1)?;
+    let joints: Vec<RigJoint> = skeleton
+        .0
+        .iter()
+        .zip(skeleton.1)
+        .enumerate()
+        .map(|(i, (p, parent))| RigJoint {
+            name: format!("j{i}"),
+            parent: *parent,
+            position: [p.x, p.y, p.z],
+            end: false,
+        })
+        .collect();
+    let (pred_t, truth_t) = (to_table(pred), to_table(truth));
+    let mut dists = Vec::with_capacity(positions.len() * poses.len());
+    for pose in poses {
+        let g = joint_transforms(&joints, pose);
+        let a = deform(positions, &pred_t, &g);
+        let b = deform(positions, &truth_t, &g);
+        dists.extend(a.iter().zip(&b).map(|(x, y)| (x - y).norm()));
+    }
+    Ok(dists)
 }

@@ -13,6 +13,7 @@ pub mod names;
 pub mod preview;
 pub mod procedural;
 pub mod retarget;
+mod root;
 
 use nalgebra::{Isometry3, Rotation3, Translation3, UnitQuaternion};
 

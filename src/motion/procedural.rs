@@ -64,70 +64,90 @@ fn roll(deg: f64) -> UnitQuaternion<f64> {
     UnitQuaternion::from_axis_angle(&V3::z_axis(), deg.to_radians())
 }
 
+/// Rotation about the up axis (+Y): a positive angle turns a bone's front towards +X.
+fn yaw(deg: f64) -> UnitQuaternion<f64> {
+    UnitQuaternion::from_axis_angle(&V3::y_axis(), deg.to_radians())
+}
+
 /// Local rotations (character frame) by role at phase `phi` (radians).
 fn rotations(clip: Clip, phi: f64) -> Vec<(&'static str, UnitQuaternion<f64>)> {
-    let s = phi.sin();
-    let bend = |x: f64| x.max(0.0);
     match clip {
-        Clip::Walk => vec![
-            ("LeftUpLeg", pitch(-25.0 * s)),
-            ("RightUpLeg", pitch(25.0 * s)),
-            ("LeftLeg", pitch(45.0 * bend(s))),
-            ("RightLeg", pitch(45.0 * bend(-s))),
-            ("LeftArm", pitch(20.0 * s)),
-            ("RightArm", pitch(-20.0 * s)),
-            ("LeftForeArm", pitch(-15.0)),
-            ("RightForeArm", pitch(-15.0)),
-            (
-                "Spine",
-                UnitQuaternion::from_axis_angle(&V3::y_axis(), (4.0 * s).to_radians()),
-            ),
-        ],
-        Clip::Wave => {
-            // Ease the arm up over the first quarter, wave, lower it over the last quarter.
-            let lift = (phi / TAU * 4.0)
-                .min(1.0)
-                .min(4.0 - phi / TAU * 4.0)
-                .max(0.0);
-            vec![
-                ("RightArm", roll(110.0 * lift)),
-                (
-                    "RightForeArm",
-                    roll(lift * (20.0 + 30.0 * (3.0 * phi).sin())),
-                ),
-                ("Head", roll(-5.0 * lift)),
-            ]
-        }
-        Clip::Squat => {
-            let a = 45.0 * (1.0 - phi.cos()) / 2.0;
-            vec![
-                ("LeftUpLeg", pitch(-a)),
-                ("RightUpLeg", pitch(-a)),
-                ("LeftLeg", pitch(2.0 * a)),
-                ("RightLeg", pitch(2.0 * a)),
-                ("LeftFoot", pitch(-a)),
-                ("RightFoot", pitch(-a)),
-                ("Spine", pitch(0.5 * a)),
-                ("LeftArm", pitch(-1.2 * a)),
-                ("RightArm", pitch(-1.2 * a)),
-            ]
-        }
-        Clip::Trot => vec![
-            ("LeftFrontUpLeg", pitch(-20.0 * s)),
-            ("RightHindUpLeg", pitch(-20.0 * s)),
-            ("RightFrontUpLeg", pitch(20.0 * s)),
-            ("LeftHindUpLeg", pitch(20.0 * s)),
-            ("LeftFrontLeg", pitch(35.0 * bend(s))),
-            ("RightHindLeg", pitch(35.0 * bend(s))),
-            ("RightFrontLeg", pitch(35.0 * bend(-s))),
-            ("LeftHindLeg", pitch(35.0 * bend(-s))),
-            ("Neck", pitch(4.0 * (2.0 * phi).sin())),
-            (
-                "Tail",
-                UnitQuaternion::from_axis_angle(&V3::y_axis(), (15.0 * s).to_radians()),
-            ),
-        ],
+        Clip::Walk => walk(phi),
+        Clip::Wave => wave(phi),
+        Clip::Squat => squat(phi),
+        Clip::Trot => trot(phi),
     }
+}
+
+/// Knees bend only one way: the positive part of a swing.
+fn bend(x: f64) -> f64 {
+    x.max(0.0)
+}
+
+/// Legs swing in opposition, each knee bending over half the cycle; arms counter-swing.
+fn walk(phi: f64) -> Vec<(&'static str, UnitQuaternion<f64>)> {
+    let s = phi.sin();
+    vec![
+        ("LeftUpLeg", pitch(-25.0 * s)),
+        ("RightUpLeg", pitch(25.0 * s)),
+        ("LeftLeg", pitch(45.0 * bend(s))),
+        ("RightLeg", pitch(45.0 * bend(-s))),
+        ("LeftArm", pitch(20.0 * s)),
+        ("RightArm", pitch(-20.0 * s)),
+        ("LeftForeArm", pitch(-15.0)),
+        ("RightForeArm", pitch(-15.0)),
+        ("Spine", yaw(4.0 * s)),
+    ]
+}
+
+/// The right arm raised, waving from the elbow.
+fn wave(phi: f64) -> Vec<(&'static str, UnitQuaternion<f64>)> {
+    // Ease the arm up over the first quarter, wave, lower it over the last quarter.
+    let lift = (phi / TAU * 4.0)
+        .min(1.0)
+        .min(4.0 - phi / TAU * 4.0)
+        .max(0.0);
+    vec![
+        ("RightArm", roll(110.0 * lift)),
+        (
+            "RightForeArm",
+            roll(lift * (20.0 + 30.0 * (3.0 * phi).sin())),
+        ),
+        ("Head", roll(-5.0 * lift)),
+    ]
+}
+
+/// Hips down and up: thighs forward, knees twice as much, feet flat, arms forward for balance.
+fn squat(phi: f64) -> Vec<(&'static str, UnitQuaternion<f64>)> {
+    let a = 45.0 * (1.0 - phi.cos()) / 2.0;
+    vec![
+        ("LeftUpLeg", pitch(-a)),
+        ("RightUpLeg", pitch(-a)),
+        ("LeftLeg", pitch(2.0 * a)),
+        ("RightLeg", pitch(2.0 * a)),
+        ("LeftFoot", pitch(-a)),
+        ("RightFoot", pitch(-a)),
+        ("Spine", pitch(0.5 * a)),
+        ("LeftArm", pitch(-1.2 * a)),
+        ("RightArm", pitch(-1.2 * a)),
+    ]
+}
+
+/// Diagonal leg pairs in phase (left front with right hind), the tail swinging.
+fn trot(phi: f64) -> Vec<(&'static str, UnitQuaternion<f64>)> {
+    let s = phi.sin();
+    vec![
+        ("LeftFrontUpLeg", pitch(-20.0 * s)),
+        ("RightHindUpLeg", pitch(-20.0 * s)),
+        ("RightFrontUpLeg", pitch(20.0 * s)),
+        ("LeftHindUpLeg", pitch(20.0 * s)),
+        ("LeftFrontLeg", pitch(35.0 * bend(s))),
+        ("RightHindLeg", pitch(35.0 * bend(s))),
+        ("RightFrontLeg", pitch(35.0 * bend(-s))),
+        ("LeftHindLeg", pitch(35.0 * bend(-s))),
+        ("Neck", pitch(4.0 * (2.0 * phi).sin())),
+        ("Tail", yaw(15.0 * s)),
+    ]
 }
 
 /// Whether the rig looks like a quadruped (has front legs).

@@ -17,14 +17,16 @@
 //!
 //! If the clip's `Left*` joints sit on the other side of the character from ours (BVH files and
 //! Pinocchio's template disagree on this), the sides are swapped so each mesh leg gets the motion
-//! of the leg on the same side.
+//! of the leg on the same side. Step 5 (the root and the floor) is in `root.rs`.
 
 use std::collections::HashMap;
 
-use nalgebra::{Matrix3, Point3, UnitQuaternion};
+use nalgebra::{Matrix3, UnitQuaternion};
 
 use super::bvh::Bvh;
 use super::names::{match_roles, mirror_role};
+use super::root::RootMotion;
+pub use super::root::{lift_onto_floor, lowest_joint_height};
 use super::{CharacterFrame, Motion, MotionError, MotionFrame};
 use crate::geom::V3;
 use crate::rig::RigJoint;
@@ -54,32 +56,7 @@ pub fn retarget(
     let rest_clip: Vec<V3> = rest_clip_file.iter().map(|p| c_src * p).collect();
 
     let matched = match_joints(clip, joints, &rest_clip, &rest_rig);
-    let count = matched.iter().flatten().count();
-    // A clip drives the body through its legs; without matched legs (a quadruped rig under a
-    // human clip) only the spine would move, which is not the clip.
-    let rig_names: Vec<String> = joints.iter().map(|j| j.name.clone()).collect();
-    let legs = match_roles(&rig_names)
-        .iter()
-        .filter(|(role, j)| role.ends_with("Leg") && matched[*j].is_some())
-        .count();
-    if legs < 2 {
-        return Err(MotionError::NoMatch(format!(
-            "clip `{name}` has no legs matching the rig's (quadruped rigs play the built-in \
-             `--clip trot`)"
-        )));
-    }
-    if count < MIN_MATCHED {
-        return Err(MotionError::NoMatch(format!(
-            "clip `{name}` and the rig share only {count} joints by name (need {MIN_MATCHED}); \
-             clip joints: {}",
-            clip.joints
-                .iter()
-                .map(|j| j.name.as_str())
-                .take(12)
-                .collect::<Vec<_>>()
-                .join(", ")
-        )));
-    }
+    check_coverage(clip, name, joints, &matched)?;
     let offsets = rest_offsets(joints, &matched, &rest_rig, &rest_clip);
     let order = parent_first(joints);
     let worlds: Vec<Vec<nalgebra::Isometry3<f64>>> = (0..clip.frames.len())
@@ -114,6 +91,42 @@ pub fn retarget(
         frame_time_s: clip.frame_time_s,
         frames,
     })
+}
+
+/// The clip drives the rig only if at least two legs and [`MIN_MATCHED`] joints matched.
+fn check_coverage(
+    clip: &Bvh,
+    name: &str,
+    joints: &[RigJoint],
+    matched: &[Option<usize>],
+) -> Result<(), MotionError> {
+    let count = matched.iter().flatten().count();
+    // A clip drives the body through its legs; without matched legs (a quadruped rig under a
+    // human clip) only the spine would move, which is not the clip.
+    let rig_names: Vec<String> = joints.iter().map(|j| j.name.clone()).collect();
+    let legs = match_roles(&rig_names)
+        .iter()
+        .filter(|(role, j)| role.ends_with("Leg") && matched[*j].is_some())
+        .count();
+    if legs < 2 {
+        return Err(MotionError::NoMatch(format!(
+            "clip `{name}` has no legs matching the rig's (quadruped rigs play the built-in \
+             `--clip trot`)"
+        )));
+    }
+    if count < MIN_MATCHED {
+        return Err(MotionError::NoMatch(format!(
+            "clip `{name}` and the rig share only {count} joints by name (need {MIN_MATCHED}); \
+             clip joints: {}",
+            clip.joints
+                .iter()
+                .map(|j| j.name.as_str())
+                .take(12)
+                .collect::<Vec<_>>()
+                .join(", ")
+        )));
+    }
+    Ok(())
 }
 
 /// The clip's character frame: BVH's +Y up; forward along its feet (foot to toe), else derived
@@ -278,7 +291,7 @@ fn next_matched(j: usize, children: &[Vec<usize>], matched: &[Option<usize>]) ->
 }
 
 /// Joint indices with every parent before its children (cycles broken; never panics).
-fn parent_first(joints: &[RigJoint]) -> Vec<usize> {
+pub(super) fn parent_first(joints: &[RigJoint]) -> Vec<usize> {
     let depth = |mut j: usize| {
         let mut d = 0;
         while let Some(p) = joints[j].parent.filter(|&p| p < joints.len()) {
@@ -315,96 +328,4 @@ fn world_rotations(
         };
     }
     q
-}
-
-/// Root translation: the clip's hips motion scaled by the leg-length ratio (character frame).
-struct RootMotion {
-    scale: f64,
-    start: V3,
-    floor_clip: f64,
-    hips_rig: V3,
-    floor_rig: f64,
-}
-
-impl RootMotion {
-    fn new(
-        joints: &[RigJoint],
-        matched: &[Option<usize>],
-        rest_rig: &[V3],
-        rest_clip: &[V3],
-        worlds: &[Vec<nalgebra::Isometry3<f64>>],
-        c_src: UnitQuaternion<f64>,
-    ) -> Self {
-        let lowest = |ps: &mut dyn Iterator<Item = f64>| ps.fold(f64::INFINITY, f64::min);
-        let floor_rig = lowest(&mut rest_rig.iter().map(|p| p.y));
-        let floor_clip = lowest(
-            &mut worlds
-                .iter()
-                .flatten()
-                .map(|t| (c_src * t.translation.vector).y),
-        );
-        let root = parent_first(joints).first().copied().unwrap_or(0);
-        let hips_rig = rest_rig.get(root).copied().unwrap_or_else(V3::zeros);
-        let clip_root = matched.get(root).copied().flatten().unwrap_or(0);
-        let clip_hips_rest = rest_clip.get(clip_root).copied().unwrap_or_else(V3::zeros);
-        let clip_floor_rest = lowest(&mut rest_clip.iter().map(|p| p.y));
-        // Leg length stands for body size (the issue's rule): hips height above the floor, rest.
-        let leg_rig = hips_rig.y - floor_rig;
-        let leg_clip = clip_hips_rest.y - clip_floor_rest;
-        let scale = if leg_clip > 1e-12 && leg_rig > 0.0 {
-            leg_rig / leg_clip
-        } else {
-            1.0
-        };
-        let start = worlds
-            .first()
-            .and_then(|w| w.first())
-            .map_or(V3::zeros(), |t| c_src * t.translation.vector);
-        Self {
-            scale,
-            start,
-            floor_clip: if floor_clip.is_finite() {
-                floor_clip
-            } else {
-                0.0
-            },
-            hips_rig,
-            floor_rig: if floor_rig.is_finite() {
-                floor_rig
-            } else {
-                0.0
-            },
-        }
-    }
-
-    /// Root offset (character frame, rig units) for the clip's hips at `hips` (character frame).
-    fn offset(&self, hips: V3) -> V3 {
-        let d = (hips - self.start) * self.scale;
-        let height = (hips.y - self.floor_clip) * self.scale;
-        V3::new(d.x, height - (self.hips_rig.y - self.floor_rig), d.z)
-    }
-}
-
-/// Lift the frame so its lowest joint is not below `floor` (character-frame height).
-pub fn lift_onto_floor(
-    frame: &mut MotionFrame,
-    joints: &[RigJoint],
-    cf: &CharacterFrame,
-    floor: f64,
-) {
-    let low = lowest_joint_height(frame, joints, cf);
-    if low < floor {
-        frame.root_offset_mesh += cf.up_mesh() * (floor - low);
-    }
-}
-
-/// Height (character-frame up coordinate) of the lowest posed joint.
-pub fn lowest_joint_height(frame: &MotionFrame, joints: &[RigJoint], cf: &CharacterFrame) -> f64 {
-    let up = cf.up_mesh();
-    frame
-        .transforms(joints)
-        .iter()
-        .zip(joints)
-        .map(|(t, j)| (t * Point3::from(j.position)).coords.dot(&up))
-        .fold(f64::INFINITY, f64::min)
 }

@@ -109,25 +109,13 @@ pub fn rig(
     let mut times = Vec::new();
     let t = Instant::now();
     let bb = crate::geom::Aabb::of_points(&mesh.positions);
-    let diag = bb.extent().norm();
-    let eps = opts.contact_fraction * diag;
-    let total_area: f64 = mesh_area(mesh);
-    let spacing = opts.spacing_per_eps * eps;
-    let per_area = (1.0 / (spacing * spacing)).min(opts.max_samples as f64 / total_area.max(1e-12));
-    let parts = samples::components(mesh, per_area, opts.min_samples);
-    if parts.is_empty() {
-        return Err(MultipartError::NoComponents);
-    }
+    let (parts, eps, total_area) = sample(mesh, &bb, opts)?;
     times.push(("samples", ms_since(t)));
     let t = Instant::now();
     let graph = contacts::detect(&parts, eps);
     times.push(("contacts", ms_since(t)));
     let t = Instant::now();
-    let up = opts.orientation.unapply(&crate::geom::V3::y());
-    let height = (0..3)
-        .map(|k| bb.extent()[k] * up[k].abs())
-        .sum::<f64>()
-        .max(1e-9);
+    let height = up_height(&bb, opts.orientation);
     let mut stages = report::cluster_both(&parts, &graph, opts, total_area, height);
     joints::set_pivots(&mut stages.high, &graph.contacts, &stages.high_owner);
     times.push(("clustering", ms_since(t)));
@@ -147,10 +135,7 @@ pub fn rig(
     };
     let positions = joints::positions(&placement, template, &joint_node);
     times.push(("mapping", ms_since(t)));
-    let mut shell_bone = vec![None; mesh.shells.len()];
-    for (c, part) in parts.iter().enumerate() {
-        shell_bone[part.shell] = Some(part_bone[c]);
-    }
+    let shell_bone = shell_bones(mesh.shells.len(), &parts, &part_bone);
     let explained = report::explain(&report::Explain {
         template,
         parts: &parts,
@@ -168,6 +153,47 @@ pub fn rig(
         warnings: explained.2,
         report: explained.0,
     })
+}
+
+/// The mesh's components with their surface samples; with the contact distance `eps` (a fraction
+/// of the box diagonal) and the total surface area.
+fn sample(
+    mesh: &PreparedMesh,
+    bb: &crate::geom::Aabb,
+    opts: &MultipartOptions,
+) -> Result<(Vec<samples::Component>, f64, f64), MultipartError> {
+    let (eps, total_area) = (opts.contact_fraction * bb.extent().norm(), mesh_area(mesh));
+    let per_area = sample_density(eps, total_area, opts);
+    let parts = samples::components(mesh, per_area, opts.min_samples);
+    if parts.is_empty() {
+        return Err(MultipartError::NoComponents);
+    }
+    Ok((parts, eps, total_area))
+}
+
+/// Samples per unit area: `spacing_per_eps` contact distances apart, at most `max_samples` over
+/// the whole surface.
+fn sample_density(eps: f64, total_area: f64, opts: &MultipartOptions) -> f64 {
+    let spacing = opts.spacing_per_eps * eps;
+    (1.0 / (spacing * spacing)).min(opts.max_samples as f64 / total_area.max(1e-12))
+}
+
+/// The box's extent along the template's up axis in the mesh's orientation (at least 1e-9).
+fn up_height(bb: &crate::geom::Aabb, orientation: Orientation) -> f64 {
+    let up = orientation.unapply(&crate::geom::V3::y());
+    (0..3)
+        .map(|k| bb.extent()[k] * up[k].abs())
+        .sum::<f64>()
+        .max(1e-9)
+}
+
+/// The bone of each of `n` shells: the bone of the part made from it (`None`: no part).
+fn shell_bones(n: usize, parts: &[samples::Component], part_bone: &[usize]) -> Vec<Option<usize>> {
+    let mut shell_bone = vec![None; n];
+    for (c, part) in parts.iter().enumerate() {
+        shell_bone[part.shell] = Some(part_bone[c]);
+    }
+    shell_bone
 }
 
 fn mesh_area(mesh: &PreparedMesh) -> f64 {

@@ -11,6 +11,9 @@ pub mod draw;
 pub mod figure;
 pub mod handle;
 pub mod parts;
+mod view_map;
+
+pub use view_map::{ViewKind, ViewMap};
 
 use std::path::Path;
 
@@ -83,71 +86,6 @@ impl Default for ThumbnailView {
             draft: None,
             handle: None,
         }
-    }
-}
-
-/// Which view a pixel is in.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ViewKind {
-    /// Front: screen x = mesh +X, screen y = mesh −Y.
-    Front,
-    /// Side: screen x = mesh +Z, screen y = mesh −Y.
-    Side,
-}
-
-/// Mapping between mesh coordinates and image pixels, for drawing and for mouse clicks.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct ViewMap {
-    /// Image size.
-    pub width: u32,
-    /// Image height.
-    pub height: u32,
-    /// Pixels per mesh unit.
-    pub scale: f64,
-    /// Mesh-frame centre of the bounding box.
-    pub center: [f64; 3],
-}
-
-impl ViewMap {
-    /// Fit the bounding box `[min, max]` into a `width`×`height` image of two square-ish halves.
-    pub fn fit(bbox: [[f64; 3]; 2], width: u32, height: u32) -> Self {
-        let ext = |i: usize| (bbox[1][i] - bbox[0][i]).max(1e-9);
-        let half = f64::from(width) / 2.0;
-        let sx = half / ext(0).max(ext(2));
-        let sy = f64::from(height) / ext(1);
-        let center = [0, 1, 2].map(|i| 0.5 * (bbox[0][i] + bbox[1][i]));
-        Self {
-            width,
-            height,
-            scale: 0.9 * sx.min(sy),
-            center,
-        }
-    }
-
-    /// Pixel position of mesh point `p` in `view`.
-    pub fn project(&self, p: [f64; 3], view: ViewKind) -> (f32, f32) {
-        let half = f64::from(self.width) / 2.0;
-        let (h, ox) = match view {
-            ViewKind::Front => (p[0] - self.center[0], half / 2.0),
-            ViewKind::Side => (p[2] - self.center[2], half + half / 2.0),
-        };
-        let x = ox + h * self.scale;
-        let y = f64::from(self.height) / 2.0 - (p[1] - self.center[1]) * self.scale;
-        (x as f32, y as f32)
-    }
-
-    /// The view a pixel column belongs to and the two mesh coordinates under pixel (`x`, `y`):
-    /// front → (X, Y), side → (Z, Y).
-    pub fn unproject(&self, x: f64, y: f64) -> (ViewKind, f64, f64) {
-        let half = f64::from(self.width) / 2.0;
-        let (view, ox, c) = if x < half {
-            (ViewKind::Front, half / 2.0, self.center[0])
-        } else {
-            (ViewKind::Side, half + half / 2.0, self.center[2])
-        };
-        let h = c + (x - ox) / self.scale;
-        let v = self.center[1] - (y - f64::from(self.height) / 2.0) / self.scale;
-        (view, h, v)
     }
 }
 
@@ -404,42 +342,4 @@ fn norm3(a: [f64; 3]) -> [f64; 3] {
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn project_and_unproject_agree() {
-        let map = ViewMap::fit([[-1.0, 0.0, -0.5], [1.0, 2.0, 0.5]], 200, 100);
-        for p in [[0.3, 1.2, -0.1], [-0.9, 0.1, 0.4]] {
-            let (x, y) = map.project(p, ViewKind::Front);
-            let (k, h, v) = map.unproject(f64::from(x), f64::from(y));
-            assert_eq!(k, ViewKind::Front);
-            assert!((h - p[0]).abs() < 1e-4 && (v - p[1]).abs() < 1e-4);
-            let (x, y) = map.project(p, ViewKind::Side);
-            let (k, h, v) = map.unproject(f64::from(x), f64::from(y));
-            assert_eq!(k, ViewKind::Side);
-            assert!((h - p[2]).abs() < 1e-4 && (v - p[1]).abs() < 1e-4);
-        }
-    }
-
-    #[test]
-    fn heat_colour_runs_blue_to_red() {
-        let cold = heat_colour(0.0);
-        let hot = heat_colour(1.0);
-        assert!(cold[2] > cold[0] && hot[0] > hot[2]);
-        assert_eq!(heat_colour(-3.0), cold);
-        // A NaN weight draws as "no weight", not as NaN channels (black after conversion).
-        assert_eq!(heat_colour(f32::NAN), cold);
-        // The stops are reached exactly and the ramp is continuous between them.
-        let mid = heat_colour(0.5);
-        let want = [0.525, 0.825, 0.225];
-        assert!((0..3).all(|k| (mid[k] - want[k]).abs() < 1e-6), "{mid:?}");
-        for i in 0..100 {
-            let (a, b) = (
-                heat_colour(i as f32 / 100.0),
-                heat_colour((i + 1) as f32 / 100.0),
-            );
-            assert!((0..3).all(|k| (a[k] - b[k]).abs() < 0.05), "jump at {i}%");
-        }
-    }
-}
+mod tests;

@@ -141,7 +141,25 @@ pub fn rechoose(
         }));
     }
     let found = research(inp, emb, &targets, progress)?;
-    let where_to = describe(&targets, inp.skel);
+    let replacement = judge(inp, emb, conf, found, &targets, &mut record);
+    Ok(Some(Outcome {
+        replacement,
+        record,
+        ms: ms_since(t0),
+    }))
+}
+
+/// The re-searched embedding `found` with its confidence if it is accepted (module docs, rule 4),
+/// recording its penalty and the plain reason for the decision either way in `record`.
+fn judge(
+    inp: &Inputs,
+    emb: &Embedding,
+    conf: &Confidence,
+    found: Option<Embedding>,
+    targets: &[protrusions::Target],
+    record: &mut Rechoice,
+) -> Option<(Embedding, Confidence)> {
+    let where_to = describe(targets, inp.skel);
     let replacement = found.and_then(|new| {
         let new_conf = confidence::assess(inp.mesh, inp.disc, inp.skel, &new);
         record.penalty = Some(new.penalty.total);
@@ -164,11 +182,7 @@ pub fn rechoose(
     } else if record.reason.is_empty() {
         record.reason = format!("not re-chosen: moving {where_to} found no embedding");
     }
-    Ok(Some(Outcome {
-        replacement,
-        record,
-        ms: ms_since(t0),
-    }))
+    replacement
 }
 
 /// Rule 3 of the module docs: the search in `emb`'s orientation with each target chain's end

@@ -77,6 +77,40 @@ pub fn parse_template(
     if doc.joints.is_empty() {
         return Err(invalid("the template has no joints".into()));
     }
+    let index = name_index(&doc, path)?;
+    let mut parent = vec![None; doc.joints.len()];
+    for (i, j) in doc.joints.iter().enumerate() {
+        if let Some(p) = &j.parent {
+            parent[i] = Some(joint_ref(
+                index_of(&index, p),
+                i,
+                &j.name.value,
+                p,
+                "parent",
+                path,
+            )?);
+        }
+    }
+    let root = single_root(&doc, &parent, path)?;
+    let order = parent_first_order(&parent, root);
+    if order.len() != doc.joints.len() {
+        let stuck = (0..doc.joints.len())
+            .find(|i| !order.contains(i))
+            .map(|i| doc.joints[i].name.value.clone())
+            .unwrap_or_default();
+        return Err(invalid(format!(
+            "the parent links form a cycle (joint '{stuck}' is not connected to the root)"
+        )));
+    }
+    build(&doc, &order, &parent, &index, path, default_name)
+}
+
+/// The template's joints by name; every name non-empty and unique, every position finite.
+fn name_index<'a>(doc: &'a FileDoc, path: &Path) -> Result<HashMap<&'a str, usize>, SkeletonError> {
+    let invalid = |message: String| SkeletonError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
     let mut index: HashMap<&str, usize> = HashMap::new();
     for (i, j) in doc.joints.iter().enumerate() {
         if j.name.value.trim().is_empty() {
@@ -97,19 +131,19 @@ pub fn parse_template(
             )));
         }
     }
-    let mut parent = vec![None; doc.joints.len()];
-    for (i, j) in doc.joints.iter().enumerate() {
-        if let Some(p) = &j.parent {
-            parent[i] = Some(joint_ref(
-                index_of(&index, p),
-                i,
-                &j.name.value,
-                p,
-                "parent",
-                path,
-            )?);
-        }
-    }
+    Ok(index)
+}
+
+/// The one joint without a parent.
+fn single_root(
+    doc: &FileDoc,
+    parent: &[Option<usize>],
+    path: &Path,
+) -> Result<usize, SkeletonError> {
+    let invalid = |message: String| SkeletonError::Invalid {
+        path: path.to_path_buf(),
+        message,
+    };
     let roots: Vec<usize> = (0..doc.joints.len())
         .filter(|i| parent[*i].is_none())
         .collect();
@@ -124,17 +158,7 @@ pub fn parse_template(
             names.join(", ")
         )));
     }
-    let order = parent_first_order(&parent, roots[0]);
-    if order.len() != doc.joints.len() {
-        let stuck = (0..doc.joints.len())
-            .find(|i| !order.contains(i))
-            .map(|i| doc.joints[i].name.value.clone())
-            .unwrap_or_default();
-        return Err(invalid(format!(
-            "the parent links form a cycle (joint '{stuck}' is not connected to the root)"
-        )));
-    }
-    build(&doc, &order, &parent, &index, path, default_name)
+    Ok(roots[0])
 }
 
 /// Depth-first preorder from the root, children in file order: a file already listed parent-first

@@ -346,6 +346,20 @@ fn compare_with_truth(
             .push(format!("cannot write {}: {e}", skel_path.display()));
         return;
     }
+    attach_skin(opts, r, mesh, truth_path, &skel_path, work, &score_opts);
+}
+
+/// `geppetto attach` of the artist skeleton written at `skel_path`, in a child process (timed),
+/// and its weights scored against the artist's in `truth_path`.
+fn attach_skin(
+    opts: &BenchOptions,
+    r: &mut MeshResult,
+    mesh: &Path,
+    truth_path: &Path,
+    skel_path: &Path,
+    work: &Path,
+    score_opts: &ScoreOptions,
+) {
     let out = work.join("attach");
     let flag = ("--skeleton-from", skel_path.as_os_str());
     let cmd = geppetto(opts, "attach", mesh, flag, &out);
@@ -365,7 +379,7 @@ fn compare_with_truth(
     r.attach_skin_ms = Rig::load(&pred)
         .ok()
         .and_then(|rig| rig.timings_ms.get("skin").copied());
-    match score_files(&pred, truth_path, &score_opts) {
+    match score_files(&pred, truth_path, score_opts) {
         Ok(s) => {
             r.skin = s.skin;
             r.notes

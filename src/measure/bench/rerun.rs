@@ -67,22 +67,7 @@ pub fn run(
     std::fs::copy(mesh_path, &file).map_err(|e| input(mesh_path, e.to_string()))?;
     let out_dir = tmp.path().join("rigged");
     let pipeline = Pipeline::new(config);
-    let job = |pipeline: &Pipeline| -> Result<(crate::rig::Rig, f64, bool), String> {
-        let t = Instant::now();
-        let req = RigRequest::with_sidecar(&file, template.clone()).map_err(|e| e.to_string())?;
-        let o = pipeline.rig(&req, &NoProgress).map_err(|e| e.to_string())?;
-        let base = output_base(&file, tmp.path(), &out_dir);
-        let formats = [Format::Json, Format::Glb, Format::Png];
-        write_rig_to(
-            &o.rig,
-            &o.prepared.input,
-            GlbSource::of(&o),
-            &base,
-            &formats,
-        )
-        .map_err(|e| e.to_string())?;
-        Ok((o.rig, ms_since(t), o.reused_discretization))
-    };
+    let job = |pipeline: &Pipeline| rig_once(pipeline, &file, &template, tmp.path(), &out_dir);
     let (rig, cold_ms, _) = job(&pipeline).map_err(|e| input(&file, e))?;
     let (joint, start) = pinned_joint(&rig).ok_or_else(|| input(&file, "no joints".into()))?;
     let step = STEP_OF_DIAGONAL * diagonal(&rig.bbox);
@@ -110,6 +95,32 @@ pub fn run(
     }
     report.median_ms = median(&report.rerun_ms).unwrap_or(f64::NAN);
     Ok(report)
+}
+
+/// One re-run as the watcher does it, request to thumbnail: rig `file` (with its hints sidecar)
+/// and write the outputs of the watched folder `root` into `out_dir`. Returns the rig, the time
+/// taken (ms) and whether the cached discretization was reused.
+fn rig_once(
+    pipeline: &Pipeline,
+    file: &Path,
+    template: &Template,
+    root: &Path,
+    out_dir: &Path,
+) -> Result<(crate::rig::Rig, f64, bool), String> {
+    let t = Instant::now();
+    let req = RigRequest::with_sidecar(file, template.clone()).map_err(|e| e.to_string())?;
+    let o = pipeline.rig(&req, &NoProgress).map_err(|e| e.to_string())?;
+    let base = output_base(file, root, out_dir);
+    let formats = [Format::Json, Format::Glb, Format::Png];
+    write_rig_to(
+        &o.rig,
+        &o.prepared.input,
+        GlbSource::of(&o),
+        &base,
+        &formats,
+    )
+    .map_err(|e| e.to_string())?;
+    Ok((o.rig, ms_since(t), o.reused_discretization))
 }
 
 /// The joint to pin: the first forearm or elbow (a joint users often correct), else the middle

@@ -109,6 +109,18 @@ pub fn run(
             stage_ms: runs.stage_ms,
         });
     }
+    let exponents = exponents(&points);
+    Ok(ScalingReport {
+        mesh: mesh_path.display().to_string(),
+        skeleton: skeleton.to_string(),
+        points,
+        exponents,
+    })
+}
+
+/// The fitted exponent of each stage's time and of the wall time against the vertex count
+/// ([`ScalingReport::exponents`]).
+fn exponents(points: &[ScalingPoint]) -> BTreeMap<String, f64> {
     let mut stages: Vec<String> = points
         .iter()
         .flat_map(|p| p.stage_ms.keys().cloned())
@@ -132,12 +144,7 @@ pub fn run(
     if let Some(e) = fit_exponent(&walls) {
         exponents.insert("wall".into(), e);
     }
-    Ok(ScalingReport {
-        mesh: mesh_path.display().to_string(),
-        skeleton: skeleton.to_string(),
-        points,
-        exponents,
-    })
+    exponents
 }
 
 /// The study as a table: one row per stage, one column per vertex count, then the exponent.
