@@ -27,10 +27,23 @@ const LEAF: u32 = 1 << 31;
 /// Field value reported for non-finite query points (far outside, still finite arithmetic).
 pub const FAR: f64 = 1e9;
 
-/// The leaf a previous [`DistanceField::gradient_hinted`] call found: its cell coordinates
-/// (lattice coordinates shifted right by `shift`) and its values.
+/// Leaves recent [`DistanceField::gradient_hinted`] calls found, tried before a descent: the
+/// medial test's 8 probes around a point on a leaf face straddle two leaves (four on an edge),
+/// and one remembered leaf would be lost at every switch.
+#[derive(Clone, Copy, Default)]
+pub struct LeafHints<'a> {
+    slots: [Option<LeafHint<'a>>; HINT_SLOTS],
+    /// Slot the next miss overwrites (round robin).
+    next: usize,
+}
+
+/// Leaves a [`LeafHints`] remembers: the most that probes around a point on a leaf edge meet.
+const HINT_SLOTS: usize = 4;
+
+/// One remembered leaf: its cell coordinates (lattice coordinates shifted right by `shift`) and
+/// its values.
 #[derive(Clone, Copy)]
-pub struct LeafHint<'a> {
+struct LeafHint<'a> {
     key: [u32; 3],
     shift: u32,
     at: Located<'a>,
@@ -109,13 +122,13 @@ impl DistanceField {
     /// Gradient of the interpolated field at `p` (analytic derivative of the trilinear leaf).
     /// Outside \[0,1\]³ it points away from the cube.
     pub fn gradient(&self, p: &P3) -> V3 {
-        self.gradient_hinted(p, &mut None)
+        self.gradient_hinted(p, &mut LeafHints::default())
     }
 
-    /// [`Self::gradient`], reusing the leaf found by the previous call with the same `hint` when
+    /// [`Self::gradient`], reusing a leaf that an earlier call with the same `hints` found when
     /// `p` falls in it (the same leaf the descent would find, so the same value): the medial
-    /// test probes 8 points a few 10⁻⁶ apart, nearly always in one leaf.
-    pub fn gradient_hinted<'a>(&'a self, p: &P3, hint: &mut Option<LeafHint<'a>>) -> V3 {
+    /// test probes 8 points a few 10⁻⁶ apart, nearly always in one or two leaves.
+    pub fn gradient_hinted<'a>(&'a self, p: &P3, hints: &mut LeafHints<'a>) -> V3 {
         if !p.coords.iter().all(|c| c.is_finite()) {
             return V3::zeros();
         }
@@ -124,17 +137,23 @@ impl DistanceField {
             return (p - q).try_normalize(0.0).unwrap_or_else(V3::zeros);
         }
         let ix = self.lattice_index(&q);
-        let l = match hint {
-            Some(h) if ix.map(|i| i >> h.shift) == h.key => h.at,
-            _ => {
+        let hit = hints
+            .slots
+            .iter()
+            .flatten()
+            .find(|h| ix.map(|i| i >> h.shift) == h.key);
+        let l = match hit {
+            Some(h) => h.at,
+            None => {
                 let Some((at, shift)) = self.locate_index(ix) else {
                     return V3::zeros();
                 };
-                *hint = Some(LeafHint {
+                hints.slots[hints.next] = Some(LeafHint {
                     key: ix.map(|i| i >> shift),
                     shift,
                     at,
                 });
+                hints.next = (hints.next + 1) % HINT_SLOTS;
                 at
             }
         };

@@ -11,6 +11,7 @@
 
 use rayon::prelude::*;
 
+use super::field::LeafHints;
 use super::{DiscretizeOptions, DistanceField, MedialSamples, Sphere};
 use crate::geom::{P3, V3};
 
@@ -25,7 +26,7 @@ const PROBE: f64 = 1e-3;
 pub fn gradients_disagree(field: &DistanceField, c: &P3, r: f64) -> bool {
     let mut g = [V3::zeros(); 8];
     let mut n = 0;
-    let mut hint = None;
+    let mut hints = LeafHints::default();
     for k in 0..8 {
         let o = V3::new(
             if k & 1 == 0 { -r } else { r },
@@ -33,7 +34,7 @@ pub fn gradients_disagree(field: &DistanceField, c: &P3, r: f64) -> bool {
             if k & 4 == 0 { -r } else { r },
         );
         if let Some(v) = field
-            .gradient_hinted(&(c + o), &mut hint)
+            .gradient_hinted(&(c + o), &mut hints)
             .try_normalize(1e-12)
         {
             if g[..n].iter().any(|u| u.dot(&v) <= 0.0) {
