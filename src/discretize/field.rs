@@ -16,8 +16,11 @@ use super::bvh::Bvh;
 use super::octree::{self, BuildNode, Exact, Params};
 use super::winding::{self, Sign};
 use super::DiscretizeOptions;
+
+mod probe;
 use crate::geom::{P3, V3};
 use crate::mesh::PreparedMesh;
+pub use probe::LeafHints;
 
 /// Level of the uniform top-level lookup grid (32³ cells, as the original's 2^15 table).
 const GRID_LEVEL: u32 = 5;
@@ -26,15 +29,6 @@ const LEAF: u32 = 1 << 31;
 
 /// Field value reported for non-finite query points (far outside, still finite arithmetic).
 pub const FAR: f64 = 1e9;
-
-/// The leaf a previous [`DistanceField::gradient_hinted`] call found: its cell coordinates
-/// (lattice coordinates shifted right by `shift`) and its values.
-#[derive(Clone, Copy)]
-pub struct LeafHint<'a> {
-    key: [u32; 3],
-    shift: u32,
-    at: Located<'a>,
-}
 
 /// Build statistics.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -109,51 +103,7 @@ impl DistanceField {
     /// Gradient of the interpolated field at `p` (analytic derivative of the trilinear leaf).
     /// Outside \[0,1\]³ it points away from the cube.
     pub fn gradient(&self, p: &P3) -> V3 {
-        self.gradient_hinted(p, &mut None)
-    }
-
-    /// [`Self::gradient`], reusing the leaf found by the previous call with the same `hint` when
-    /// `p` falls in it (the same leaf the descent would find, so the same value): the medial
-    /// test probes 8 points a few 10⁻⁶ apart, nearly always in one leaf.
-    pub fn gradient_hinted<'a>(&'a self, p: &P3, hint: &mut Option<LeafHint<'a>>) -> V3 {
-        if !p.coords.iter().all(|c| c.is_finite()) {
-            return V3::zeros();
-        }
-        let q = clamp_unit(p);
-        if q != *p {
-            return (p - q).try_normalize(0.0).unwrap_or_else(V3::zeros);
-        }
-        let ix = self.lattice_index(&q);
-        let l = match hint {
-            Some(h) if ix.map(|i| i >> h.shift) == h.key => h.at,
-            _ => {
-                let Some((at, shift)) = self.locate_index(ix) else {
-                    return V3::zeros();
-                };
-                *hint = Some(LeafHint {
-                    key: ix.map(|i| i >> shift),
-                    shift,
-                    at,
-                });
-                at
-            }
-        };
-        let u = ((q.coords - l.lo) / l.size).map(|t| t.clamp(0.0, 1.0));
-        let c = l.c.map(f64::from);
-        let (x, y, z) = (u.x, u.y, u.z);
-        let gx = (c[1] - c[0]) * (1.0 - y) * (1.0 - z)
-            + (c[3] - c[2]) * y * (1.0 - z)
-            + (c[5] - c[4]) * (1.0 - y) * z
-            + (c[7] - c[6]) * y * z;
-        let gy = (c[2] - c[0]) * (1.0 - x) * (1.0 - z)
-            + (c[3] - c[1]) * x * (1.0 - z)
-            + (c[6] - c[4]) * (1.0 - x) * z
-            + (c[7] - c[5]) * x * z;
-        let gz = (c[4] - c[0]) * (1.0 - x) * (1.0 - y)
-            + (c[5] - c[1]) * x * (1.0 - y)
-            + (c[6] - c[2]) * (1.0 - x) * y
-            + (c[7] - c[3]) * x * y;
-        V3::new(gx, gy, gz) / l.size
+        self.gradient_hinted(p, &mut LeafHints::default())
     }
 
     /// True if both fields are the same bit for bit: tree, leaf cells, corner values, leaf count.

@@ -11,6 +11,7 @@
 
 use rayon::prelude::*;
 
+use super::field::LeafHints;
 use super::{DiscretizeOptions, DistanceField, MedialSamples, Sphere};
 use crate::geom::{P3, V3};
 
@@ -23,19 +24,30 @@ const PROBE: f64 = 1e-3;
 /// on the medial sheets, where the octree is finest, most probes disagree early, and whether
 /// *some* pair disagrees does not depend on the order the pairs are tested in.
 pub fn gradients_disagree(field: &DistanceField, c: &P3, r: f64) -> bool {
+    gradients_disagree_hinted(field, c, r, &mut LeafHints::default())
+}
+
+/// [`gradients_disagree`] with leaves remembered across calls. Most tested points lie off the
+/// medial surface, where all 8 gradients agree: a bound proves that from one gradient per leaf
+/// the probes meet (`DistanceField::probes_surely_agree`), so only the rest are evaluated.
+fn gradients_disagree_hinted<'a>(
+    field: &'a DistanceField,
+    c: &P3,
+    r: f64,
+    hints: &mut LeafHints<'a>,
+) -> bool {
+    if field.probes_surely_agree(c, r, hints) {
+        return false;
+    }
     let mut g = [V3::zeros(); 8];
     let mut n = 0;
-    let mut hint = None;
     for k in 0..8 {
         let o = V3::new(
             if k & 1 == 0 { -r } else { r },
             if k & 2 == 0 { -r } else { r },
             if k & 4 == 0 { -r } else { r },
         );
-        if let Some(v) = field
-            .gradient_hinted(&(c + o), &mut hint)
-            .try_normalize(1e-12)
-        {
+        if let Some(v) = field.gradient_hinted(&(c + o), hints).try_normalize(1e-12) {
             if g[..n].iter().any(|u| u.dot(&v) <= 0.0) {
                 return true;
             }
@@ -113,6 +125,8 @@ fn leaf_samples(field: &DistanceField, lo: &P3, size: f64, tol: f64) -> Vec<Sphe
     }
     let n = ((size / tol).ceil() as usize).max(1);
     let mut out = Vec::new();
+    // The face points' probes meet this leaf and its neighbours across the three faces.
+    let mut hints = LeafHints::default();
     // Faces x = lo, y = lo, z = lo; shared edges are visited once (face y skips i = 0, face z
     // skips i = 0 and j = 0).
     for face in 0..3 {
@@ -131,7 +145,9 @@ fn leaf_samples(field: &DistanceField, lo: &P3, size: f64, tol: f64) -> Vec<Sphe
                     continue;
                 }
                 let depth = -field.eval(&p);
-                if depth <= 2.0 * tol || !gradients_disagree(field, &p, PROBE * tol) {
+                if depth <= 2.0 * tol
+                    || !gradients_disagree_hinted(field, &p, PROBE * tol, &mut hints)
+                {
                     continue;
                 }
                 out.push(Sphere {
@@ -200,6 +216,50 @@ mod tests {
         assert!(
             disagreeing > 100 && disagreeing < agree - 100,
             "{disagreeing} of {agree}"
+        );
+    }
+
+    #[test]
+    fn agreement_is_proved_only_where_no_pair_disagrees() {
+        let f = slab();
+        let (mut proved, mut agreeing) = (0, 0);
+        for i in 0..40 {
+            for j in 0..20 {
+                for k in 0..10 {
+                    let c = P3::new(
+                        0.2 + 0.6 * f64::from(i) / 39.0,
+                        0.35 + 0.3 * f64::from(j) / 19.0,
+                        0.4 + 0.2 * f64::from(k) / 9.0,
+                    );
+                    for r in [3e-6, 1e-4, 1e-3] {
+                        let disagree = min_dot_disagrees(&f, &c, r);
+                        let sure = f.probes_surely_agree(&c, r, &mut LeafHints::default());
+                        assert!(!(sure && disagree), "proved agreement at {c:?}, r = {r}");
+                        agreeing += usize::from(!disagree);
+                        proved += usize::from(sure);
+                    }
+                }
+            }
+        }
+        // The bound is tight enough to settle most agreeing probes at the medial test's radius.
+        assert!(proved * 2 > agreeing, "{proved} of {agreeing}");
+    }
+
+    #[test]
+    fn probe_grid_points_on_leaf_faces_agree_by_the_bound() {
+        let f = slab();
+        let mut hints = LeafHints::default();
+        let (mut tested, mut proved) = (0, 0);
+        for (lo, size) in f.leaf_cells().take(2000) {
+            let p = lo + V3::new(0.0, 0.5 * size, 0.25 * size);
+            if f.eval(&p) < -0.01 && !min_dot_disagrees(&f, &p, 3e-6) {
+                tested += 1;
+                proved += usize::from(f.probes_surely_agree(&p, 3e-6, &mut hints));
+            }
+        }
+        assert!(
+            tested > 50 && proved * 10 > tested * 9,
+            "{proved} of {tested}"
         );
     }
 }

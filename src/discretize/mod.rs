@@ -27,6 +27,7 @@ use thiserror::Error;
 
 pub use field::DistanceField;
 pub use graph::SphereGraph;
+pub use octree::KeyHasher;
 
 use crate::geom::{P3, V3};
 use std::time::Instant;

@@ -7,6 +7,8 @@
 //! projected back into their hint ball after every move, and points outside the surface always pay
 //! the full surface penalty (see [`Problem::refine`]). Normalized frame throughout.
 
+use std::cell::RefCell;
+
 use super::nearest::{unit, PointIndex};
 use crate::discretize::Field;
 use crate::geom::{P3, V3};
@@ -35,6 +37,8 @@ pub struct Problem<'a> {
     pub medial: &'a PointIndex,
     /// Pinned joints: `(joint, centre, radius)`.
     pub pins: Vec<(usize, P3, f64)>,
+    /// Surface terms already evaluated (start with `SurfaceCache::default()`).
+    pub cache: SurfaceCache,
 }
 
 // Weights and shapes of the refinement energy: the original code's values (Baran & Popović 2007
@@ -79,9 +83,75 @@ const MAX_DOUBLINGS: usize = 40;
 /// Central-difference step for the gradient of the cheap terms (normalized units) [Geppetto].
 const FD_STEP: f64 = 1e-7;
 
+/// Slots per bone in [`SurfaceCache`]: the doubling line search returns to a point it evaluated
+/// one or two trials earlier (the last accepted step), and the per-bone phase re-evaluates bones
+/// whose ends did not move.
+const CACHE_SLOTS: usize = 4;
+
+/// The surface term's raw sums `(e, ∂e/∂child, ∂e/∂parent)` (before `ALPHA_S`) of one bone,
+/// keyed by the exact bits of its two end points.
+type SurfaceEntry = ([u64; 6], (f64, V3, V3));
+
+/// Recently evaluated surface terms, per bone. S is a pure function of the bone's two end
+/// points and costs 10 field evaluations and nearest-sample queries, while refinement
+/// re-evaluates it at unchanged ends most of the time (a bone's ends stay put while another
+/// bone's line search runs, and the energy at the gradient's point is evaluated again as the
+/// line search's start): a hit returns the very numbers a fresh evaluation would.
+#[derive(Default)]
+pub struct SurfaceCache {
+    /// Per bone: ring of entries and the next slot to overwrite.
+    bones: RefCell<Vec<(Vec<SurfaceEntry>, usize)>>,
+}
+
+impl SurfaceCache {
+    fn key(qi: &P3, qp: &P3) -> [u64; 6] {
+        let (a, b) = (qi.coords, qp.coords);
+        [a.x, a.y, a.z, b.x, b.y, b.z].map(f64::to_bits)
+    }
+
+    /// The cached sums of bone `bi` at `(qi, qp)`, or `compute()` stored for next time.
+    fn get_or(
+        &self,
+        bi: usize,
+        qi: &P3,
+        qp: &P3,
+        compute: impl FnOnce() -> (f64, V3, V3),
+    ) -> (f64, V3, V3) {
+        let key = Self::key(qi, qp);
+        if let Some((ring, _)) = self.bones.borrow().get(bi) {
+            if let Some((_, v)) = ring.iter().find(|(k, _)| *k == key) {
+                return *v;
+            }
+        }
+        let v = compute();
+        let mut bones = self.bones.borrow_mut();
+        if bones.len() <= bi {
+            bones.resize_with(bi + 1, Default::default);
+        }
+        let (ring, next) = &mut bones[bi];
+        if ring.len() < CACHE_SLOTS {
+            ring.push((key, v));
+        } else {
+            ring[*next] = (key, v);
+            *next = (*next + 1) % CACHE_SLOTS;
+        }
+        v
+    }
+}
+
 impl Problem<'_> {
-    /// Surface term of one bone and its gradient w.r.t. (child, parent).
-    fn surface(&self, qi: &P3, qp: &P3, grad: Option<(&mut V3, &mut V3)>) -> f64 {
+    /// Surface term of bone `bi` (ends `qi`, `qp`) and its gradient w.r.t. (child, parent).
+    fn surface(&self, bi: usize, qi: &P3, qp: &P3, grad: Option<(&mut V3, &mut V3)>) -> f64 {
+        let (e, gi, gp) = self.cache.get_or(bi, qi, qp, || self.surface_sums(qi, qp));
+        if let Some((a, b)) = grad {
+            *a += gi * ALPHA_S;
+            *b += gp * ALPHA_S;
+        }
+        e * ALPHA_S
+    }
+
+    /// The surface term's sums over the bone's sample points, before the weight `ALPHA_S`.
+    fn surface_sums(&self, qi: &P3, qp: &P3) -> (f64, V3, V3) {
         let mut e = 0.0;
         let (mut gi, mut gp) = (V3::zeros(), V3::zeros());
         let n = SURFACE_SAMPLES as f64;
@@ -113,11 +183,7 @@ impl Problem<'_> {
                 gp += g * (t / n);
             }
         }
-        if let Some((a, b)) = grad {
-            *a += gi * ALPHA_S;
-            *b += gp * ALPHA_S;
-        }
-        e * ALPHA_S
+        (e, gi, gp)
     }
 
     /// `α_L·L + α_O·A + Y` of bone `bi` (cheap, closed form).
@@ -152,11 +218,11 @@ impl Problem<'_> {
     fn bone_energy(&self, bi: usize, q: &[P3], grad: Option<&mut [V3]>) -> f64 {
         let b = &self.bones[bi];
         let Some(grad) = grad else {
-            return self.surface(&q[b.child], &q[b.parent], None) + self.cheap(bi, q);
+            return self.surface(bi, &q[b.child], &q[b.parent], None) + self.cheap(bi, q);
         };
         let (mut gi, mut gp) = (V3::zeros(), V3::zeros());
-        let e =
-            self.surface(&q[b.child], &q[b.parent], Some((&mut gi, &mut gp))) + self.cheap(bi, q);
+        let e = self.surface(bi, &q[b.child], &q[b.parent], Some((&mut gi, &mut gp)))
+            + self.cheap(bi, q);
         grad[b.child] += gi;
         grad[b.parent] += gp;
         let mut joints = vec![b.child, b.parent];

@@ -11,7 +11,7 @@ use super::orient::{rank, Inputs, Tried};
 use super::paths::Paths;
 use super::pins::chain_hints;
 use super::reduced::Reduced;
-use super::refine::{Bone, Problem};
+use super::refine::{Bone, Problem, SurfaceCache};
 use super::search::Found;
 use super::split::{split, Ends};
 use super::{EmbedError, EmbedOptions, Embedding, Orientation, OrientationMode, PenaltyBreakdown};
@@ -273,6 +273,7 @@ impl Placement<'_> {
             field: self.field,
             medial: &index,
             pins: fixed,
+            cache: SurfaceCache::default(),
         };
         problem.refine(&mut joints, REFINE_ITERATIONS);
         joints

@@ -22,9 +22,13 @@ mod tests;
 
 pub use chain::split_polyline;
 
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
 use super::paths::Paths;
 use super::pins::PathPin;
 use super::reduced::Reduced;
+use crate::discretize::KeyHasher;
 use crate::geom::V3;
 
 /// A veto (the original's `NOMATCH` or a weighted term above 1).
@@ -37,6 +41,9 @@ pub const BRIDGE_COST: f64 = 1.0;
 /// A chain's graph length is measured with this fraction of its end spheres' radii added (the
 /// ends may sit anywhere inside their spheres).
 const PLAY: f64 = 0.7;
+
+/// The pair-term cache's map type.
+type PairMap = HashMap<u64, [f64; 2], BuildHasherDefault<KeyHasher>>;
 
 /// Everything the terms need for one orientation.
 #[derive(Clone, Debug)]
@@ -60,7 +67,9 @@ pub struct Ctx<'a> {
     /// Lowest common ancestor of reduced joints `i`, `j` at `lca[i * k + j]`.
     lca: Vec<usize>,
     /// Cache of [`Ctx::pair_terms`] keyed by (joint, parent vertex, vertex); NaN marks a veto.
-    pairs: std::cell::RefCell<std::collections::HashMap<u64, [f64; 2]>>,
+    /// Hashed by a multiplicative mix, not SipHash: the search looks a pair up for every
+    /// candidate of every joint it bounds, and hashing was most of the lookup's cost.
+    pairs: std::cell::RefCell<PairMap>,
     /// Hints on chains: a placement whose path misses one is vetoed (see [`super::pins`]).
     pins: Vec<PathPin>,
     /// Per reduced joint: its chain holds a pin. The pins then say where the limb is, so its length

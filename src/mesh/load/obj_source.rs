@@ -18,6 +18,7 @@ use serde_json::{json, Value};
 use super::obj::ObjExtras;
 use super::source::{SourceDocument, SourcePrimitive};
 use super::text::{logical_lines, tokens};
+use crate::mesh::weld::FastBuild;
 use crate::mesh::Mesh;
 
 /// Roughness of a material without `Ns` (matte).
@@ -228,7 +229,10 @@ fn primitive(
     tris: &[usize],
 ) -> (Vec<u32>, Value) {
     type Key = (u32, Option<u32>, Option<u32>);
-    let mut index: HashMap<Key, u32> = HashMap::new();
+    // Keys are looked up once per triangle corner: the fast hasher, not SipHash (the map's order
+    // is never read; `keys` keeps the order of first use).
+    let mut index: HashMap<Key, u32, FastBuild> =
+        HashMap::with_capacity_and_hasher(tris.len(), FastBuild::default());
     let mut keys: Vec<Key> = Vec::new();
     let mut indices = Vec::with_capacity(tris.len() * 3);
     for &t in tris {

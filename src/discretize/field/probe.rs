@@ -1,0 +1,168 @@
+//! Gradients of many nearby points (the medial test of [`crate::discretize::medial`] probes 8
+//! points a few 10⁻⁶ apart around every face grid point): leaves remembered between queries, and
+//! a bound that settles "the probes' gradients all agree" from one gradient per leaf met.
+
+use super::{clamp_unit, DistanceField, Located};
+use crate::geom::{P3, V3};
+
+/// Leaves recent [`DistanceField::gradient_hinted`] calls found, tried before a descent: the
+/// probes around a point on a leaf face straddle two leaves (four on an edge), and one
+/// remembered leaf would be lost at every switch.
+#[derive(Clone, Copy, Default)]
+pub struct LeafHints<'a> {
+    slots: [Option<LeafHint<'a>>; HINT_SLOTS],
+    /// Slot the next miss overwrites (round robin).
+    next: usize,
+}
+
+/// Leaves a [`LeafHints`] remembers: the most that probes around a point on a leaf edge meet.
+const HINT_SLOTS: usize = 4;
+
+/// One remembered leaf: its cell coordinates (lattice coordinates shifted right by `shift`) and
+/// its values.
+#[derive(Clone, Copy)]
+struct LeafHint<'a> {
+    key: [u32; 3],
+    shift: u32,
+    at: Located<'a>,
+}
+
+/// Angle (radians) by which [`DistanceField::probes_surely_agree`] must prove every pair of
+/// probe gradients closer than 90°: far above the rounding of the normalized dot products the
+/// full test computes (~10⁻¹⁵), so "proved" always means the full test finds no pair ≤ 0.
+const AGREE_MARGIN: f64 = 1e-6;
+/// Relative slack added to each leaf's gradient variation bound for the rounding of the
+/// gradients themselves (corner values are f32, the arithmetic f64).
+const ROUNDING_SLACK: f64 = 1e-9;
+
+impl DistanceField {
+    /// [`Self::gradient`], reusing a leaf that an earlier call with the same `hints` found when
+    /// `p` falls in it (the same leaf the descent would find, so the same value).
+    pub fn gradient_hinted<'a>(&'a self, p: &P3, hints: &mut LeafHints<'a>) -> V3 {
+        if !p.coords.iter().all(|c| c.is_finite()) {
+            return V3::zeros();
+        }
+        let q = clamp_unit(p);
+        if q != *p {
+            return (p - q).try_normalize(0.0).unwrap_or_else(V3::zeros);
+        }
+        let Some(l) = self.leaf_hinted(&q, hints) else {
+            return V3::zeros();
+        };
+        raw_gradient(l.c, &local(&l, &q)) / l.size
+    }
+
+    /// True only if the normalized gradients at the 8 probes `c + r·(±1, ±1, ±1)` (all inside
+    /// \[0,1\]³) provably have positive pairwise dot products: per leaf the probes meet, one
+    /// gradient and a bound on how far the trilinear gradient moves over the probes (it is
+    /// bilinear per component), then angles. `false` means "not proved", never "disagree".
+    pub fn probes_surely_agree<'a>(&'a self, c: &P3, r: f64, hints: &mut LeafHints<'a>) -> bool {
+        // The same sums as the probes' `c + (±r)`, so every probe is inside the cube.
+        if !(0..3).all(|a| c[a] - r >= 0.0 && c[a] + r <= 1.0) {
+            return false;
+        }
+        // Per leaf met: the leaf, the unit gradient there and the bound on the angle (radians)
+        // between it and the gradient at any probe in that leaf.
+        let mut met: [Option<(Located, V3, f64)>; 8] = [None; 8];
+        let mut n = 0;
+        for k in 0..8 {
+            let s = |bit: usize| if k >> bit & 1 == 0 { -r } else { r };
+            let p = c + V3::new(s(0), s(1), s(2));
+            if met[..n].iter().flatten().any(|m| contains(&m.0, &p)) {
+                continue;
+            }
+            let Some(l) = self.leaf_hinted(&p, hints) else {
+                return false;
+            };
+            let g = raw_gradient(l.c, &local(&l, &p));
+            let norm = g.norm();
+            // sin of the angle to `g` is at most spread / norm < 1/4 (or nothing is proved);
+            // the angle is then at most π/2 times that.
+            let sine = variation(l.c, 2.5 * r / l.size) / norm;
+            if sine.is_nan() || sine >= 0.25 {
+                return false;
+            }
+            met[n] = Some((l, g / norm, std::f64::consts::FRAC_PI_2 * sine));
+            n += 1;
+        }
+        // Two probes are closer than 90° when the angle between their leaves' gradients plus
+        // both bounds stays below it: cos(between) > sin(margin + bounds), implied by the test
+        // below as sin x ≤ x.
+        met[..n].iter().flatten().enumerate().all(|(a, ma)| {
+            met[a..n]
+                .iter()
+                .flatten()
+                .all(|mb| ma.1.dot(&mb.1) > AGREE_MARGIN + ma.2 + mb.2)
+        })
+    }
+
+    /// The leaf containing `q` ∈ \[0,1\]³, from `hints` when it is one of them.
+    fn leaf_hinted<'a>(&'a self, q: &P3, hints: &mut LeafHints<'a>) -> Option<Located<'a>> {
+        let ix = self.lattice_index(q);
+        let hit = hints
+            .slots
+            .iter()
+            .flatten()
+            .find(|h| ix.map(|i| i >> h.shift) == h.key);
+        if let Some(h) = hit {
+            return Some(h.at);
+        }
+        let (at, shift) = self.locate_index(ix)?;
+        hints.slots[hints.next] = Some(LeafHint {
+            key: ix.map(|i| i >> shift),
+            shift,
+            at,
+        });
+        hints.next = (hints.next + 1) % HINT_SLOTS;
+        Some(at)
+    }
+}
+
+/// True if `p` lies in leaf `l`'s half-open box: then the lattice lookup finds `l` too (leaf
+/// corners and sides are dyadic, so the comparisons are exact).
+fn contains(l: &Located, p: &P3) -> bool {
+    (0..3).all(|a| p[a] >= l.lo[a] && p[a] < l.lo[a] + l.size)
+}
+
+/// Local coordinates of `q` in leaf `l`, clamped to \[0,1\]³.
+fn local(l: &Located, q: &P3) -> V3 {
+    ((q.coords - l.lo) / l.size).map(|t| t.clamp(0.0, 1.0))
+}
+
+/// Gradient of the trilinear leaf with corner values `c` at local coordinates `u`, in units of
+/// the leaf's side (divide by the side for the field's gradient).
+fn raw_gradient(c: &[f32; 8], u: &V3) -> V3 {
+    let c = c.map(f64::from);
+    let (x, y, z) = (u.x, u.y, u.z);
+    let gx = (c[1] - c[0]) * (1.0 - y) * (1.0 - z)
+        + (c[3] - c[2]) * y * (1.0 - z)
+        + (c[5] - c[4]) * (1.0 - y) * z
+        + (c[7] - c[6]) * y * z;
+    let gy = (c[2] - c[0]) * (1.0 - x) * (1.0 - z)
+        + (c[3] - c[1]) * x * (1.0 - z)
+        + (c[6] - c[4]) * (1.0 - x) * z
+        + (c[7] - c[5]) * x * z;
+    let gz = (c[4] - c[0]) * (1.0 - x) * (1.0 - y)
+        + (c[5] - c[1]) * x * (1.0 - y)
+        + (c[6] - c[2]) * (1.0 - x) * y
+        + (c[7] - c[3]) * x * y;
+    V3::new(gx, gy, gz)
+}
+
+/// Bound on `|raw_gradient(c, u) − raw_gradient(c, v)|` for local points `u`, `v` at most `w`
+/// apart along each axis. Each component is bilinear in the other two coordinates with
+/// coefficients `a` (its edge differences at the four corners of that square), so it moves by at
+/// most `w` times its largest slope along each of them; the vector by at most the sum.
+fn variation(c: &[f32; 8], w: f64) -> f64 {
+    let c = c.map(f64::from);
+    let component = |a: [f64; 4]| {
+        let along_first = (a[1] - a[0]).abs().max((a[3] - a[2]).abs());
+        let along_second = (a[2] - a[0]).abs().max((a[3] - a[1]).abs());
+        w * (along_first + along_second)
+    };
+    let scale = c.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
+    component([c[1] - c[0], c[3] - c[2], c[5] - c[4], c[7] - c[6]])
+        + component([c[2] - c[0], c[3] - c[1], c[6] - c[4], c[7] - c[5]])
+        + component([c[4] - c[0], c[5] - c[1], c[6] - c[2], c[7] - c[3]])
+        + ROUNDING_SLACK * scale
+}
