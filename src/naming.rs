@@ -48,8 +48,11 @@ pub fn asset_name(mesh: &Path) -> String {
 /// The output location of `mesh` under `out_dir`, mirroring its folder relative to `root` (a mesh
 /// outside `root` goes straight into `out_dir`), named by [`asset_name`].
 pub fn output_base(mesh: &Path, root: &Path, out_dir: &Path) -> OutputBase {
-    let folder = mesh.parent().unwrap_or(Path::new(""));
-    let rel = folder.strip_prefix(root).ok().filter(|r| is_plain(r));
+    // Both sides absolute and without `.`/`..`: `rig x/a.obj y/a.obj` gets a relative mesh and
+    // the absolute [`common_root`], and must still write `OUT/x/a.*` and `OUT/y/a.*`.
+    let folder = absolute_lexical(mesh.parent().unwrap_or(Path::new("")));
+    let root = absolute_lexical(root);
+    let rel = folder.strip_prefix(&root).ok().filter(|r| is_plain(r));
     let dir = match rel {
         Some(r) => out_dir.join(r),
         None => out_dir.to_path_buf(),
@@ -66,8 +69,10 @@ pub fn common_root(meshes: &[PathBuf]) -> PathBuf {
     let folders: Vec<PathBuf> = meshes
         .iter()
         .map(|m| {
-            let abs = std::path::absolute(m).unwrap_or_else(|_| m.clone());
-            abs.parent().map(Path::to_path_buf).unwrap_or_default()
+            absolute_lexical(m)
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_default()
         })
         .collect();
     let Some(first) = folders.first() else {
@@ -82,6 +87,24 @@ pub fn common_root(meshes: &[PathBuf]) -> PathBuf {
         }
     }
     root
+}
+
+/// `path` made absolute (against the current folder) with `.` and `..` resolved by name, so
+/// that `x/../y` and `y` name one output folder. Lexical on purpose: names only decide where
+/// outputs go, and a symlinked folder keeps its own name.
+fn absolute_lexical(path: &Path) -> PathBuf {
+    let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
+    let mut out = PathBuf::new();
+    for c in abs.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir => {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 /// A relative path of plain folder names (no `..`, no root): safe to join under the output folder.
@@ -169,6 +192,19 @@ mod tests {
             Path::new("/o"),
         );
         assert_eq!(b.file("glb"), PathBuf::from("/o/dog.glb"));
+    }
+
+    #[test]
+    fn relative_meshes_in_two_folders_get_two_output_folders() {
+        // `geppetto rig x/a.obj y/a.obj`: relative meshes, the absolute common root.
+        let meshes: Vec<PathBuf> = vec!["x/a.obj".into(), "y/../y/a.obj".into()];
+        let root = common_root(&meshes);
+        let out = Path::new("/o");
+        let files: Vec<PathBuf> = meshes
+            .iter()
+            .map(|m| output_base(m, &root, out).file("glb"))
+            .collect();
+        assert_eq!(files, [out.join("x/a.glb"), out.join("y/a.glb")]);
     }
 
     #[test]

@@ -43,6 +43,27 @@ pub fn write_atomic_with(
     Ok(())
 }
 
+/// True when `a` and `b` both exist and are the same file (same device and inode on Unix, so a
+/// second spelling, a hard link or a symlink to it counts).
+pub fn same_file(a: &Path, b: &Path) -> bool {
+    let (Ok(ma), Ok(mb)) = (std::fs::metadata(a), std::fs::metadata(b)) else {
+        return false;
+    };
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::MetadataExt;
+        (ma.dev(), ma.ino()) == (mb.dev(), mb.ino())
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = (ma, mb);
+        matches!(
+            (std::fs::canonicalize(a), std::fs::canonicalize(b)),
+            (Ok(x), Ok(y)) if x == y
+        )
+    }
+}
+
 /// Milliseconds since `t`.
 pub fn ms_since(t: std::time::Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
@@ -69,5 +90,16 @@ mod tests {
         }
         let leftovers = std::fs::read_dir(p.parent().unwrap()).unwrap().count();
         assert_eq!(leftovers, 1, "no temp files left behind");
+    }
+
+    #[test]
+    fn same_file_sees_through_a_second_spelling_but_not_a_copy() {
+        let dir = tempfile::tempdir().unwrap();
+        let a = dir.path().join("a.glb");
+        std::fs::write(&a, b"x").unwrap();
+        std::fs::write(dir.path().join("b.glb"), b"x").unwrap();
+        assert!(same_file(&a, &dir.path().join(".").join("a.glb")));
+        assert!(!same_file(&a, &dir.path().join("b.glb")));
+        assert!(!same_file(&a, &dir.path().join("missing.glb")));
     }
 }

@@ -168,3 +168,40 @@ fn sidecar_skeleton_overrides_the_template_in_rig_and_watch() {
     let rig = Rig::load(&dir.path().join("rigged/bull.rig.json")).unwrap();
     assert_eq!(rig.skeleton, "quadruped");
 }
+
+/// A hints sidecar naming a joint no skeleton has (a typo) is an error naming the file and the
+/// joint, under `--skeleton auto` and `--skeleton curve` alike. Before, `auto` skipped every
+/// template, rigged the curve skeleton instead and ignored the pin without a word.
+#[test]
+fn a_hint_naming_no_joint_is_an_error_not_a_silent_curve_rig() {
+    let dir = tempfile::tempdir().unwrap();
+    let c = geppetto::demo::quadruped(1);
+    let mesh = dir.path().join("dog.obj");
+    std::fs::write(&mesh, geppetto::mesh::write::obj_string(&c.mesh)).unwrap();
+    std::fs::write(
+        dir.path().join("dog.hints.yaml"),
+        "hints:\n  - joint: NoSuchJoint\n    position: [0, 1, 0]\n",
+    )
+    .unwrap();
+    for skeleton in ["auto", "curve"] {
+        let out = geppetto(&[
+            "rig".as_ref(),
+            mesh.as_os_str(),
+            "--skeleton".as_ref(),
+            skeleton.as_ref(),
+            "--out".as_ref(),
+            dir.path().join("out").as_os_str(),
+        ]);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "--skeleton {skeleton}: {stderr}"
+        );
+        assert!(
+            stderr.contains("dog.hints.yaml") && stderr.contains("'NoSuchJoint'"),
+            "--skeleton {skeleton}: {stderr}"
+        );
+        assert!(!dir.path().join("out/dog.rig.json").exists());
+    }
+}

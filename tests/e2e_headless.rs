@@ -54,6 +54,28 @@ fn headless_once_with_a_corrupt_file_exits_one_and_names_it() {
     );
 }
 
+/// The output folder cannot be written (here a file stands where the folder should be; a
+/// read-only folder behaves alike): the log line and the summary say the outputs were NOT
+/// written and the run exits 1. Before, it printed "ok", "1 ok" and exited 0 with no files.
+#[test]
+fn headless_once_with_an_unwritable_output_folder_says_so_and_exits_one() {
+    let dir = tempfile::tempdir().unwrap();
+    write_figure(&dir.path().join("one.obj"));
+    std::fs::write(dir.path().join("rigged"), "not a folder").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["watch", "--headless", "--once", "--workers", "1"])
+        .arg(dir.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    assert!(text.contains("NOT written"), "{text}");
+    assert!(
+        text.contains("not written: ") && text.contains("one.rig.json"),
+        "{text}"
+    );
+}
+
 #[test]
 fn demo_headless_writes_both_characters_and_rigs_them() {
     let dir = tempfile::tempdir().unwrap();

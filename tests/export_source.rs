@@ -139,6 +139,35 @@ fn obj_with_uvs_normals_and_textured_mtl_round_trips() {
     assert_eq!(prims[1]["material"], 1);
 }
 
+/// Blender exports `hero skin.obj` with `mtllib hero skin.mtl` (the name as it is, spaces and
+/// all) and textures in folders with spaces: the GLB keeps the material and its texture. Before,
+/// the line was read as two libraries `hero` and `skin.mtl`, both missing: an untextured GLB.
+#[test]
+fn an_mtl_and_a_texture_with_spaces_in_their_names_are_kept() {
+    let dir = tempfile::tempdir().unwrap();
+    let tex = png(2, 2, [10, 200, 30, 255]);
+    std::fs::create_dir(dir.path().join("my tex")).unwrap();
+    std::fs::write(dir.path().join("my tex/skin tone.png"), &tex).unwrap();
+    std::fs::write(
+        dir.path().join("hero skin.mtl"),
+        "newmtl skin\nKd 1 1 1\nmap_Kd my tex/skin tone.png\n",
+    )
+    .unwrap();
+    let obj = "mtllib hero skin.mtl\nv 0 0 0\nv 1 0 0\nv 0 1 0\nv 0 0 1\nvt 0 0\nvt 1 0\nvt 0 1\n\
+               usemtl skin\nf 1/1 2/2 3/3\nf 1/1 3/3 4/2\nf 1/1 4/2 2/2\nf 2/2 4/2 3/3\n";
+    let input = dir.path().join("hero skin.obj");
+    std::fs::write(&input, obj).unwrap();
+    let (j, bin, loaded) = rig_and_check(&input, dir.path());
+    let w = &loaded.source.as_ref().unwrap().warnings;
+    assert!(w.is_empty(), "{w:?}");
+    let t = j["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["index"]
+        .as_u64()
+        .expect("textured material");
+    let img = j["textures"][t as usize]["source"].as_u64().unwrap();
+    let view = j["images"][img as usize]["bufferView"].as_u64().unwrap();
+    assert_eq!(source_support::view_bytes(&j, &bin, view), &tex[..]);
+}
+
 #[test]
 fn missing_texture_and_mtl_are_warnings_naming_the_file() {
     let dir = tempfile::tempdir().unwrap();

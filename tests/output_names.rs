@@ -52,12 +52,17 @@ fn glb_vertices(path: &Path) -> usize {
 
 /// Every asset's three outputs exist under `out` at the documented place and describe that asset.
 fn assert_five_outputs(out: &Path, assets: &[(PathBuf, usize)]) {
+    assert_five_outputs_from(out, assets, Path::new("."));
+}
+
+/// [`assert_five_outputs`] for a run in `cwd` (rig.json's mesh path is as given, maybe relative).
+fn assert_five_outputs_from(out: &Path, assets: &[(PathBuf, usize)], cwd: &Path) {
     for ((mesh, vertices), (_, base)) in assets.iter().zip(ASSETS) {
         let json = out.join(format!("{base}.rig.json"));
         let rig = Rig::load(&json).unwrap_or_else(|e| panic!("{}: {e}", json.display()));
         assert_eq!(rig.vertex_count, *vertices, "{}", json.display());
         assert_eq!(
-            std::fs::canonicalize(&rig.mesh).unwrap(),
+            std::fs::canonicalize(cwd.join(&rig.mesh)).unwrap(),
             std::fs::canonicalize(mesh).unwrap(),
             "{} names its own mesh",
             json.display()
@@ -126,4 +131,69 @@ fn rig_gives_five_same_named_inputs_five_outputs() {
     ]);
     run(&args);
     assert_five_outputs(&out, &assets);
+}
+
+/// `geppetto rig x/hero.obj …` with paths relative to the current folder (how people type them)
+/// must mirror the folders too: before, relative inputs all wrote `OUT/hero.*`, so `a/hero.obj`
+/// and `b/hero.obj` overwrote each other.
+#[test]
+fn rig_with_relative_paths_gives_five_same_named_inputs_five_outputs() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = write_assets(dir.path());
+    let mut args: Vec<&str> = vec!["rig"];
+    args.extend(ASSETS.iter().map(|(rel, _)| *rel));
+    args.extend(["--out", "out", "--format", "json,glb,png"]);
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .current_dir(dir.path())
+        .args(&args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_five_outputs_from(&dir.path().join("out"), &assets, dir.path());
+}
+
+/// `geppetto rig hero.glb --out .` would write `./hero.glb` over the user's mesh: the rig fails
+/// with a message naming the file, and the mesh is untouched (no other output written either).
+#[test]
+fn rig_never_writes_an_output_over_its_input_mesh() {
+    let dir = tempfile::tempdir().unwrap();
+    let obj = dir.path().join("src.obj");
+    std::fs::write(
+        &obj,
+        geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh),
+    )
+    .unwrap();
+    run(&[
+        "rig".as_ref(),
+        obj.as_os_str(),
+        "--out".as_ref(),
+        dir.path().join("first").as_os_str(),
+    ]);
+    let glb = dir.path().join("hero.glb");
+    std::fs::rename(dir.path().join("first/src.glb"), &glb).unwrap();
+    let before = std::fs::read(&glb).unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .current_dir(dir.path())
+        .args(["rig", "hero.glb", "--out", "."])
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("hero.glb") && stderr.contains("would replace the input mesh"),
+        "{stderr}"
+    );
+    assert_eq!(
+        std::fs::read(&glb).unwrap(),
+        before,
+        "the input mesh changed"
+    );
+    assert!(
+        !dir.path().join("hero.rig.json").exists(),
+        "half a set of outputs"
+    );
 }

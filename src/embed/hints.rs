@@ -181,6 +181,24 @@ impl Hints {
         })
     }
 
+    /// Every hint names a joint of `skeleton` (a generated one, e.g. the curve skeleton, whose
+    /// pins are applied by name: a name it lacks would otherwise be dropped without a word).
+    pub fn check_joints(&self, skeleton: &Skeleton, path: &Path) -> Result<(), HintsError> {
+        match self
+            .hints
+            .iter()
+            .position(|h| skeleton.find(&h.joint).is_none())
+        {
+            Some(index) => Err(unknown_joint(
+                skeleton,
+                path,
+                index,
+                &self.hints[index].joint,
+            )),
+            None => Ok(()),
+        }
+    }
+
     /// Check names against `skeleton` and map positions to the normalized frame.
     /// `max_extent_mesh` is the mesh's largest bounding-box side (for the default radius).
     pub fn resolve(
@@ -200,18 +218,7 @@ impl Hints {
             };
             let joint = skeleton
                 .find(&h.joint)
-                .ok_or_else(|| HintsError::UnknownJoint {
-                    path: path.to_path_buf(),
-                    index,
-                    joint: h.joint.clone(),
-                    skeleton: skeleton.name.clone(),
-                    known: skeleton
-                        .joints
-                        .iter()
-                        .map(|j| j.name.as_str())
-                        .collect::<Vec<_>>()
-                        .join(", "),
-                })?;
+                .ok_or_else(|| unknown_joint(skeleton, path, index, &h.joint))?;
             if !h.position.iter().all(|c| c.is_finite()) {
                 return Err(invalid("position is not finite".into()));
             }
@@ -251,5 +258,29 @@ impl Hints {
         let before = self.hints.len();
         self.hints.retain(|h| h.joint != joint);
         before != self.hints.len()
+    }
+}
+
+/// Joint names listed in an unknown-joint error before "and N more" (a curve skeleton can have
+/// a hundred joints; the message must stay one readable line).
+const KNOWN_JOINTS_SHOWN: usize = 30;
+
+fn unknown_joint(skeleton: &Skeleton, path: &Path, index: usize, joint: &str) -> HintsError {
+    let names: Vec<&str> = skeleton.joints.iter().map(|j| j.name.as_str()).collect();
+    let mut known = names
+        .iter()
+        .take(KNOWN_JOINTS_SHOWN)
+        .copied()
+        .collect::<Vec<_>>()
+        .join(", ");
+    if names.len() > KNOWN_JOINTS_SHOWN {
+        known.push_str(&format!(" and {} more", names.len() - KNOWN_JOINTS_SHOWN));
+    }
+    HintsError::UnknownJoint {
+        path: path.to_path_buf(),
+        index,
+        joint: joint.to_string(),
+        skeleton: skeleton.name.clone(),
+        known,
     }
 }

@@ -99,6 +99,43 @@ pub fn write_rig_with(
     )
 }
 
+impl Format {
+    /// The suffixes of the files this format writes (`NAME.SUFFIX`).
+    pub fn suffixes(self) -> &'static [&'static str] {
+        match self {
+            Format::Json => &["rig.json"],
+            Format::Glb => &["glb"],
+            Format::Pinocchio => &["skeleton.out", "attachment.out"],
+            Format::Png => &["png"],
+        }
+    }
+}
+
+/// Never replace the user's source: `geppetto rig hero.glb --out .` would write `./hero.glb`
+/// over the mesh it was made from. Checked before anything is written, so a refused rig leaves
+/// no half set of outputs.
+fn refuse_to_replace_input(
+    rig: &Rig,
+    base: &OutputBase,
+    formats: &[Format],
+) -> Result<(), RigError> {
+    let input = Path::new(&rig.mesh);
+    for suffix in formats.iter().flat_map(|f| f.suffixes()) {
+        let path = base.file(suffix);
+        if crate::util::same_file(&path, input) {
+            return Err(RigError::Export {
+                message: format!(
+                    "this output would replace the input mesh {} it is made from; write the \
+                     outputs to another folder",
+                    input.display()
+                ),
+                path,
+            });
+        }
+    }
+    Ok(())
+}
+
 /// Write `rig` (with `mesh`, the input mesh it was made from, mesh frame) in each of `formats`
 /// as `base.dir/base.name.*`; the GLB goes into `glb.source` when there is one (the input's
 /// own document: materials, textures, structure). A rig without skin weights writes a GLB with
@@ -110,6 +147,7 @@ pub fn write_rig_to(
     base: &OutputBase,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
+    refuse_to_replace_input(rig, base, formats)?;
     let mut written = Vec::new();
     type Fill<'f> = &'f dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>;
     let mut put = |suffix: &str, fill: Fill<'_>| -> Result<(), RigError> {

@@ -280,13 +280,21 @@ impl Pipeline {
         let inside = |p: &crate::geom::P3| {
             crate::discretize::Field::eval(&disc.field, p) < crate::confidence::OUTSIDE_TOLERANCE
         };
-        crate::curveskel::build(prepared, &inside, &hints, &opts).map_err(|e| RigError::Embed {
-            path: req.mesh_path.clone(),
-            source: embed::EmbedError::NoMatch {
-                skeleton: crate::curveskel::METHOD_NAME.into(),
-                reason: e.to_string(),
-            },
-        })
+        let fit = crate::curveskel::build(prepared, &inside, &hints, &opts).map_err(|e| {
+            RigError::Embed {
+                path: req.mesh_path.clone(),
+                source: embed::EmbedError::NoMatch {
+                    skeleton: crate::curveskel::METHOD_NAME.into(),
+                    reason: e.to_string(),
+                },
+            }
+        })?;
+        // A pin naming no joint of this skeleton is a typo or a template's joint: an error, not
+        // a rig that quietly ignores the user's hint (under `auto` the templates' error is shown).
+        if let Some((h, hp)) = &req.hints {
+            h.check_joints(&fit.skeleton, hp)?;
+        }
+        Ok(fit)
     }
 
     /// Hints resolved against `skel` (none without a hints file).

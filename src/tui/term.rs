@@ -252,7 +252,9 @@ pub fn run_headless(
         }
     }
     print_summary(&app);
-    let failed = app.assets.iter().any(|a| a.status() == RowStatus::Failed);
+    let failed = app.assets.iter().any(|a| {
+        a.status() == RowStatus::Failed || a.rig().is_some_and(|r| !r.output_errors.is_empty())
+    });
     Ok(if failed {
         ExitCode::from(1)
     } else {
@@ -282,6 +284,9 @@ pub fn print_summary(app: &App) {
         println!("{:<40} {:<14} {:>9} {:>8}", a.name, s, pen, time);
         if let Some(super::app::LastRun::Failed(e)) = &a.last {
             println!("    {e}");
+        }
+        for e in a.rig().iter().flat_map(|r| &r.output_errors) {
+            println!("    not written: {e}");
         }
     }
     println!(

@@ -207,7 +207,7 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
                 Status::Ok => "ok",
                 Status::LowConfidence => "low confidence",
             };
-            let line = format!(
+            let mut line = format!(
                 "{status}: {name} penalty {:.4} in {:.0} ms{}",
                 rig.penalty.total,
                 rig.timings_ms.get("total").copied().unwrap_or(0.0),
@@ -217,6 +217,14 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
                     ""
                 }
             );
+            // The log line is all a headless run (or a glance at the status line) shows: outputs
+            // that could not be written must be named there, not only in the detail pane.
+            if let Some(first) = output_errors.first() {
+                line.push_str(&format!(
+                    "; {} output(s) NOT written: {first}",
+                    output_errors.len()
+                ));
+            }
             // The hints this rig used are the sidecar's, unless a newer edit is already queued.
             if !a.queued {
                 a.hints = Hints {

@@ -38,7 +38,7 @@ pub(crate) struct ObjExtras {
     pub materials: Vec<Option<usize>>,
     /// Material names in order of first `usemtl`.
     pub material_names: Vec<String>,
-    /// `mtllib` file names, in file order.
+    /// The text of each `mtllib` line (one or more file names), in file order.
     pub mtllibs: Vec<String>,
 }
 
@@ -102,9 +102,9 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, ObjExtras), LoadError> {
                 });
             }
             b"usemtl" => material = Some(material_index(&mut ex, rest_of(body))),
-            b"mtllib" => ex
-                .mtllibs
-                .extend(toks.map(|t| String::from_utf8_lossy(t).into_owned())),
+            // Kept whole: `mtllib hero skin.mtl` is one file with a space (what Blender writes for
+            // `hero skin.obj`) or two libraries; only the folder can tell (`obj_source`).
+            b"mtllib" => ex.mtllibs.push(rest_of(body)),
             _ => {}
         }
     }

@@ -114,7 +114,7 @@ pub(crate) fn obj_source(
     let mut doc = SourceDocument::new_document();
     let dir = base_dir.unwrap_or_else(|| Path::new("."));
     let mut library: Vec<MtlMaterial> = Vec::new();
-    for lib in &ex.mtllibs {
+    for lib in ex.mtllibs.iter().flat_map(|line| library_names(dir, line)) {
         let path = dir.join(lib.replace('\\', "/"));
         match std::fs::read(&path) {
             Ok(bytes) => library.extend(parse_mtl(&bytes).into_iter().map(|mut m| {
@@ -281,6 +281,17 @@ fn primitive(
     )
 }
 
+/// The file names on one `mtllib` line. The OBJ format separates several libraries by spaces,
+/// but exporters write a file name that has spaces as it is (Blender: `mtllib hero skin.mtl`),
+/// so the whole line wins when it names a file in `dir`; quotes around it are dropped.
+fn library_names(dir: &Path, line: &str) -> Vec<String> {
+    let whole = line.trim().trim_matches('"');
+    if dir.join(whole.replace('\\', "/")).is_file() {
+        return vec![whole.to_string()];
+    }
+    line.split_whitespace().map(str::to_string).collect()
+}
+
 /// A normal scaled to unit length (glTF requires unit normals); a zero normal becomes +Z.
 pub(crate) fn unit(n: [f32; 3]) -> [f32; 3] {
     let len = (n[0] * n[0] + n[1] * n[1] + n[2] * n[2]).sqrt();
@@ -294,6 +305,18 @@ pub(crate) fn unit(n: [f32; 3]) -> [f32; 3] {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_mtllib_name_with_spaces_is_one_file_when_it_exists() {
+        let d = tempfile::tempdir().unwrap();
+        std::fs::write(d.path().join("hero skin.mtl"), b"").unwrap();
+        assert_eq!(library_names(d.path(), "hero skin.mtl"), ["hero skin.mtl"]);
+        assert_eq!(
+            library_names(d.path(), "\"hero skin.mtl\""),
+            ["hero skin.mtl"]
+        );
+        assert_eq!(library_names(d.path(), "a.mtl b.mtl"), ["a.mtl", "b.mtl"]);
+    }
 
     #[test]
     fn mtl_colours_maps_and_options() {
