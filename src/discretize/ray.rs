@@ -43,7 +43,7 @@ const STACK: usize = 128;
 pub fn crossings(bvh: &Bvh, p: &V3, lo: &V3, hi: &V3) -> Option<i64> {
     let exit = |k: usize| {
         let a = k / 2;
-        if k % 2 == 0 {
+        if k.is_multiple_of(2) {
             hi[a] - p[a]
         } else {
             p[a] - lo[a]
