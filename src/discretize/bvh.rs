@@ -147,19 +147,35 @@ impl Bvh {
     /// [`Self::closest`] with a caller-held traversal stack (a query's own array would be
     /// zeroed on every call: a tenth of a short query's time).
     pub fn closest_with(&self, p: &V3, hint: Option<u32>, scratch: &mut Scratch) -> Option<Hit> {
+        self.closest_below(p, hint, f64::INFINITY, scratch)
+    }
+
+    /// [`Self::closest_with`] among the triangles strictly nearer than `sqrt(bound2)`: None if
+    /// there is none. The hit, when there is one, is the one [`Self::closest_with`] returns (a
+    /// bound only prunes boxes and triangles that could not have won).
+    pub fn closest_below(
+        &self,
+        p: &V3,
+        hint: Option<u32>,
+        bound2: f64,
+        scratch: &mut Scratch,
+    ) -> Option<Hit> {
         let mut best = Best {
             hit: None,
-            dist2: f64::INFINITY,
+            dist2: bound2,
         };
         if let Some(t) = hint.and_then(|s| self.tris.get(s as usize)) {
             let (q, f) = closest_on_triangle(p, t);
-            best.dist2 = (q - p).norm_squared();
-            best.hit = hint.map(|slot| Hit {
-                dist2: best.dist2,
-                point: q,
-                slot,
-                feature: f,
-            });
+            let d2 = (q - p).norm_squared();
+            if d2 < best.dist2 {
+                best.dist2 = d2;
+                best.hit = hint.map(|slot| Hit {
+                    dist2: d2,
+                    point: q,
+                    slot,
+                    feature: f,
+                });
+            }
         }
         if self.tris.is_empty() {
             return best.hit;

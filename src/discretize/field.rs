@@ -315,7 +315,7 @@ fn build_with(
 ) -> DistanceField {
     let all = Bvh::build(positions, triangles);
     let sign = Sign::new(&all, positions, triangles);
-    let buried = split_buried(&all, &sign, positions, triangles);
+    let buried = split_buried(&sign, positions, triangles);
     let (bvh, inner) = match (&buried.outer, &buried.inner) {
         (Some(o), Some(i)) => (o, Some(i)),
         _ => (&all, None),
@@ -356,14 +356,9 @@ pub(super) struct Buried {
     pub culled: usize,
 }
 
-/// Find the buried triangles of a mesh whose tree is `all` and split them off (see [`Buried`]).
-pub(super) fn split_buried(
-    all: &Bvh,
-    sign: &Sign,
-    positions: &[P3],
-    triangles: &[[u32; 3]],
-) -> Buried {
-    let buried = winding::internal_triangles(sign, all, positions, triangles);
+/// Find the buried triangles of a mesh (sign `sign`) and split them off (see [`Buried`]).
+pub(super) fn split_buried(sign: &Sign, positions: &[P3], triangles: &[[u32; 3]]) -> Buried {
+    let buried = winding::internal_triangles(sign, positions, triangles);
     let culled = buried.iter().filter(|&&b| b).count();
     if culled == 0 || culled == triangles.len() {
         return Buried {

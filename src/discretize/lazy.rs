@@ -94,7 +94,7 @@ impl LazyField {
         // Buried faces (winding::internal_triangles): nearly every one is the nearest face of
         // some point the skin reads (measured: 97 % on the armoured character), so all are
         // tested up front, as the full build does.
-        let buried = split_buried(&all, &sign, &mesh.positions, &mesh.triangles);
+        let buried = split_buried(&sign, &mesh.positions, &mesh.triangles);
         let (outer, inner) = (buried.outer, buried.inner);
         let prm = Params::new(opts, true);
         let depth = prm.max_depth;
@@ -280,7 +280,7 @@ impl LazyField {
             (Some(hit), all2) => Point {
                 d: hit.dist2.sqrt(),
                 r: all2.min(hit.dist2).sqrt(),
-                inside: !self.sign.is_winding() && self.sign.inside(&self.all, &at, &hit),
+                inside: !self.sign.is_winding() && self.sign.inside(&at, &hit),
                 w: None,
                 slot: Some(hit.slot),
             },
@@ -295,14 +295,15 @@ impl LazyField {
             return w;
         }
         let at = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.prm.unit;
-        let w = self.sign.winding(&self.all, &at).unwrap_or(0.0);
+        let w = self.sign.winding(&at).unwrap_or(0.0);
         if let Some(p) = lock(&self.points).get_mut(&key) {
             p.w = Some(w);
         }
         w
     }
 
-    /// Closest outer (not buried) triangle and the squared distance to all triangles.
+    /// Closest outer (not buried) triangle and the squared distance to all triangles (the buried
+    /// ones searched only below the outer distance: the same minimum).
     fn closest(&self, p: &V3, hint: Option<u32>, scratch: &mut Scratch) -> (Option<Hit>, f64) {
         let hit = self
             .outer
@@ -313,7 +314,7 @@ impl LazyField {
         let inner = self
             .inner
             .as_ref()
-            .and_then(|b| b.closest_with(p, None, scratch));
+            .and_then(|b| b.closest_below(p, None, d2, scratch));
         (hit, inner.map_or(d2, |h| h.dist2.min(d2)))
     }
 }

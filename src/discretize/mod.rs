@@ -19,6 +19,8 @@ pub mod lazy;
 pub mod medial;
 mod octree;
 pub mod paths;
+pub mod ray;
+pub mod shells;
 pub mod spheres;
 pub mod winding;
 

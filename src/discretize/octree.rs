@@ -113,15 +113,23 @@ impl<'a> Exact<'a> {
                     Some(s) => s,
                     None if self.sign.is_winding() => {
                         if let Some(inner) = self.inner {
-                            let all = inner.closest_with(&p, self.hint_all, &mut self.scratch);
-                            self.hint_all = all.map(|h| h.slot);
+                            // Only a buried triangle nearer than the outer hit changes r.
+                            let all = inner.closest_below(
+                                &p,
+                                self.hint_all,
+                                hit.dist2,
+                                &mut self.scratch,
+                            );
+                            if let Some(h) = all {
+                                self.hint_all = Some(h.slot);
+                            }
                             r = all.map_or(d, |h| h.dist2.min(hit.dist2).sqrt());
                         }
                         match inherit(k, r, anchors, self.unit) {
                             Some(s) => s,
                             None => {
                                 self.windings.fetch_add(1, Ordering::Relaxed);
-                                let w = self.sign.winding(self.sign_bvh, &p).unwrap_or(0.0);
+                                let w = self.sign.winding(&p).unwrap_or(0.0);
                                 // Near the soft w = ½ cap over a hole the sign is no anchor:
                                 // mark the point unusable for inheritance (r = −1).
                                 if (w.abs() - 0.5).abs() < CONFIDENT {
@@ -133,7 +141,7 @@ impl<'a> Exact<'a> {
                             }
                         }
                     }
-                    None => self.sign.inside(self.sign_bvh, &p, &hit),
+                    None => self.sign.inside(&p, &hit),
                 };
                 if inside {
                     -d

@@ -4,7 +4,9 @@
 //!   evaluated fast as in Barill et al. 2018: every BVH node carries its area-weighted normal
 //!   (a dipole at its area-weighted centroid); a node farther than β times its radius contributes
 //!   its dipole term, nearer nodes descend to exact solid angles (Van Oosterom & Strackee).
-//!   Correct for open, multi-shell, overlapping and self-intersecting meshes.
+//!   Correct for open, multi-shell, overlapping and self-intersecting meshes. Summed shell by
+//!   shell ([`super::shells`]): a closed outward shell adds its exact 0 or 1 from its own
+//!   pseudo-normal, and only the other shells pay for the dipole sum.
 //! * [`Sign::PseudoNormal`]: for a single watertight, consistently and outward oriented shell the
 //!   sign of `(p − q)·n`, with `q` the closest point and `n` the angle-weighted pseudo-normal of
 //!   its feature (Bærentzen & Aanæs 2005), is exact and costs nothing beyond the closest-point
@@ -15,6 +17,7 @@ use std::hash::BuildHasherDefault;
 
 use super::bvh::{Bvh, Feature, Hit};
 use super::octree::KeyHasher;
+use super::shells::Shells;
 use crate::geom::{P3, V3};
 
 /// Far-field acceptance: a node is approximated by its dipole when the query is farther than
@@ -52,8 +55,8 @@ pub struct SlotNormals {
 pub enum Sign {
     /// Closest-feature pseudo-normal (single watertight outward shell only).
     PseudoNormal(Vec<SlotNormals>),
-    /// Fast generalized winding number.
-    Winding(Vec<Dipole>),
+    /// Generalized winding number, shell by shell.
+    Winding(Box<Shells>),
 }
 
 impl Sign {
@@ -61,15 +64,7 @@ impl Sign {
     pub fn new(bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Self {
         match pseudo_normals(bvh, positions, triangles) {
             Some(n) => Sign::PseudoNormal(n),
-            None => Sign::Winding(dipoles(bvh)),
-        }
-    }
-
-    /// The per-node dipoles if this is the winding method.
-    pub fn dipoles(&self) -> Option<&[Dipole]> {
-        match self {
-            Sign::Winding(d) => Some(d),
-            Sign::PseudoNormal(_) => None,
+            None => Sign::Winding(Box::new(Shells::new(positions, triangles))),
         }
     }
 
@@ -87,31 +82,35 @@ impl Sign {
     }
 
     /// Winding number at `p` (winding method), or None for the pseudo-normal method.
-    pub fn winding(&self, bvh: &Bvh, p: &V3) -> Option<f64> {
+    pub fn winding(&self, p: &V3) -> Option<f64> {
         match self {
-            Sign::Winding(d) => Some(winding_number(bvh, d, p)),
+            Sign::Winding(s) => Some(s.winding(p)),
             Sign::PseudoNormal(_) => None,
         }
     }
 
-    /// True if `p` is inside, given its closest-point `hit`.
-    pub fn inside(&self, bvh: &Bvh, p: &V3, hit: &Hit) -> bool {
+    /// True if `p` is inside, given its closest-point `hit` on the tree the sign was built for.
+    pub fn inside(&self, p: &V3, hit: &Hit) -> bool {
         match self {
-            Sign::PseudoNormal(n) => {
-                let Some(s) = n.get(hit.slot as usize) else {
-                    return false;
-                };
-                let normal = match hit.feature {
-                    Feature::Face => s.face,
-                    Feature::Edge(k) => s.edge[usize::from(k % 3)],
-                    Feature::Vertex(k) => s.vertex[usize::from(k % 3)],
-                };
-                (p - hit.point).dot(&normal) < 0.0
-            }
+            Sign::PseudoNormal(n) => behind(n, p, hit),
             // |w| > ½: orientation-independent for open shells (see `internal_triangles`).
-            Sign::Winding(d) => winding_number(bvh, d, p).abs() > 0.5,
+            Sign::Winding(s) => s.winding(p).abs() > 0.5,
         }
     }
+}
+
+/// True if `p` is behind the pseudo-normal of `hit`'s feature (`normals` per slot of the tree
+/// `hit` came from): inside a watertight outward shell.
+pub(super) fn behind(normals: &[SlotNormals], p: &V3, hit: &Hit) -> bool {
+    let Some(s) = normals.get(hit.slot as usize) else {
+        return false;
+    };
+    let normal = match hit.feature {
+        Feature::Face => s.face,
+        Feature::Edge(k) => s.edge[usize::from(k % 3)],
+        Feature::Vertex(k) => s.vertex[usize::from(k % 3)],
+    };
+    (p - hit.point).dot(&normal) < 0.0
 }
 
 /// Triangles with the solid on both sides: |winding number| exceeds ½ just in front of the face
@@ -120,16 +119,11 @@ impl Sign {
 /// armour plates, a limb's capped end inside the torso — belong to no outer boundary; keeping them
 /// in the distance would put fake surface (and fake medial sheets) inside the body. All false for
 /// the pseudo-normal method (a single watertight shell has none).
-pub fn internal_triangles(
-    sign: &Sign,
-    bvh: &Bvh,
-    positions: &[P3],
-    triangles: &[[u32; 3]],
-) -> Vec<bool> {
+pub fn internal_triangles(sign: &Sign, positions: &[P3], triangles: &[[u32; 3]]) -> Vec<bool> {
     use rayon::prelude::*;
     /// Offset in front of the face, normalized units (far above f64 noise at unit scale).
     const EPS: f64 = 1e-6;
-    let Sign::Winding(dip) = sign else {
+    let Sign::Winding(shells) = sign else {
         return vec![false; triangles.len()];
     };
     triangles
@@ -141,7 +135,7 @@ pub fn internal_triangles(
                 return false;
             };
             let centre = (a + b + c) / 3.0;
-            let solid = |q: V3| winding_number(bvh, dip, &q).abs() > 0.5;
+            let solid = |q: V3| shells.winding(&q).abs() > 0.5;
             match (b - a).cross(&(c - a)).try_normalize(1e-300) {
                 Some(n) => solid(centre + n * EPS) && solid(centre - n * EPS),
                 None => false,
@@ -150,8 +144,8 @@ pub fn internal_triangles(
         .collect()
 }
 
-/// Generalized winding number of the mesh at `p` (1 inside a closed outward shell, 0 outside).
-/// `dip` must be [`Sign::dipoles`] of the same tree.
+/// Fast generalized winding number of the triangles of `bvh` at `p` (1 inside a closed outward
+/// shell, 0 outside). `dip` must be [`dipoles`] of the same tree.
 pub fn winding_number(bvh: &Bvh, dip: &[Dipole], p: &V3) -> f64 {
     let mut omega = 0.0;
     let mut stack = [0u32; 128];
@@ -183,7 +177,7 @@ pub fn winding_number(bvh: &Bvh, dip: &[Dipole], p: &V3) -> f64 {
 /// Signed solid angle of triangle `v` seen from `p` (Van Oosterom & Strackee 1983); positive
 /// when `p` is behind the triangle's counter-clockwise normal.
 #[inline]
-fn solid_angle(p: &V3, v: &[V3; 3]) -> f64 {
+pub(super) fn solid_angle(p: &V3, v: &[V3; 3]) -> f64 {
     let a = v[0] - p;
     let b = v[1] - p;
     let c = v[2] - p;
@@ -194,7 +188,7 @@ fn solid_angle(p: &V3, v: &[V3; 3]) -> f64 {
 }
 
 /// Bottom-up dipoles for every node.
-fn dipoles(bvh: &Bvh) -> Vec<Dipole> {
+pub(super) fn dipoles(bvh: &Bvh) -> Vec<Dipole> {
     let zero = Dipole {
         normal: V3::zeros(),
         center: V3::zeros(),
@@ -258,7 +252,11 @@ fn dipoles(bvh: &Bvh) -> Vec<Dipole> {
 
 /// Angle-weighted pseudo-normals, or `None` unless the mesh is one watertight shell (every
 /// undirected edge used exactly once in each direction) with positive signed volume.
-fn pseudo_normals(bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Option<Vec<SlotNormals>> {
+pub(super) fn pseudo_normals(
+    bvh: &Bvh,
+    positions: &[P3],
+    triangles: &[[u32; 3]],
+) -> Option<Vec<SlotNormals>> {
     if bvh.tris.len() != triangles.len() || triangles.is_empty() {
         return None;
     }
@@ -330,7 +328,7 @@ fn pseudo_normals(bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Option
     Some(normals)
 }
 
-fn find(parent: &mut [u32], mut i: u32) -> u32 {
+pub(super) fn find(parent: &mut [u32], mut i: u32) -> u32 {
     while parent[i as usize] != i {
         let g = parent[parent[i as usize] as usize];
         parent[i as usize] = g;
@@ -339,7 +337,7 @@ fn find(parent: &mut [u32], mut i: u32) -> u32 {
     i
 }
 
-fn union(parent: &mut [u32], a: u32, b: u32) {
+pub(super) fn union(parent: &mut [u32], a: u32, b: u32) {
     let (ra, rb) = (find(parent, a), find(parent, b));
     if ra != rb {
         parent[ra.max(rb) as usize] = ra.min(rb);

@@ -60,7 +60,7 @@ impl<'a> VisibilityField<'a> {
             return f;
         };
         let d = hit.dist2.sqrt();
-        if sign.inside(bvh, &p.coords, &hit) {
+        if sign.inside(&p.coords, &hit) {
             -d
         } else {
             d

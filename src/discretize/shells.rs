@@ -1,0 +1,152 @@
+//! The generalized winding number split by shell (issue 16; docs/algorithms.md#distance-field).
+//!
+//! The winding number is a sum over triangles, so it is the sum of every edge-connected shell's
+//! own winding number. A closed shell (every directed edge used once, its reverse once)
+//! contributes an exact integer: 0 outside its bounding box, else its signed ray crossings
+//! ([`super::ray`], right also where the shell passes through itself). Only the remaining (open)
+//! shells pay for the fast dipole sum of Barill et al. 2018, over a tree of their own triangles.
+//! An armoured character whose plates weld into closed shells then needs a ray per shell instead
+//! of a sum over every triangle, and the closed shells' part is exact instead of the dipole sum's
+//! approximation of it.
+
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
+use super::bvh::Bvh;
+use super::octree::KeyHasher;
+use super::ray;
+use super::winding::{dipoles, solid_angle, winding_number, Dipole};
+use crate::geom::{P3, V3};
+
+/// A closed shell: its tree and bounding box.
+#[derive(Clone, Debug)]
+struct Closed {
+    bvh: Bvh,
+    lo: V3,
+    hi: V3,
+}
+
+/// The triangles that are not in a closed outward shell, with their dipoles.
+#[derive(Clone, Debug)]
+struct Open {
+    bvh: Bvh,
+    dipoles: Vec<Dipole>,
+}
+
+/// A mesh's triangles split into closed outward shells and the rest (see the module docs).
+#[derive(Clone, Debug)]
+pub struct Shells {
+    closed: Vec<Closed>,
+    open: Option<Open>,
+}
+
+impl Shells {
+    /// Split `triangles` (indices into `positions`, normalized frame) by edge-connected shell.
+    pub fn new(positions: &[P3], triangles: &[[u32; 3]]) -> Self {
+        let mut closed = Vec::new();
+        let mut open_tris = Vec::new();
+        for shell in components(triangles) {
+            let tris: Vec<[u32; 3]> = shell.iter().map(|&t| triangles[t as usize]).collect();
+            match Closed::new(positions, &tris) {
+                Some(c) => closed.push(c),
+                None => open_tris.extend(tris),
+            }
+        }
+        let open = (!open_tris.is_empty()).then(|| {
+            let bvh = Bvh::build(positions, &open_tris);
+            let dipoles = dipoles(&bvh);
+            Open { bvh, dipoles }
+        });
+        Self { closed, open }
+    }
+
+    /// Closed outward shells and triangles left to the dipole sum (for tests and logs).
+    pub fn counts(&self) -> (usize, usize) {
+        let open = self.open.as_ref().map_or(0, |o| o.bvh.tris.len());
+        (self.closed.len(), open)
+    }
+
+    /// Generalized winding number at `p`: the closed shells' exact integers plus the dipole sum
+    /// over the other triangles.
+    pub fn winding(&self, p: &V3) -> f64 {
+        let closed: i64 = self.closed.iter().map(|c| c.winding(p)).sum();
+        let open = self
+            .open
+            .as_ref()
+            .map_or(0.0, |o| winding_number(&o.bvh, &o.dipoles, p));
+        closed as f64 + open
+    }
+}
+
+impl Closed {
+    /// The shell of `tris` if it is closed (every directed edge once, its reverse once).
+    fn new(positions: &[P3], tris: &[[u32; 3]]) -> Option<Self> {
+        let mut directed: HashMap<u64, (), BuildHasherDefault<KeyHasher>> =
+            HashMap::with_capacity_and_hasher(tris.len() * 3, Default::default());
+        let edge = |a: u32, b: u32| (u64::from(a) << 32) | u64::from(b);
+        for t in tris {
+            for k in 0..3 {
+                if directed.insert(edge(t[k], t[(k + 1) % 3]), ()).is_some() {
+                    return None;
+                }
+            }
+        }
+        if !tris
+            .iter()
+            .all(|t| (0..3).all(|k| directed.contains_key(&edge(t[(k + 1) % 3], t[k]))))
+        {
+            return None;
+        }
+        let bvh = Bvh::build(positions, tris);
+        let (mut lo, mut hi) = (V3::repeat(f64::INFINITY), V3::repeat(f64::NEG_INFINITY));
+        for t in &bvh.tris {
+            for v in &t.v {
+                lo = lo.inf(v);
+                hi = hi.sup(v);
+            }
+        }
+        Some(Self { bvh, lo, hi })
+    }
+
+    /// The shell's winding number at `p`: 0 outside its bounding box (a closed surface's
+    /// winding number is 0 outside its convex hull), else its signed ray crossings.
+    fn winding(&self, p: &V3) -> i64 {
+        if (0..3).any(|a| p[a] < self.lo[a] || p[a] > self.hi[a]) {
+            return 0;
+        }
+        ray::crossings(&self.bvh, p, &self.lo, &self.hi).unwrap_or_else(|| self.brute_force(p))
+    }
+
+    /// Σ exact solid angles / 4π, rounded: only for a point on (or within rounding of) the
+    /// surface, where no ray decides.
+    fn brute_force(&self, p: &V3) -> i64 {
+        let omega: f64 = self.bvh.tris.iter().map(|t| solid_angle(p, &t.v)).sum();
+        (omega / (4.0 * std::f64::consts::PI)).round() as i64
+    }
+}
+
+/// Edge-connected components of `triangles` (triangle indices, in order of first triangle).
+fn components(triangles: &[[u32; 3]]) -> Vec<Vec<u32>> {
+    let mut parent: Vec<u32> = (0..triangles.len() as u32).collect();
+    let mut first: HashMap<u64, u32, BuildHasherDefault<KeyHasher>> =
+        HashMap::with_capacity_and_hasher(triangles.len() * 2, Default::default());
+    for (ti, t) in triangles.iter().enumerate() {
+        for k in 0..3 {
+            let (a, b) = (t[k], t[(k + 1) % 3]);
+            let key = (u64::from(a.min(b)) << 32) | u64::from(a.max(b));
+            let other = *first.entry(key).or_insert(ti as u32);
+            super::winding::union(&mut parent, ti as u32, other);
+        }
+    }
+    let mut index: HashMap<u32, usize> = HashMap::new();
+    let mut out: Vec<Vec<u32>> = Vec::new();
+    for ti in 0..triangles.len() as u32 {
+        let root = super::winding::find(&mut parent, ti);
+        let slot = *index.entry(root).or_insert_with(|| {
+            out.push(Vec::new());
+            out.len() - 1
+        });
+        out[slot].push(ti);
+    }
+    out
+}
