@@ -145,7 +145,7 @@ pub fn internal_triangles(sign: &Sign, positions: &[P3], triangles: &[[u32; 3]])
 }
 
 /// Fast generalized winding number of the triangles of `bvh` at `p` (1 inside a closed outward
-/// shell, 0 outside). `dip` must be [`dipoles`] of the same tree.
+/// shell, 0 outside). `dip` must be the output of `dipoles` of the same tree.
 pub fn winding_number(bvh: &Bvh, dip: &[Dipole], p: &V3) -> f64 {
     let mut omega = 0.0;
     let mut stack = [0u32; 128];
