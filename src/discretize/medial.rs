@@ -191,25 +191,31 @@ mod tests {
         field::build_from(&positions, &triangles, &DiscretizeOptions::default())
     }
 
+    /// A 40 × 20 × 10 lattice spanning [`slab`]'s box, faces included.
+    fn slab_lattice() -> impl Iterator<Item = P3> {
+        (0..40).flat_map(|i| {
+            (0..20).flat_map(move |j| {
+                (0..10).map(move |k| {
+                    P3::new(
+                        0.2 + 0.6 * f64::from(i) / 39.0,
+                        0.35 + 0.3 * f64::from(j) / 19.0,
+                        0.4 + 0.2 * f64::from(k) / 9.0,
+                    )
+                })
+            })
+        })
+    }
+
     #[test]
     fn early_exit_agrees_with_the_full_pairwise_minimum() {
         let f = slab();
         let (mut agree, mut disagreeing) = (0, 0);
-        for i in 0..40 {
-            for j in 0..20 {
-                for k in 0..10 {
-                    let c = P3::new(
-                        0.2 + 0.6 * f64::from(i) / 39.0,
-                        0.35 + 0.3 * f64::from(j) / 19.0,
-                        0.4 + 0.2 * f64::from(k) / 9.0,
-                    );
-                    for r in [3e-6, 1e-3, 0.01] {
-                        let want = min_dot_disagrees(&f, &c, r);
-                        assert_eq!(gradients_disagree(&f, &c, r), want, "at {c:?}, r = {r}");
-                        agree += 1;
-                        disagreeing += usize::from(want);
-                    }
-                }
+        for c in slab_lattice() {
+            for r in [3e-6, 1e-3, 0.01] {
+                let want = min_dot_disagrees(&f, &c, r);
+                assert_eq!(gradients_disagree(&f, &c, r), want, "at {c:?}, r = {r}");
+                agree += 1;
+                disagreeing += usize::from(want);
             }
         }
         // Both answers occur, so the comparison tests something.
@@ -223,22 +229,13 @@ mod tests {
     fn agreement_is_proved_only_where_no_pair_disagrees() {
         let f = slab();
         let (mut proved, mut agreeing) = (0, 0);
-        for i in 0..40 {
-            for j in 0..20 {
-                for k in 0..10 {
-                    let c = P3::new(
-                        0.2 + 0.6 * f64::from(i) / 39.0,
-                        0.35 + 0.3 * f64::from(j) / 19.0,
-                        0.4 + 0.2 * f64::from(k) / 9.0,
-                    );
-                    for r in [3e-6, 1e-4, 1e-3] {
-                        let disagree = min_dot_disagrees(&f, &c, r);
-                        let sure = f.probes_surely_agree(&c, r, &mut LeafHints::default());
-                        assert!(!(sure && disagree), "proved agreement at {c:?}, r = {r}");
-                        agreeing += usize::from(!disagree);
-                        proved += usize::from(sure);
-                    }
-                }
+        for c in slab_lattice() {
+            for r in [3e-6, 1e-4, 1e-3] {
+                let disagree = min_dot_disagrees(&f, &c, r);
+                let sure = f.probes_surely_agree(&c, r, &mut LeafHints::default());
+                assert!(!(sure && disagree), "proved agreement at {c:?}, r = {r}");
+                agreeing += usize::from(!disagree);
+                proved += usize::from(sure);
             }
         }
         // The bound is tight enough to settle most agreeing probes at the medial test's radius.
