@@ -15,6 +15,11 @@ use crate::discretize::SphereGraph;
 /// Marker for "no next hop" (the target itself, or unreachable).
 pub const NONE: u32 = u32::MAX;
 
+/// Room reserved for a path up front: the search asks for paths (its direction term splits
+/// them) tens of thousands of times, and growing each from one element took several
+/// reallocations; paths through a packing of ≤ 1000 spheres are rarely longer.
+const PATH_CAPACITY: usize = 32;
+
 /// Shortest-path tables, `n × n`, row-major by target.
 #[derive(Clone, Debug, Default)]
 pub struct Paths {
@@ -127,7 +132,8 @@ impl Paths {
         if !self.dist(a, b).is_finite() {
             return Vec::new();
         }
-        let mut out = vec![a];
+        let mut out = Vec::with_capacity(PATH_CAPACITY.min(self.n));
+        out.push(a);
         let mut cur = a;
         while cur != b && out.len() <= self.n {
             cur = self.hop(cur, b);

@@ -42,13 +42,14 @@ impl Ctx<'_> {
                 self.pos[next as usize] - self.pos[pv as usize],
             );
         }
-        let mut path: Vec<V3> = self
+        // From the parent's vertex to this joint's: the path toward `pv`, reversed.
+        let path: Vec<V3> = self
             .paths
             .path(next, pv)
             .iter()
+            .rev()
             .map(|v| self.pos[*v as usize])
             .collect();
-        path.reverse();
         let pts = split_polyline(&path, &rj.fractions);
         rj.bones
             .iter()
