@@ -15,7 +15,7 @@ use std::hash::BuildHasherDefault;
 use super::bvh::Bvh;
 use super::octree::KeyHasher;
 use super::ray;
-use super::winding::{dipoles, solid_angle, winding_number, Dipole};
+use super::winding::{dipoles, directed_edges, edge, solid_angle, winding_number, Dipole};
 use crate::geom::{P3, V3};
 
 /// A closed shell: its tree and bounding box.
@@ -81,16 +81,7 @@ impl Shells {
 impl Closed {
     /// The shell of `tris` if it is closed (every directed edge once, its reverse once).
     fn new(positions: &[P3], tris: &[[u32; 3]]) -> Option<Self> {
-        let mut directed: HashMap<u64, (), BuildHasherDefault<KeyHasher>> =
-            HashMap::with_capacity_and_hasher(tris.len() * 3, Default::default());
-        let edge = |a: u32, b: u32| (u64::from(a) << 32) | u64::from(b);
-        for t in tris {
-            for k in 0..3 {
-                if directed.insert(edge(t[k], t[(k + 1) % 3]), ()).is_some() {
-                    return None;
-                }
-            }
-        }
+        let directed = directed_edges(tris)?;
         if !tris
             .iter()
             .all(|t| (0..3).all(|k| directed.contains_key(&edge(t[(k + 1) % 3], t[k]))))

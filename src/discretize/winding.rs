@@ -250,21 +250,20 @@ pub(super) fn dipoles(bvh: &Bvh) -> Vec<Dipole> {
     out
 }
 
-/// Angle-weighted pseudo-normals, or `None` unless the mesh is one watertight shell (every
-/// undirected edge used exactly once in each direction) with positive signed volume.
-pub(super) fn pseudo_normals(
-    bvh: &Bvh,
-    positions: &[P3],
-    triangles: &[[u32; 3]],
-) -> Option<Vec<SlotNormals>> {
-    if bvh.tris.len() != triangles.len() || triangles.is_empty() {
-        return None;
-    }
-    // Directed edge (from, to) packed in a u64 with a multiplicative hash: SipHash dominated
-    // this pass on large meshes (three inserts and six lookups per triangle).
-    let mut directed: HashMap<u64, u32, BuildHasherDefault<KeyHasher>> =
-        HashMap::with_capacity_and_hasher(triangles.len() * 3, Default::default());
-    let edge = |a: u32, b: u32| (u64::from(a) << 32) | u64::from(b);
+/// Directed edge (from, to) packed in a u64, the key of [`DirectedEdges`].
+pub(super) fn edge(a: u32, b: u32) -> u64 {
+    (u64::from(a) << 32) | u64::from(b)
+}
+
+/// Each directed edge's triangle, keyed by [`edge`]; hashed with [`KeyHasher`], because SipHash
+/// dominated the closed-shell tests on large meshes (three inserts and six lookups per triangle).
+pub(super) type DirectedEdges = HashMap<u64, u32, BuildHasherDefault<KeyHasher>>;
+
+/// The directed edges of `triangles` (triangle indices into that slice), or `None` when a
+/// directed edge repeats: then no shell through it is closed and consistently oriented.
+pub(super) fn directed_edges(triangles: &[[u32; 3]]) -> Option<DirectedEdges> {
+    let mut directed =
+        DirectedEdges::with_capacity_and_hasher(triangles.len() * 3, Default::default());
     for (ti, t) in triangles.iter().enumerate() {
         for k in 0..3 {
             if directed
@@ -275,6 +274,20 @@ pub(super) fn pseudo_normals(
             }
         }
     }
+    Some(directed)
+}
+
+/// Angle-weighted pseudo-normals, or `None` unless the mesh is one watertight shell (every
+/// undirected edge used exactly once in each direction) with positive signed volume.
+pub(super) fn pseudo_normals(
+    bvh: &Bvh,
+    positions: &[P3],
+    triangles: &[[u32; 3]],
+) -> Option<Vec<SlotNormals>> {
+    if bvh.tris.len() != triangles.len() || triangles.is_empty() {
+        return None;
+    }
+    let directed = directed_edges(triangles)?;
     let face: Vec<V3> = triangles
         .iter()
         .map(|t| {
