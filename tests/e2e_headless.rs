@@ -8,16 +8,23 @@ fn write_figure(path: &std::path::Path) {
     geppetto::mesh::write_obj(&m, path).unwrap();
 }
 
+/// Runs `geppetto watch --headless --once [extra] DIR`; returns the output and its stdout text.
+fn watch_once(dir: &std::path::Path, extra: &[&str]) -> (std::process::Output, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["watch", "--headless", "--once"])
+        .args(extra)
+        .arg(dir)
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    (out, text)
+}
+
 #[test]
 fn headless_once_rigs_and_exits_zero() {
     let dir = tempfile::tempdir().unwrap();
     write_figure(&dir.path().join("one.obj"));
-    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
-        .args(["watch", "--headless", "--once", "--workers", "1"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (out, text) = watch_once(dir.path(), &["--workers", "1"]);
     assert!(
         out.status.success(),
         "{text}\n{}",
@@ -39,12 +46,7 @@ fn headless_once_rigs_and_exits_zero() {
 fn headless_once_with_a_corrupt_file_exits_one_and_names_it() {
     let dir = tempfile::tempdir().unwrap();
     std::fs::write(dir.path().join("bad.obj"), "v 1 2\nf 9 9 9\n").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
-        .args(["watch", "--headless", "--once"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (out, text) = watch_once(dir.path(), &[]);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("failed: bad.obj"), "{text}");
     // The user's file is untouched.
@@ -62,12 +64,7 @@ fn headless_once_with_an_unwritable_output_folder_says_so_and_exits_one() {
     let dir = tempfile::tempdir().unwrap();
     write_figure(&dir.path().join("one.obj"));
     std::fs::write(dir.path().join("rigged"), "not a folder").unwrap();
-    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
-        .args(["watch", "--headless", "--once", "--workers", "1"])
-        .arg(dir.path())
-        .output()
-        .unwrap();
-    let text = String::from_utf8_lossy(&out.stdout);
+    let (out, text) = watch_once(dir.path(), &["--workers", "1"]);
     assert_eq!(out.status.code(), Some(1), "{text}");
     assert!(text.contains("NOT written"), "{text}");
     assert!(
