@@ -17,6 +17,9 @@ use rayon::prelude::*;
 use super::bvh::{Bvh, Scratch};
 use super::winding::Sign;
 use super::DiscretizeOptions;
+use lattice::{Bounds, NON_CORNER};
+
+mod lattice;
 use crate::geom::V3;
 
 /// A winding number this far from ½ makes a point a sign anchor for its neighbours.
@@ -181,6 +184,41 @@ impl Anchor {
     }
 }
 
+/// Up to 9 anchors (a cell's corners and centre) without a heap allocation per tested cell.
+pub struct Anchors {
+    items: [Anchor; 9],
+    len: usize,
+}
+
+impl Default for Anchors {
+    fn default() -> Self {
+        let none = Anchor {
+            k: [0; 3],
+            v: 0.0,
+            r: -1.0,
+        };
+        Self {
+            items: [none; 9],
+            len: 0,
+        }
+    }
+}
+
+impl Anchors {
+    /// Append `a` if it is an anchor (at most 9).
+    fn extend(&mut self, a: Option<Anchor>) {
+        if let (Some(a), Some(slot)) = (a, self.items.get_mut(self.len)) {
+            *slot = a;
+            self.len += 1;
+        }
+    }
+
+    /// The anchors in the order they were added.
+    pub fn as_slice(&self) -> &[Anchor] {
+        &self.items[..self.len]
+    }
+}
+
 /// Sign of the first anchor that no surface separates from `k`: the segment between them is
 /// shorter than one of the two points' distance to the (complete) surface.
 pub fn inherit(k: [u32; 3], r: f64, anchors: &[Anchor], unit: f64) -> Option<bool> {
@@ -241,52 +279,6 @@ fn child_corner(c: usize, m: usize) -> usize {
     let j = ((c >> 1) & 1) + ((m >> 1) & 1);
     let k = ((c >> 2) & 1) + ((m >> 2) & 1);
     i + 3 * j + 9 * k
-}
-
-/// Trilinear weight of corner `m` at lattice point `idx` (i + 3j + 9k, i, j, k ∈ {0,1,2}), in
-/// eighths: the per-axis weights are 0, ½ or 1, so their product is exact in f64.
-const fn weight_eighths(idx: usize, m: usize) -> u32 {
-    axis_weight(idx % 3, m & 1)
-        * axis_weight(idx / 3 % 3, (m >> 1) & 1)
-        * axis_weight(idx / 9, (m >> 2) & 1)
-}
-
-/// One axis's weight in halves: lattice coordinate `t` ∈ {0,1,2}, corner bit `bit`.
-const fn axis_weight(t: usize, bit: usize) -> u32 {
-    match (t, bit) {
-        (0, 0) | (2, 1) => 2,
-        (1, _) => 1,
-        _ => 0,
-    }
-}
-
-/// [`weight_eighths`] for every lattice point and corner, as f64 (exact).
-const WEIGHTS: [[f64; 8]; 27] = {
-    let mut w = [[0.0; 8]; 27];
-    let mut idx = 0;
-    while idx < 27 {
-        let mut m = 0;
-        while m < 8 {
-            w[idx][m] = weight_eighths(idx, m) as f64 / 8.0;
-            m += 1;
-        }
-        idx += 1;
-    }
-    w
-};
-
-/// Trilinear interpolant of the corners at all 27 lattice points (index i + 3j + 9k). Summed
-/// corner by corner in the same order for every point, so a value does not depend on which
-/// cell asks.
-#[inline]
-fn interp_all(c: &[f64; 8]) -> [f64; 27] {
-    std::array::from_fn(|idx| WEIGHTS[idx].iter().zip(c).map(|(w, v)| w * v).sum())
-}
-
-/// True for the 8 corners of the 3×3×3 lattice (no coordinate is a midpoint).
-#[inline]
-fn is_corner(idx: usize) -> bool {
-    idx % 3 != 1 && idx / 3 % 3 != 1 && idx / 9 != 1
 }
 
 /// What a cell's split test found (docs/algorithms.md#distance-field).
@@ -400,40 +392,38 @@ pub fn test_cell<E: Evaluate>(
     // w = ½ cap over a hole), so every point is evaluated in the original order.
     let skip = prm.lipschitz_skip && level > 0 && !ex.is_winding();
     let half = f64::from(h) * prm.unit;
-    let at = interp_all(corners);
+    let at = lattice::interp(corners);
     let bounds = skip.then(|| Bounds::from_corners(corners, half));
-    if bounds
-        .as_ref()
-        .is_some_and(|b| corners_settle(b, &at, prm.tol))
-    {
+    if bounds.as_ref().is_some_and(|b| b.settle_all(&at, prm.tol)) {
         // The corners alone settle all 19 points, centre included: the cell stays a leaf
         // whether or not the centre would have cropped it.
         return Tested::Leaf;
     }
     let (center, anchors) = centre_value(ex, lo, side, known);
+    let anchors = anchors.as_slice();
     let mut known = known;
     if level >= 1 && known.is_none() && crop(center, side, prm.unit, &mut known) {
         return Tested::Leaf;
     }
-    // Lattice points whose split test the Lipschitz bound already answers (see [`Bounds`]).
-    let settled = if let Some(mut b) = bounds {
+    // Points whose split test the Lipschitz bound already answers (bit j: `NON_CORNER[j]`).
+    let settled = bounds.map_or(0, |mut b| {
         b.add_center(center, half);
-        b.settled(&at, prm.tol, false)
-    } else {
-        [false; 27]
-    };
+        b.settled(&at, prm.tol)
+    });
     let mut lat = [0.0f64; 27];
-    let mut split = level == 0;
-    for idx in (0..27).filter(|&i| !settled[i]) {
-        let (i, j, k) = (idx % 3, idx / 3 % 3, idx / 9);
-        lat[idx] = if is_corner(idx) {
-            corners[i / 2 + (j / 2) * 2 + (k / 2) * 4]
-        } else if idx == 13 {
-            center
-        } else {
-            ex.value(lattice_key(lo, h, idx), known, &anchors)
-        };
-        if !split && (lat[idx] - at[idx]).abs() > prm.tol {
+    for (m, v) in corners.iter().enumerate() {
+        lat[lattice::corner_index(m)] = *v;
+    }
+    lat[13] = center;
+    // A corner's interpolant is its own value: only the centre and the 18 other points can split.
+    let mut split = level == 0 || (center - at[lattice::CENTRE]).abs() > prm.tol;
+    // Evaluated in lattice order, the unsettled points first: the order fixes each query's hint.
+    for (j, &idx) in NON_CORNER.iter().enumerate() {
+        if j == lattice::CENTRE || settled >> j & 1 == 1 {
+            continue;
+        }
+        lat[idx] = ex.value(lattice_key(lo, h, idx), known, anchors);
+        if !split && (lat[idx] - at[j]).abs() > prm.tol {
             split = true;
         }
     }
@@ -441,16 +431,12 @@ pub fn test_cell<E: Evaluate>(
         return Tested::Leaf;
     }
     // The children need every lattice value as corners.
-    for idx in (0..27).filter(|&i| settled[i]) {
-        lat[idx] = ex.value(lattice_key(lo, h, idx), known, &anchors);
+    for (j, &idx) in NON_CORNER.iter().enumerate() {
+        if settled >> j & 1 == 1 {
+            lat[idx] = ex.value(lattice_key(lo, h, idx), known, anchors);
+        }
     }
     Tested::Split(lat, known)
-}
-
-/// True if the Lipschitz bounds from the corners settle every non-corner lattice point.
-fn corners_settle(b: &Bounds, at: &[f64; 27], tol: f64) -> bool {
-    let s = b.settled(at, tol, true);
-    (0..27).all(|idx| s[idx] || is_corner(idx))
 }
 
 /// The exact value at the centre of the cell at `lo` with side `side` (lattice units), with the
@@ -460,9 +446,9 @@ fn centre_value<E: Evaluate>(
     lo: [u32; 3],
     side: u32,
     known: Option<bool>,
-) -> (f64, Vec<Anchor>) {
+) -> (f64, Anchors) {
     let h = side / 2;
-    let mut anchors: Vec<Anchor> = Vec::with_capacity(9);
+    let mut anchors = Anchors::default();
     if known.is_none() && ex.is_winding() {
         for m in 0..8 {
             let b = |bit: usize| ((m >> bit) & 1) as u32 * side;
@@ -470,7 +456,7 @@ fn centre_value<E: Evaluate>(
         }
     }
     let ckey = [lo[0] + h, lo[1] + h, lo[2] + h];
-    let center = ex.value(ckey, known, &anchors);
+    let center = ex.value(ckey, known, anchors.as_slice());
     if known.is_none() && ex.is_winding() {
         anchors.extend(ex.anchor(ckey));
     }
@@ -500,81 +486,6 @@ fn lattice_key(lo: [u32; 3], h: u32, idx: usize) -> [u32; 3] {
         lo[1] + step(idx / 3 % 3),
         lo[2] + step(idx / 9),
     ]
-}
-
-/// Relative slack on τ in [`Bounds::settled`], far above the rounding of the exact distances.
-const SETTLED_SLACK: f64 = 1e-9;
-
-/// Distances between the points of the 3×3×3 lattice (indices i + 3j + 9k), in half cell sides:
-/// one table instead of a square root per point and known value in every tested cell.
-static LATTICE_DIST: std::sync::LazyLock<[[f64; 27]; 27]> = std::sync::LazyLock::new(|| {
-    std::array::from_fn(|a| {
-        std::array::from_fn(|b| {
-            let d2 = (a % 3).abs_diff(b % 3).pow(2)
-                + (a / 3 % 3).abs_diff(b / 3 % 3).pow(2)
-                + (a / 9).abs_diff(b / 9).pow(2);
-            (d2 as f64).sqrt()
-        })
-    })
-});
-
-/// Lattice index of corner `m` (bit 0 = +x, bit 1 = +y, bit 2 = +z).
-#[inline]
-fn corner_index(m: usize) -> usize {
-    2 * (m & 1) + 6 * (m >> 1 & 1) + 18 * (m >> 2 & 1)
-}
-
-/// Interval bounds on the signed distance at the 27 lattice points of a cell, from the
-/// 1-Lipschitz property: at a lattice point `x` it lies within `v(c) ± |x − c|` of every known
-/// point `c` (the 8 corners, then the centre).
-struct Bounds {
-    lower: [f64; 27],
-    upper: [f64; 27],
-}
-
-impl Bounds {
-    /// Bounds from the 8 corner values; `half` = half the cell side (normalized units).
-    fn from_corners(corners: &[f64; 8], half: f64) -> Self {
-        let mut b = Bounds {
-            lower: [f64::NEG_INFINITY; 27],
-            upper: [f64::INFINITY; 27],
-        };
-        for (m, v) in corners.iter().enumerate() {
-            b.add(corner_index(m), *v, half);
-        }
-        b
-    }
-
-    /// Tighten with the centre's value.
-    fn add_center(&mut self, v: f64, half: f64) {
-        self.add(13, v, half);
-    }
-
-    fn add(&mut self, at: usize, v: f64, half: f64) {
-        let row = &LATTICE_DIST[at];
-        for ((lo, up), unit) in self.lower.iter_mut().zip(&mut self.upper).zip(row) {
-            let d = unit * half;
-            // Plain comparisons (no NaN here) so the loop vectorizes.
-            let (l, u) = (v - d, v + d);
-            *lo = if l > *lo { l } else { *lo };
-            *up = if u < *up { u } else { *up };
-        }
-    }
-
-    /// Lattice points (index i + 3j + 9k) whose split test is decided without evaluating them:
-    /// when the interval lies within τ of the trilinear interpolant `at`, `|v(x) − interp| ≤ τ`
-    /// is certain and the exact value could not split the cell. Corners, and the centre unless
-    /// `test_center`, are known values: they count as not settled (the caller reads them, never
-    /// evaluates them).
-    fn settled(&self, at: &[f64; 27], tol: f64, test_center: bool) -> [bool; 27] {
-        let limit = tol * (1.0 - SETTLED_SLACK);
-        std::array::from_fn(|idx| {
-            if is_corner(idx) || (idx == 13 && !test_center) {
-                return false;
-            }
-            self.upper[idx] - at[idx] <= limit && at[idx] - self.lower[idx] <= limit
-        })
-    }
 }
 
 /// A fast hasher for packed lattice keys (a multiplicative mix; keys are not adversarial).
