@@ -17,7 +17,7 @@ use rayon::prelude::*;
 use super::bvh::{Bvh, Scratch};
 use super::winding::Sign;
 use super::DiscretizeOptions;
-use lattice::{Bounds, NON_CORNER};
+use lattice::{Bounds, Settle, NON_CORNER};
 
 mod lattice;
 use crate::geom::V3;
@@ -30,7 +30,7 @@ const PAR_LEVEL: u32 = 2;
 
 /// Initial entries of a task's distance cache (a level-2 subtree of a character evaluates a few
 /// thousand lattice points): saves the first rounds of rehashing.
-const CACHE_CAPACITY: usize = 1024;
+const CACHE_CAPACITY: usize = 4096;
 
 /// A cell of the octree under construction.
 #[derive(Debug)]
@@ -393,11 +393,14 @@ pub fn test_cell<E: Evaluate>(
     let skip = prm.lipschitz_skip && level > 0 && !ex.is_winding();
     let half = f64::from(h) * prm.unit;
     let at = lattice::interp(corners);
-    let bounds = skip.then(|| Bounds::from_corners(corners, half));
-    if bounds.as_ref().is_some_and(|b| b.settle_all(&at, prm.tol)) {
-        // The corners alone settle all 19 points, centre included: the cell stays a leaf
-        // whether or not the centre would have cropped it.
-        return Tested::Leaf;
+    let mut from_corners = None;
+    if skip {
+        match Bounds::corners_settle(corners, half, &at, prm.tol) {
+            // The corners alone settle all 19 points, centre included: the cell stays a leaf
+            // whether or not the centre would have cropped it.
+            Settle::All => return Tested::Leaf,
+            Settle::Not(b) => from_corners = b,
+        }
     }
     let (center, anchors) = centre_value(ex, lo, side, known);
     let anchors = anchors.as_slice();
@@ -406,10 +409,14 @@ pub fn test_cell<E: Evaluate>(
         return Tested::Leaf;
     }
     // Points whose split test the Lipschitz bound already answers (bit j: `NON_CORNER[j]`).
-    let settled = bounds.map_or(0, |mut b| {
+    // (Computed only now: a cropped cell needs no bounds.)
+    let settled = if skip {
+        let mut b = from_corners.unwrap_or_else(|| Bounds::from_corners(corners, half));
         b.add_center(center, half);
         b.settled(&at, prm.tol)
-    });
+    } else {
+        0
+    };
     let mut lat = [0.0f64; 27];
     for (m, v) in corners.iter().enumerate() {
         lat[lattice::corner_index(m)] = *v;

@@ -151,12 +151,37 @@ impl Bounds {
             .fold(0, |mask, j| mask | 1 << j)
     }
 
-    /// True if the bounds (from the corners alone) settle all 19 points, centre included;
-    /// stops at the first point they do not (the centre, farthest from the corners, first).
-    pub fn settle_all(&self, at: &[f64; 19], tol: f64) -> bool {
+    /// Whether the bounds from the corners alone settle all 19 points, centre included. The
+    /// centre, farthest from the corners, is tried first on its own (most cells stop there), with
+    /// the same operations [`Self::from_corners`] does for it, so the answer is the same bits.
+    pub fn corners_settle(corners: &[f64; 8], half: f64, at: &[f64; 19], tol: f64) -> Settle {
         let limit = tol * (1.0 - SETTLED_SLACK);
-        self.settles(at, CENTRE, limit) && (0..19).all(|j| self.settles(at, j, limit))
+        let dist = &*DIST;
+        let (mut lo, mut up) = (f64::NEG_INFINITY, f64::INFINITY);
+        for (row, v) in dist.iter().zip(corners) {
+            let d = row[CENTRE] * half;
+            let (l, u) = (v - d, v + d);
+            lo = if l > lo { l } else { lo };
+            up = if u < up { u } else { up };
+        }
+        if !(up - at[CENTRE] <= limit && at[CENTRE] - lo <= limit) {
+            return Settle::Not(None);
+        }
+        let b = Self::from_corners(corners, half);
+        if (0..19).all(|j| b.settles(at, j, limit)) {
+            Settle::All
+        } else {
+            Settle::Not(Some(b))
+        }
     }
+}
+
+/// What the corners alone settle ([`Bounds::corners_settle`]).
+pub enum Settle {
+    /// Every point: the cell stays a leaf.
+    All,
+    /// Not every point; the corners' bounds when they were computed (kept for the centre).
+    Not(Option<Bounds>),
 }
 
 #[cfg(test)]
