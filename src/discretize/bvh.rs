@@ -25,11 +25,21 @@ pub struct Tri {
 /// Supporting plane of a triangle slot: unit normal and offset (`n·x = off` on the plane); the
 /// squared plane distance is a cheap lower bound that rejects most triangles of a visited leaf
 /// before the full closest-point test. Zero normal for degenerate triangles (never rejects).
+/// Also the triangle's own f32 box (rounded outward): a second lower bound, tighter than the
+/// leaf's box, tried before the full closest-point test.
 #[derive(Clone, Copy, Debug)]
 struct Plane {
     n: V3,
     off: f64,
+    lo: [f32; 3],
+    hi: [f32; 3],
 }
+
+/// Relative margin on the triangle-box skip: a triangle is skipped only when its box is farther
+/// than the best distance by more than this, so no rounding of the box or of the triangle's
+/// distance can make a skipped triangle one the full test would have kept (the full test keeps
+/// only a strictly nearer one); which triangle wins is unchanged, ties included.
+const TRI_BOX_SLACK: f64 = 1e-9;
 
 /// A BVH node: `count > 0` is a leaf over `tris[first..first + count]`; otherwise its children
 /// are nodes `first` and `first + 1`.
@@ -112,9 +122,12 @@ impl Bvh {
                     .cross(&(t.v[2] - t.v[0]))
                     .try_normalize(1e-300)
                     .unwrap_or_else(V3::zeros);
+                let (lo, hi) = outward(&t.v[0].inf(&t.v[1]).inf(&t.v[2]), &t.v[0].sup(&t.v[1]).sup(&t.v[2]));
                 Plane {
                     n,
                     off: n.dot(&t.v[0]),
+                    lo,
+                    hi,
                 }
             })
             .collect();
@@ -228,7 +241,9 @@ impl Bvh {
         for slot in first..end {
             let pl = &self.planes[slot];
             let h = pl.n.dot(p) - pl.off;
-            if h * h >= best.dist2 {
+            if h * h >= best.dist2
+                || box_dist2_parts(p, &pl.lo, &pl.hi) >= best.dist2 * (1.0 + TRI_BOX_SLACK)
+            {
                 continue;
             }
             let (q, f) = closest_on_triangle(p, &self.tris[slot]);
@@ -455,11 +470,13 @@ fn splice(nodes: &mut Vec<Node>, slot: usize, sub: &[Node]) {
 /// Squared distance from `p` to a node's box (0 inside).
 #[inline]
 pub fn box_dist2(p: &V3, n: &Node) -> f64 {
-    let d = |k: usize, x: f64| {
-        (f64::from(n.lo[k]) - x)
-            .max(0.0)
-            .max(x - f64::from(n.hi[k]))
-    };
+    box_dist2_parts(p, &n.lo, &n.hi)
+}
+
+/// Squared distance from `p` to the f32 box `[lo, hi]` (0 inside).
+#[inline(always)]
+fn box_dist2_parts(p: &V3, lo: &[f32; 3], hi: &[f32; 3]) -> f64 {
+    let d = |k: usize, x: f64| (f64::from(lo[k]) - x).max(0.0).max(x - f64::from(hi[k]));
     let (dx, dy, dz) = (d(0, p.x), d(1, p.y), d(2, p.z));
     dx * dx + dy * dy + dz * dz
 }
