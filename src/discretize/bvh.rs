@@ -122,7 +122,10 @@ impl Bvh {
                     .cross(&(t.v[2] - t.v[0]))
                     .try_normalize(1e-300)
                     .unwrap_or_else(V3::zeros);
-                let (lo, hi) = outward(&t.v[0].inf(&t.v[1]).inf(&t.v[2]), &t.v[0].sup(&t.v[1]).sup(&t.v[2]));
+                let (lo, hi) = outward(
+                    &t.v[0].inf(&t.v[1]).inf(&t.v[2]),
+                    &t.v[0].sup(&t.v[1]).sup(&t.v[2]),
+                );
                 Plane {
                     n,
                     off: n.dot(&t.v[0]),

@@ -196,6 +196,76 @@ mod tests {
         assert!((0..8).all(|m| is_corner(corner_index(m))));
     }
 
+    /// The bounds as the split test defined them before the 19-point tables: all 27 points, a
+    /// square root per distance, every known point in turn.
+    fn naive(known: &[(usize, f64)], half: f64) -> ([f64; 27], [f64; 27]) {
+        let (mut lo, mut up) = ([f64::NEG_INFINITY; 27], [f64::INFINITY; 27]);
+        for &(at, v) in known {
+            for idx in 0..27 {
+                let d = lattice_dist(at, idx) * half;
+                lo[idx] = lo[idx].max(v - d);
+                up[idx] = up[idx].min(v + d);
+            }
+        }
+        (lo, up)
+    }
+
+    #[test]
+    fn bounds_and_the_centre_first_shortcut_equal_the_naive_bounds_bit_for_bit() {
+        let mut state = 12345u64;
+        let mut rnd = move || {
+            state = state
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (state >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let (mut all, mut not_all) = (0, 0);
+        for _ in 0..4000 {
+            let half = 0.01 * (1.0 + rnd());
+            let base = rnd() - 0.5;
+            // Corner values a 1-Lipschitz field could take, some nearly linear (settled cells).
+            let c: [f64; 8] = std::array::from_fn(|_| base + half * (rnd() - 0.5) * 0.2);
+            let centre = base + half * (rnd() - 0.5) * 0.2;
+            let tol = 3.0 * half * rnd();
+            let corners: Vec<(usize, f64)> = (0..8).map(|m| (corner_index(m), c[m])).collect();
+            let (lo, up) = naive(&corners, half);
+            let at = interp(&c);
+            let limit = tol * (1.0 - SETTLED_SLACK);
+            let want_all = NON_CORNER
+                .iter()
+                .enumerate()
+                .all(|(j, &i)| up[i] - at[j] <= limit && at[j] - lo[i] <= limit);
+            let got = Bounds::corners_settle(&c, half, &at, tol);
+            assert_eq!(matches!(got, Settle::All), want_all);
+            if want_all {
+                all += 1;
+            } else {
+                not_all += 1;
+            }
+            let mut b = Bounds::from_corners(&c, half);
+            for (j, &i) in NON_CORNER.iter().enumerate() {
+                assert_eq!(b.lower[j].to_bits(), lo[i].to_bits());
+                assert_eq!(b.upper[j].to_bits(), up[i].to_bits());
+            }
+            if let Settle::Not(Some(kept)) = got {
+                assert!(kept.lower == b.lower && kept.upper == b.upper);
+            }
+            b.add_center(centre, half);
+            let mut known = corners.clone();
+            known.push((13, centre));
+            let (lo, up) = naive(&known, half);
+            let mask = b.settled(&at, tol);
+            for (j, &i) in NON_CORNER.iter().enumerate() {
+                let want = i != 13 && up[i] - at[j] <= limit && at[j] - lo[i] <= limit;
+                assert_eq!(mask >> j & 1 == 1, want, "point {i}");
+            }
+        }
+        assert!(
+            all > 100 && not_all > 100,
+            "both outcomes exercised ({all} / {not_all})"
+        );
+    }
+
     #[test]
     fn the_weights_interpolate_the_corners_trilinearly() {
         let c = [0.3, -1.0, 2.5, 0.125, -0.75, 1.5, 4.0, -2.0];
