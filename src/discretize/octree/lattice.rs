@@ -177,6 +177,9 @@ impl Bounds {
 }
 
 /// What the corners alone settle ([`Bounds::corners_settle`]).
+// Returned by value once per tested cell and never stored: boxing the bounds would add an
+// allocation per cell, which is what this type saves.
+#[allow(clippy::large_enum_variant)]
 pub enum Settle {
     /// Every point: the cell stays a leaf.
     All,
