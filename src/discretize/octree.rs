@@ -8,6 +8,7 @@
 //!
 //! Subtrees below level [`PAR_LEVEL`] are built in parallel (rayon), each with its own cache.
 
+use std::collections::hash_map::Entry;
 use std::collections::HashMap;
 use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -99,10 +100,11 @@ impl<'a> Exact<'a> {
     /// on open and multi-shell meshes. (It cannot cross a mesh triangle; it can cross the soft
     /// w = ½ cap over a hole, where either answer is as good.)
     pub fn value(&mut self, k: [u32; 3], known: Option<bool>, anchors: &[Anchor]) -> f64 {
-        let key = pack(k);
-        if let Some(v) = self.cache.get(&key) {
-            return v.0;
-        }
+        // One hash probe per point: the vacant slot is kept while the value is computed.
+        let slot = match self.cache.entry(pack(k)) {
+            Entry::Occupied(o) => return o.get().0,
+            Entry::Vacant(slot) => slot,
+        };
         let mut r = f64::INFINITY;
         let p = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.unit;
         self.queries += 1;
@@ -153,7 +155,7 @@ impl<'a> Exact<'a> {
                 }
             }
         };
-        self.cache.insert(key, (v, r));
+        slot.insert((v, r));
         v
     }
 
