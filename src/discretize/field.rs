@@ -297,7 +297,7 @@ pub fn build_from(
 }
 
 /// [`build_from`] evaluating every lattice point of every tested cell, as before the
-/// Lipschitz skip (see `octree::Bounds`): the reference that tests hold the fast build to,
+/// Lipschitz skip (see `octree::lattice::Bounds`): the reference that tests hold the fast build to,
 /// bit for bit.
 pub fn build_reference(
     positions: &[P3],
