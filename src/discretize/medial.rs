@@ -68,10 +68,12 @@ pub fn sample(field: &DistanceField, opts: &DiscretizeOptions) -> MedialSamples 
         .leaf_cells_with_min()
         .filter(|c| c.2 < -2.0 * tol)
         .collect();
+    let spreads = field.spreads();
+    let fresh = LeafHints::with_spreads(&spreads);
     let mut samples: Vec<Sphere> = cells
         .par_iter()
         .with_min_len(64)
-        .flat_map_iter(|(lo, size, _)| leaf_samples(field, lo, *size, tol))
+        .flat_map_iter(|(lo, size, _)| leaf_samples(field, fresh, lo, *size, tol))
         .collect();
     if samples.len() < FALLBACK_BELOW {
         // A sphere's medial axis is a single point and an axis-aligned box's medial sheets can fall
@@ -117,16 +119,22 @@ fn depth_maxima(field: &DistanceField, cells: &[(P3, f64, f64)], tol: f64) -> Ve
 
 /// Samples on the three lower faces of one leaf (empty unless the leaf straddles the medial
 /// surface).
-fn leaf_samples(field: &DistanceField, lo: &P3, size: f64, tol: f64) -> Vec<Sphere> {
+/// `hints` start empty (with the field's spread table).
+fn leaf_samples<'a>(
+    field: &'a DistanceField,
+    mut hints: LeafHints<'a>,
+    lo: &P3,
+    size: f64,
+    tol: f64,
+) -> Vec<Sphere> {
     let half = 0.5 * size;
     let centre = lo + V3::repeat(half);
-    if !gradients_disagree(field, &centre, half) {
+    // The face points and their probes meet this leaf and its neighbours across the three faces.
+    if !gradients_disagree_hinted(field, &centre, half, &mut hints) {
         return Vec::new();
     }
     let n = ((size / tol).ceil() as usize).max(1);
     let mut out = Vec::new();
-    // The face points' probes meet this leaf and its neighbours across the three faces.
-    let mut hints = LeafHints::default();
     // Faces x = lo, y = lo, z = lo; shared edges are visited once (face y skips i = 0, face z
     // skips i = 0 and j = 0).
     for face in 0..3 {
@@ -144,7 +152,7 @@ fn leaf_samples(field: &DistanceField, lo: &P3, size: f64, tol: f64) -> Vec<Sphe
                 if p.x >= lo.x + size || p.y >= lo.y + size || p.z >= lo.z + size {
                     continue;
                 }
-                let depth = -field.eval(&p);
+                let depth = -field.eval_hinted(&p, &mut hints);
                 if depth <= 2.0 * tol
                     || !gradients_disagree_hinted(field, &p, PROBE * tol, &mut hints)
                 {
@@ -240,6 +248,29 @@ mod tests {
         }
         // The bound is tight enough to settle most agreeing probes at the medial test's radius.
         assert!(proved * 2 > agreeing, "{proved} of {agreeing}");
+    }
+
+    #[test]
+    fn hinted_values_and_the_spread_table_change_nothing() {
+        let f = slab();
+        let spreads = f.spreads();
+        let mut hints = LeafHints::with_spreads(&spreads);
+        let (mut proved, mut points) = (0, 0);
+        for c in slab_lattice() {
+            for p in [c, c + V3::new(0.3, -0.2, 0.1), P3::new(1.5, c.y, -0.1)] {
+                assert_eq!(
+                    f.eval_hinted(&p, &mut hints).to_bits(),
+                    f.eval(&p).to_bits()
+                );
+            }
+            for r in [3e-6, 1e-3] {
+                let sure = f.probes_surely_agree(&c, r, &mut LeafHints::default());
+                assert_eq!(f.probes_surely_agree(&c, r, &mut hints), sure, "at {c:?}");
+                proved += usize::from(sure);
+                points += 1;
+            }
+        }
+        assert!(proved * 4 > points, "{proved} of {points}");
     }
 
     #[test]

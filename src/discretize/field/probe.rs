@@ -2,7 +2,9 @@
 //! points a few 10⁻⁶ apart around every face grid point): leaves remembered between queries, and
 //! a bound that settles "the probes' gradients all agree" from one gradient per leaf met.
 
-use super::{clamp_unit, DistanceField, Located};
+use rayon::prelude::*;
+
+use super::{clamp_unit, trilinear, DistanceField, Located};
 use crate::geom::{P3, V3};
 
 /// Leaves recent [`DistanceField::gradient_hinted`] calls found, tried before a descent: the
@@ -13,6 +15,30 @@ pub struct LeafHints<'a> {
     slots: [Option<LeafHint<'a>>; HINT_SLOTS],
     /// Slot the next miss overwrites (round robin).
     next: usize,
+    /// Per leaf of the field the hints are used with, its [`Spread`] (from
+    /// [`DistanceField::spreads`]); without it each bound computes its own.
+    spreads: Option<&'a [Spread]>,
+}
+
+impl<'a> LeafHints<'a> {
+    /// Hints that read each leaf's [`Spread`] from `spreads`, which must come from
+    /// [`DistanceField::spreads`] of the field they are used with: neighbouring face points meet
+    /// the same leaves again and again, and the spread was most of the bound's arithmetic.
+    pub fn with_spreads(spreads: &'a [Spread]) -> Self {
+        Self {
+            spreads: Some(spreads),
+            ..Self::default()
+        }
+    }
+}
+
+/// What a leaf's gradient variation bound ([`variation`]) needs besides the probe width: the
+/// sum over the gradient's components of their largest slopes, and the largest corner value
+/// (for the rounding slack).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Spread {
+    slopes: f64,
+    scale: f64,
 }
 
 /// Leaves a [`LeafHints`] remembers: the most that probes around a point on a leaf edge meet.
@@ -52,6 +78,43 @@ impl DistanceField {
         raw_gradient(l.c, &local(&l, &q)) / l.size
     }
 
+    /// [`Self::eval`] at `p`, reusing a leaf of `hints` when `p` falls in it: the same leaf and
+    /// the same arithmetic, so the same value bit for bit.
+    pub fn eval_hinted<'a>(&'a self, p: &P3, hints: &mut LeafHints<'a>) -> f64 {
+        if !p.coords.iter().all(|c| c.is_finite()) || clamp_unit(p) != *p {
+            return self.eval(p);
+        }
+        let Some(l) = self.leaf_hinted(p, hints) else {
+            return self.eval(p);
+        };
+        let u = (p.coords - l.lo) / l.size;
+        trilinear(
+            l.c,
+            u.x.clamp(0.0, 1.0),
+            u.y.clamp(0.0, 1.0),
+            u.z.clamp(0.0, 1.0),
+        )
+    }
+
+    /// Every leaf's [`Spread`], in leaf order (for [`LeafHints::with_spreads`]).
+    pub fn spreads(&self) -> Vec<Spread> {
+        self.leaves
+            .par_iter()
+            .with_min_len(1024)
+            .map(spread)
+            .collect()
+    }
+
+    /// The [`Spread`] of leaf `l`: from the table of `hints` when it has one.
+    fn spread_of(&self, l: &Located, hints: &LeafHints) -> Spread {
+        let index = (l.c.as_ptr() as usize).wrapping_sub(self.leaves.as_ptr() as usize)
+            / std::mem::size_of::<[f32; 8]>();
+        match hints.spreads {
+            Some(t) if t.len() == self.leaves.len() && index < t.len() => t[index],
+            _ => spread(l.c),
+        }
+    }
+
     /// True only if the normalized gradients at the 8 probes `c + r·(±1, ±1, ±1)` (all inside
     /// \[0,1\]³) provably have positive pairwise dot products: per leaf the probes meet, one
     /// gradient and a bound on how far the trilinear gradient moves over the probes (it is
@@ -78,7 +141,7 @@ impl DistanceField {
             let norm = g.norm();
             // sin of the angle to `g` is at most spread / norm < 1/4 (or nothing is proved);
             // the angle is then at most π/2 times that.
-            let sine = variation(l.c, 2.5 * r / l.size) / norm;
+            let sine = variation(self.spread_of(&l, hints), 2.5 * r / l.size) / norm;
             if sine.is_nan() || sine >= 0.25 {
                 return false;
             }
@@ -150,19 +213,26 @@ fn raw_gradient(c: &[f32; 8], u: &V3) -> V3 {
 }
 
 /// Bound on `|raw_gradient(c, u) − raw_gradient(c, v)|` for local points `u`, `v` at most `w`
-/// apart along each axis. Each component is bilinear in the other two coordinates with
-/// coefficients `a` (its edge differences at the four corners of that square), so it moves by at
-/// most `w` times its largest slope along each of them; the vector by at most the sum.
-fn variation(c: &[f32; 8], w: f64) -> f64 {
+/// apart along each axis, from the leaf's [`spread`].
+fn variation(s: Spread, w: f64) -> f64 {
+    w * s.slopes + ROUNDING_SLACK * s.scale
+}
+
+/// Each component of a trilinear leaf's gradient is bilinear in the other two coordinates with
+/// coefficients `a` (its edge differences at the four corners of that square), so over points
+/// `w` apart along each axis it moves by at most `w` times its largest slope along each of them;
+/// the vector by at most `w` times the sum, `slopes`.
+fn spread(c: &[f32; 8]) -> Spread {
     let c = c.map(f64::from);
     let component = |a: [f64; 4]| {
         let along_first = (a[1] - a[0]).abs().max((a[3] - a[2]).abs());
         let along_second = (a[2] - a[0]).abs().max((a[3] - a[1]).abs());
-        w * (along_first + along_second)
+        along_first + along_second
     };
-    let scale = c.iter().fold(0.0_f64, |m, v| m.max(v.abs()));
-    component([c[1] - c[0], c[3] - c[2], c[5] - c[4], c[7] - c[6]])
-        + component([c[2] - c[0], c[3] - c[1], c[6] - c[4], c[7] - c[5]])
-        + component([c[4] - c[0], c[5] - c[1], c[6] - c[2], c[7] - c[3]])
-        + ROUNDING_SLACK * scale
+    Spread {
+        slopes: component([c[1] - c[0], c[3] - c[2], c[5] - c[4], c[7] - c[6]])
+            + component([c[2] - c[0], c[3] - c[1], c[6] - c[4], c[7] - c[5]])
+            + component([c[4] - c[0], c[5] - c[1], c[6] - c[2], c[7] - c[3]]),
+        scale: c.iter().fold(0.0_f64, |m, v| m.max(v.abs())),
+    }
 }

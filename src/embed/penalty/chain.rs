@@ -4,6 +4,7 @@
 //! term are one line each and live in [`Ctx::basis`].
 
 use super::{ramp, unit, Ctx, PLAY};
+use crate::embed::paths::NONE;
 use crate::geom::V3;
 
 /// A limb end "could continue" when a neighbour lies this straight on from the parent …
@@ -32,17 +33,32 @@ impl Ctx<'_> {
             return 0.0;
         }
         let rj = &self.red.joints[idx];
-        let one = |s: &V3, d: V3| {
-            let dot = unit(*s).dot(&unit(d));
-            50.0 * s.norm_squared() * ((1.0 - dot) * ramp(dot, -0.5, 6.0, 0.0, 1.0)).powi(2)
-        };
         if rj.bones.len() == 1 {
-            return one(
+            return dot_one(
                 &rj.bones[0],
                 self.pos[next as usize] - self.pos[pv as usize],
             );
         }
-        // From the parent's vertex to this joint's: the path toward `pv`, reversed.
+        // From the parent's vertex to this joint's: the path toward `pv`, reversed. Held on the
+        // stack (the search scores tens of thousands of pairs; allocating was a third of this).
+        let mut path = [V3::zeros(); STACK_PATH];
+        let mut pts = [V3::zeros(); STACK_PATH];
+        let hops = self.path_positions(next, pv, &mut path);
+        // Unreachable (no path) and long paths: the plain form, whose answer this reproduces.
+        if hops == 0 || hops > STACK_PATH || rj.fractions.len() > STACK_PATH {
+            return self.dot_term_heap(idx, pv, next);
+        }
+        split_polyline_into(&path[..hops], &rj.fractions, &mut pts);
+        rj.bones
+            .iter()
+            .zip(pts[..rj.fractions.len()].windows(2))
+            .map(|(b, w)| dot_one(b, w[1] - w[0]))
+            .sum()
+    }
+
+    /// [`Self::dot_term`] for paths longer than [`STACK_PATH`] (same arithmetic, on the heap).
+    pub(super) fn dot_term_heap(&self, idx: usize, pv: u32, next: u32) -> f64 {
+        let rj = &self.red.joints[idx];
         let path: Vec<V3> = self
             .paths
             .path(next, pv)
@@ -54,8 +70,34 @@ impl Ctx<'_> {
         rj.bones
             .iter()
             .zip(pts.windows(2))
-            .map(|(b, w)| one(b, w[1] - w[0]))
+            .map(|(b, w)| dot_one(b, w[1] - w[0]))
             .sum()
+    }
+
+    /// Positions of the shortest path from `pv` to `next` (both included) in `out`, as
+    /// `Paths::path(next, pv)` reversed; returns its length (0 if unreachable), which may exceed
+    /// `out`'s (then `out` holds only part of it).
+    fn path_positions(&self, next: u32, pv: u32, out: &mut [V3]) -> usize {
+        let path = &self.paths;
+        if !path.dist(next, pv).is_finite() {
+            return 0;
+        }
+        let (mut len, mut cur) = (1, next);
+        out[0] = self.pos[next as usize];
+        while cur != pv && len <= path.len() {
+            cur = path.hop(cur, pv);
+            if cur == NONE {
+                return 0;
+            }
+            if let Some(slot) = out.get_mut(len) {
+                *slot = self.pos[cur as usize];
+            }
+            len += 1;
+        }
+        if len <= out.len() {
+            out[..len].reverse();
+        }
+        len
     }
 
     /// ExtremPF: a limb end with a graph neighbour further along the same direction ends mid-limb.
@@ -80,31 +122,52 @@ impl Ctx<'_> {
     }
 }
 
+/// DotPF of one template bone `s` against the path piece `d`.
+fn dot_one(s: &V3, d: V3) -> f64 {
+    let dot = unit(*s).dot(&unit(d));
+    50.0 * s.norm_squared() * ((1.0 - dot) * ramp(dot, -0.5, 6.0, 0.0, 1.0)).powi(2)
+}
+
+/// Paths up to this many vertices (and templates up to this many joints per chain) are split on
+/// the stack in [`Ctx::dot_term`]; longer ones take the heap.
+pub(super) const STACK_PATH: usize = 48;
+
 /// Points at the cumulative length `fractions` (0 … 1) along a polyline (the `splitPaths` rule, docs/algorithms.md#split);
 /// a zero-length polyline puts all of them on its first point.
 pub fn split_polyline(path: &[V3], fractions: &[f64]) -> Vec<V3> {
-    let Some(first) = path.first() else {
+    if path.is_empty() {
         return Vec::new();
+    }
+    let mut out = vec![V3::zeros(); fractions.len()];
+    split_polyline_into(path, fractions, &mut out);
+    out
+}
+
+/// [`split_polyline`] into `out[..fractions.len()]` (left alone when `path` is empty): the
+/// segment lengths are computed where they are needed, the same way each time.
+fn split_polyline_into(path: &[V3], fractions: &[f64], out: &mut [V3]) {
+    let Some(first) = path.first() else {
+        return;
     };
-    let seg: Vec<f64> = path.windows(2).map(|w| (w[1] - w[0]).norm()).collect();
-    let total: f64 = seg.iter().sum();
-    let mut out = Vec::with_capacity(fractions.len());
+    let seg = |k: usize| (path[k + 1] - path[k]).norm();
+    let total: f64 = (0..path.len() - 1).map(seg).sum();
+    if total <= 0.0 {
+        out[..fractions.len()].fill(*first);
+        return;
+    }
+    let n = path.len() - 1;
     let (mut k, mut acc) = (0usize, 0.0);
-    for f in fractions {
+    for (f, o) in fractions.iter().zip(out.iter_mut()) {
         let target = f.clamp(0.0, 1.0) * total;
-        while k < seg.len() && acc + seg[k] < target {
-            acc += seg[k];
+        while k < n && acc + seg(k) < target {
+            acc += seg(k);
             k += 1;
         }
-        if k >= seg.len() || seg[k] <= 0.0 {
-            out.push(*path.last().unwrap_or(first));
+        *o = if k >= n || seg(k) <= 0.0 {
+            *path.last().unwrap_or(first)
         } else {
-            let t = ((target - acc) / seg[k]).clamp(0.0, 1.0);
-            out.push(path[k] + (path[k + 1] - path[k]) * t);
-        }
+            let t = ((target - acc) / seg(k)).clamp(0.0, 1.0);
+            path[k] + (path[k + 1] - path[k]) * t
+        };
     }
-    if total <= 0.0 {
-        return vec![*first; fractions.len()];
-    }
-    out
 }

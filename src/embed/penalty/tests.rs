@@ -130,3 +130,43 @@ fn split_polyline_by_arc_length() {
     assert!((s[3] - p[2]).norm() < 1e-12);
     assert_eq!(split_polyline(&[V3::zeros()], &[0.0, 0.5]).len(), 2);
 }
+
+#[test]
+fn direction_term_on_the_stack_equals_the_heap_form_bit_for_bit() {
+    // A three-joint chain (two bones per reduced joint) over a 60-vertex line with a branch
+    // (paths longer than the stack buffer) and one vertex nothing reaches.
+    let text = "joints:\n  - { name: A, position: [0,0,0] }\n  - { name: B, parent: A, position: [0,1,0] }\n  - { name: C, parent: B, position: [0.2,2,0] }\n";
+    let skel = parse_template(text, Path::new("t.yaml"), "t").unwrap();
+    let red = Reduced::new(&skel);
+    let mut pts: Vec<(f64, f64)> = (0..60)
+        .map(|i| {
+            (
+                0.1 + 0.013 * f64::from(i),
+                0.3 + 0.1 * (f64::from(i) * 0.7).sin(),
+            )
+        })
+        .collect();
+    pts.extend([(0.5, 0.9), (0.9, 0.9)]);
+    let mut edges: Vec<(usize, usize)> = (0..59).map(|i| (i, i + 1)).collect();
+    edges.push((30, 60));
+    let g = graph(&pts, &edges);
+    let paths = Paths::new(&g);
+    let c = ctx(&red, &paths, &g);
+    let idx = (0..red.len())
+        .find(|&i| red.joints[i].bones.len() > 1)
+        .expect("a two-bone chain");
+    let (mut long, mut unreachable) = (0, 0);
+    for pv in 0..g.len() as u32 {
+        // (`next == pv` returns before either form.)
+        for next in (0..g.len() as u32).filter(|&v| v != pv) {
+            let (a, b) = (c.dot_term(idx, pv, next), c.dot_term_heap(idx, pv, next));
+            assert_eq!(a.to_bits(), b.to_bits(), "{pv} -> {next}");
+            long += usize::from(paths.path(next, pv).len() > super::chain::STACK_PATH);
+            unreachable += usize::from(!paths.dist(next, pv).is_finite());
+        }
+    }
+    assert!(
+        long > 50 && unreachable > 50,
+        "{long} long, {unreachable} unreachable"
+    );
+}
