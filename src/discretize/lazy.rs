@@ -61,7 +61,8 @@ enum Node {
 #[derive(Clone, Copy)]
 struct Point {
     d: f64,
-    r: Option<f64>,
+    /// NaN until asked (keeps the table's entries small).
+    r: f64,
     inside: bool,
     w: Option<f64>,
     /// The closest outer triangle's slot: seeds the next nearby query's bound.
@@ -279,14 +280,18 @@ impl LazyField {
         let p = match hit {
             None => Point {
                 d: 1.0,
-                r: Some(f64::INFINITY),
+                r: f64::INFINITY,
                 inside: false,
                 w: None,
                 slot: None,
             },
             Some(hit) => Point {
                 d: hit.dist2.sqrt(),
-                r: self.inner.is_none().then(|| hit.dist2.sqrt()),
+                r: if self.inner.is_none() {
+                    hit.dist2.sqrt()
+                } else {
+                    f64::NAN
+                },
                 inside: !self.sign.is_winding() && self.sign.inside(&at, &hit),
                 w: None,
                 slot: Some(hit.slot),
@@ -312,8 +317,8 @@ impl LazyField {
     /// The distance from lattice point `k` (already in the point table) to all triangles: the
     /// buried ones searched only below the outer distance `p.d` (the same minimum), once.
     fn radius(&self, k: [u32; 3], p: &Point, scratch: &mut Scratch) -> f64 {
-        if let Some(r) = p.r {
-            return r;
+        if !p.r.is_nan() {
+            return p.r;
         }
         let at = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.prm.unit;
         let d2 = p.d * p.d;
@@ -323,7 +328,7 @@ impl LazyField {
             .and_then(|b| b.closest_below(&at, None, d2, scratch));
         let r = inner.map_or(d2, |h| h.dist2.min(d2)).sqrt();
         if let Some(q) = lock(&self.points).get_mut(&octree::pack(k)) {
-            q.r = Some(r);
+            q.r = r;
         }
         r
     }
