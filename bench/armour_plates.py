@@ -1,11 +1,19 @@
 #!/usr/bin/env python3
 # Issue 16 (bench/results.md, "round 2"): a synthetic armoured character for the open-mesh field.
-# usage: armour_plates.py BODY.obj OUT.obj N [nobody]
+# usage: armour_plates.py BODY.obj OUT.obj N [nobody] [open]
 # Synthetic "armoured" character: a closed body (sveta) plus N open plates, each a patch of the
 # body's surface (k-means on triangle centroids) pushed out along the vertex normals by 1.5% of extent.
+# Without `open`, adjacent plates copy the same body vertices with the same offset: the loader welds
+# those coincident copies and the plates become ONE closed offset shell (not open parts at all).
+# With `open`, each plate is also shrunk toward its own centroid by SHRINK, so no two plates share a
+# vertex position: N truly open shells with gaps between them (issue 16's armoured soldier).
 import sys, math, random
 src, out, N = sys.argv[1], sys.argv[2], int(sys.argv[3])
-keep_body = len(sys.argv) < 5 or sys.argv[4] != "nobody"
+flags = set(sys.argv[4:])
+keep_body = "nobody" not in flags
+open_plates = "open" in flags
+# Share of each plate's size kept when shrinking (gap between neighbours ~ 2 * 4 % of a plate).
+SHRINK = 0.92
 V=[];F=[]
 for line in open(src):
     s=line.split()
@@ -42,6 +50,7 @@ off=0.015*ext
 for k in range(N):
     tris=[f for f,l in zip(F,lab) if l==k]
     m={}
+    first=len(outV)
     for f in tris:
         nf=[]
         for i in f:
@@ -50,6 +59,10 @@ for k in range(N):
                 outV.append(tuple(V[i][a]+off*N_[i][a] for a in range(3)))
             nf.append(m[i])
         outF.append(tuple(nf))
+    if open_plates and len(outV)>first:
+        c=[sum(v[a] for v in outV[first:])/(len(outV)-first) for a in range(3)]
+        for j in range(first,len(outV)):
+            outV[j]=tuple(c[a]+SHRINK*(outV[j][a]-c[a]) for a in range(3))
 with open(out,'w') as fo:
     for v in outV: fo.write("v %.6f %.6f %.6f\n"%v)
     for f in outF: fo.write("f %d %d %d\n"%(f[0]+1,f[1]+1,f[2]+1))

@@ -18,7 +18,7 @@ use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::{Mutex, MutexGuard};
 
-use super::bvh::{Bvh, Hit, Scratch};
+use super::bvh::{Bvh, Scratch};
 use super::field::{clamp_unit, split_buried, trilinear, FAR};
 use super::octree::{self, Anchor, Evaluate, KeyHasher, Params, Tested};
 use super::winding::Sign;
@@ -55,10 +55,13 @@ enum Node {
 }
 
 /// Context-free data of one lattice point: distance to the outer surface, distance to all
-/// triangles, the pseudo-normal sign (if that is the method) and the winding number once asked.
+/// triangles once asked (only a winding-signed point whose sign is not known needs it: the buried
+/// triangles are searched then), the pseudo-normal sign (if that is the method) and the winding
+/// number once asked.
 #[derive(Clone, Copy)]
 struct Point {
     d: f64,
+    /// NaN until asked (keeps the table's entries small).
     r: f64,
     inside: bool,
     w: Option<f64>,
@@ -269,17 +272,26 @@ impl LazyField {
             return *p;
         }
         let at = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.prm.unit;
-        let p = match self.closest(&at, hint, scratch) {
-            (None, _) => Point {
+        let hit = self
+            .outer
+            .as_ref()
+            .unwrap_or(&self.all)
+            .closest_with(&at, hint, scratch);
+        let p = match hit {
+            None => Point {
                 d: 1.0,
                 r: f64::INFINITY,
                 inside: false,
                 w: None,
                 slot: None,
             },
-            (Some(hit), all2) => Point {
+            Some(hit) => Point {
                 d: hit.dist2.sqrt(),
-                r: all2.min(hit.dist2).sqrt(),
+                r: if self.inner.is_none() {
+                    hit.dist2.sqrt()
+                } else {
+                    f64::NAN
+                },
                 inside: !self.sign.is_winding() && self.sign.inside(&at, &hit),
                 w: None,
                 slot: Some(hit.slot),
@@ -302,20 +314,23 @@ impl LazyField {
         w
     }
 
-    /// Closest outer (not buried) triangle and the squared distance to all triangles (the buried
-    /// ones searched only below the outer distance: the same minimum).
-    fn closest(&self, p: &V3, hint: Option<u32>, scratch: &mut Scratch) -> (Option<Hit>, f64) {
-        let hit = self
-            .outer
-            .as_ref()
-            .unwrap_or(&self.all)
-            .closest_with(p, hint, scratch);
-        let d2 = hit.map_or(f64::INFINITY, |h| h.dist2);
+    /// The distance from lattice point `k` (already in the point table) to all triangles: the
+    /// buried ones searched only below the outer distance `p.d` (the same minimum), once.
+    fn radius(&self, k: [u32; 3], p: &Point, scratch: &mut Scratch) -> f64 {
+        if !p.r.is_nan() {
+            return p.r;
+        }
+        let at = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.prm.unit;
+        let d2 = p.d * p.d;
         let inner = self
             .inner
             .as_ref()
-            .and_then(|b| b.closest_below(p, None, d2, scratch));
-        (hit, inner.map_or(d2, |h| h.dist2.min(d2)))
+            .and_then(|b| b.closest_below(&at, None, d2, scratch));
+        let r = inner.map_or(d2, |h| h.dist2.min(d2)).sqrt();
+        if let Some(q) = lock(&self.points).get_mut(&octree::pack(k)) {
+            q.r = r;
+        }
+        r
     }
 }
 
@@ -367,15 +382,16 @@ impl Evaluate for CellEval<'_> {
             match known {
                 Some(s) => (s, p.d),
                 None if self.f.sign.is_winding() => {
-                    match octree::inherit(k, p.r, anchors, self.f.prm.unit) {
-                        Some(s) => (s, p.r),
+                    let pr = self.f.radius(k, &p, &mut self.scratch);
+                    match octree::inherit(k, pr, anchors, self.f.prm.unit) {
+                        Some(s) => (s, pr),
                         None => {
                             let w = self.f.winding(k);
                             // Near the soft w = ½ cap over a hole: no anchor (as the full build).
                             let r = if (w.abs() - 0.5).abs() < octree::CONFIDENT {
                                 -1.0
                             } else {
-                                p.r
+                                pr
                             };
                             (w.abs() > 0.5, r)
                         }

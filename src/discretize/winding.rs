@@ -24,6 +24,12 @@ use crate::geom::{P3, V3};
 /// β·radius from its centre (Barill et al. 2018 use β = 2 for first-order expansions).
 const BETA: f64 = 2.0;
 
+/// Largest difference expected between [`winding_number`] (first-order terms, β = 2) and the
+/// exact winding number Σ solid angles / 4π: measured ≤ 0.025 over 25,600 random queries near and
+/// away from random mixes of open and closed shells (`tests/winding_shells_prop.rs`), doubled.
+/// Far below the ¼ margin around w = ½ within which the octree does not trust a sign.
+pub const DIPOLE_TOLERANCE: f64 = 0.05;
+
 /// Per-node dipole data, parallel to [`Bvh::nodes`], with the node's child or triangle range
 /// copied in: [`winding_number`] reads one 64-byte record (one cache line) per visited node
 /// instead of a node and a dipole from two arrays.
