@@ -254,7 +254,8 @@ impl Harness {
     /// The screen as text. The thumbnail's pixels are replaced by a label with its size: the
     /// rasterizer has its own golden tests, and a text snapshot must not change with them.
     fn screen(&self) -> String {
-        let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
+        let (w, h) = self.app.size;
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
         t.draw(|f| {
             view::render(&self.app, f);
             let shown = self.app.thumb.as_ref().filter(|t| {
@@ -276,7 +277,7 @@ impl Harness {
                 _ => None,
             };
             if let Some(label) = label {
-                let area = geppetto::tui::layout::layout((W, H)).thumb;
+                let area = geppetto::tui::layout::of(&self.app).thumb;
                 let buf = f.buffer_mut();
                 for y in area.top()..area.bottom() {
                     for x in area.left()..area.right() {
@@ -408,6 +409,32 @@ fn multipart_report() -> geppetto::rig::MultipartReport {
         unmapped_limbs: vec!["RightFoot".into()],
         unmapped_nodes: 1,
         ..Default::default()
+    }
+}
+
+/// Every key of the help bar is on an 80x24 screen (the most common terminal size), browsing
+/// and in edit mode: the bar wraps instead of cutting the keys off.
+#[test]
+fn every_key_shows_at_80x24() {
+    let mut h = busy_folder();
+    h.send(Msg::Resize(80, 24));
+    let screen = h.screen();
+    let has = |screen: &str, k: &str, what: &str| screen.contains(&format!("{k} {what}"));
+    for (k, what) in geppetto::tui::help::HELP {
+        assert!(
+            has(&screen, k, what),
+            "key {k} ({what}) missing at 80x24:\n{screen}"
+        );
+    }
+    insta::assert_snapshot!("browsing_at_80x24", screen);
+    h.send(key(KeyCode::Char('E')));
+    h.edit_worker();
+    let screen = h.screen();
+    for (k, what) in geppetto::tui::help::EDIT_HELP {
+        assert!(
+            has(&screen, k, what),
+            "edit key {k} ({what}) missing at 80x24:\n{screen}"
+        );
     }
 }
 
@@ -564,7 +591,7 @@ fn typed_coordinates_that_do_not_parse_say_why_on_the_open_line() {
 #[test]
 fn mouse_click_in_the_front_view_places_the_joint() {
     let mut h = busy_folder();
-    let areas = geppetto::tui::layout::layout((W, H));
+    let areas = geppetto::tui::layout::of(&h.app);
     let map = h.app.thumb.as_ref().expect("thumbnail shown").map;
     // Click where the point (0.3, 1.0) of the front view is drawn.
     let (px, py) = map.project([0.3, 1.0, 0.0], geppetto::raster::ViewKind::Front);
@@ -711,8 +738,8 @@ fn template_key_cycles_and_writes_the_sidecar_keeping_the_hints() {
 /// size: cells times the font size the terminal reported; half-blocks use 1x2 pixels per cell.
 #[test]
 fn thumbnail_is_rendered_at_the_panes_pixel_size() {
-    let cells = geppetto::tui::layout::layout((W, H)).thumb;
     let h = busy_folder();
+    let cells = geppetto::tui::layout::of(&h.app).thumb;
     let key = &h.app.thumb.as_ref().unwrap().key;
     assert_eq!(
         (key.view.width, key.view.height),
@@ -737,7 +764,7 @@ fn thumbnail_is_rendered_at_the_panes_pixel_size() {
 fn pane_cells(app: &App) -> Vec<String> {
     let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
     t.draw(|f| view::render(app, f)).unwrap();
-    let area = geppetto::tui::layout::layout((W, H)).thumb;
+    let area = geppetto::tui::layout::of(app).thumb;
     let buf = t.backend().buffer();
     let mut out = Vec::new();
     for y in area.top()..area.bottom() {

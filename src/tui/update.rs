@@ -251,7 +251,7 @@ fn thumb_effect(app: &mut App) -> Option<Effect> {
     if app.headless {
         return None;
     }
-    let area = super::layout::layout(app.size).thumb;
+    let area = super::layout::of(app).thumb;
     let a = app.current()?;
     let info = a.rig()?;
     if area.width < 4 || area.height < 2 {

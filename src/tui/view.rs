@@ -9,13 +9,13 @@ use ratatui::Frame;
 use ratatui_image::Image;
 
 use super::app::{App, Asset, LastRun, RowStatus};
-use super::keys::HELP;
 use super::layout::layout;
 use super::rig_view::has_penalty;
 
 /// Draw the whole screen.
 pub fn render(app: &App, f: &mut Frame) {
-    let a = layout((f.area().width, f.area().height));
+    let width = f.area().width;
+    let a = layout((width, f.area().height), super::help::rows(app, width));
     render_header(app, f, a.header);
     render_list(app, f, a.list);
     render_thumb(app, f, a.thumb_block, a.thumb);
@@ -247,18 +247,6 @@ fn render_status(app: &App, f: &mut Frame, area: Rect) {
 }
 
 fn render_help(app: &App, f: &mut Frame, area: Rect) {
-    let mut spans = Vec::new();
-    let keys = if app.edit.is_some() {
-        super::edit_keys::EDIT_HELP
-    } else {
-        HELP
-    };
-    for (k, what) in keys {
-        spans.push(Span::styled(
-            k.to_string(),
-            Style::new().add_modifier(Modifier::REVERSED),
-        ));
-        spans.push(Span::raw(format!(" {what} ")));
-    }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    let lines = super::help::lines(super::help::keys(app), area.width);
+    f.render_widget(Paragraph::new(lines), area);
 }
