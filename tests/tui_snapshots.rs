@@ -380,7 +380,11 @@ fn empty_folder() {
 #[test]
 fn list_and_detail_of_a_good_rig() {
     let h = busy_folder();
-    assert_eq!(h.app.counts(), (1, 1, 1, 1, 0));
+    assert_eq!(
+        h.app.counts(),
+        (1, 0, 2, 1, 0),
+        "bob (outputs not written) counts with the failures"
+    );
     insta::assert_snapshot!(h.screen());
 }
 
@@ -684,6 +688,52 @@ fn output_errors_are_shown_near_the_top_of_the_detail_pane() {
     assert!(
         screen.contains("✗ ./rigged/bob.glb: cannot write: Permission denied"),
         "the output error is visible without scrolling:\n{screen}"
+    );
+}
+
+/// A rig whose outputs could not all be written does not look `ok` in the list: its row says
+/// `not written` (the log line already said so) and the detail pane names the reason.
+#[test]
+fn a_rig_whose_outputs_were_not_written_says_so_in_its_row() {
+    let h = busy_folder();
+    let screen = h.screen();
+    let row = screen
+        .lines()
+        .find(|l| l.contains(" bob.obj "))
+        .expect("bob's row");
+    assert!(row.contains("not written"), "{row}");
+    let mut h = h;
+    h.send(key(KeyCode::Down));
+    let screen = h.screen();
+    assert!(screen.contains("bob.obj  not written"), "{screen}");
+    assert!(
+        screen.contains("✗ ./rigged/bob.glb: cannot write"),
+        "{screen}"
+    );
+}
+
+/// An empty mesh file (an editor creates it, content follows) gets a row that says so, does
+/// not hold up `--once`, and is rigged when its content arrives.
+#[test]
+fn an_empty_file_gets_a_row_and_rigs_when_filled() {
+    let mut h = Harness::new();
+    h.send(Msg::Fs(FsChange::ScanDone(vec![])));
+    h.send(Msg::Fs(FsChange::Empty(mesh("blank.obj"))));
+    let screen = h.screen();
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("blank.obj") && l.contains("empty file")),
+        "{screen}"
+    );
+    assert!(screen.contains("the file is empty (0 bytes)"), "{screen}");
+    assert!(h.app.settled(), "nothing to wait for");
+    h.effects.clear();
+    h.send(Msg::Fs(FsChange::Ready(mesh("blank.obj"))));
+    assert_eq!(h.effects, vec!["Rig(/assets/blank.obj)"]);
+    assert_eq!(
+        h.app.assets[0].status(),
+        geppetto::tui::app::RowStatus::Queued
     );
 }
 
