@@ -56,6 +56,67 @@ fn headless_once_with_a_corrupt_file_exits_one_and_names_it() {
     );
 }
 
+/// An empty mesh file (an editor creates it, content follows) gets a row that says so, and a
+/// `--once` run finishes instead of waiting for it forever; the file is rigged once it is filled.
+#[test]
+fn headless_once_shows_an_empty_file_and_finishes() {
+    let dir = tempfile::tempdir().unwrap();
+    write_figure(&dir.path().join("one.obj"));
+    std::fs::write(dir.path().join("blank.obj"), b"").unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["watch", "--headless", "--once", "--workers", "1"])
+        .arg(dir.path())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(120);
+    while child.try_wait().unwrap().is_none() {
+        if std::time::Instant::now() > deadline {
+            child.kill().unwrap();
+            panic!("`watch --once` never finished with an empty file in the folder");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
+    let out = child.wait_with_output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(text.contains("empty: blank.obj"), "{text}");
+    assert!(text.contains("one.obj penalty"), "{text}");
+    assert!(!text.contains("failed: blank.obj"), "{text}");
+}
+
+/// Junk with a mesh extension (random bytes, a text file renamed `.obj`) is not "an empty
+/// mesh": the line names the file and says what it is instead.
+#[test]
+fn headless_once_names_junk_with_a_mesh_extension_for_what_it_is() {
+    let dir = tempfile::tempdir().unwrap();
+    let noise: Vec<u8> = (0u32..4096)
+        .map(|i| (i.wrapping_mul(2_654_435_761) >> 13) as u8)
+        .collect();
+    std::fs::write(dir.path().join("noise.obj"), &noise).unwrap();
+    std::fs::write(
+        dir.path().join("notes.obj"),
+        "shopping list\nmilk, eggs\nremember to export the hero\n".repeat(300),
+    )
+    .unwrap();
+    let (out, text) = watch_once(dir.path(), &[]);
+    assert_eq!(out.status.code(), Some(1), "{text}");
+    let line = |name: &str| {
+        text.lines()
+            .find(|l| l.contains(&format!("failed: {name}")))
+            .unwrap_or_else(|| panic!("no failure line for {name}:\n{text}"))
+            .to_string()
+    };
+    let noise_line = line("noise.obj");
+    assert!(
+        noise_line.contains("binary data, not OBJ text"),
+        "{noise_line}"
+    );
+    let notes_line = line("notes.obj");
+    assert!(notes_line.contains("no vertex"), "{notes_line}");
+    assert!(notes_line.contains("KB of text"), "{notes_line}");
+    assert!(!text.contains("mesh is empty"), "{text}");
+}
+
 /// The output folder cannot be written (here a file stands where the folder should be; a
 /// read-only folder behaves alike): the log line and the summary say the outputs were NOT
 /// written and the run exits 1. Before, it printed "ok", "1 ok" and exited 0 with no files.

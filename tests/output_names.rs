@@ -197,3 +197,55 @@ fn rig_never_writes_an_output_over_its_input_mesh() {
         "half a set of outputs"
     );
 }
+
+/// `rig hero.obj --out . --format png,json` beside the texture `hero.png` its MTL uses: the
+/// thumbnail would replace the user's image, so the rig is refused naming the file, before
+/// anything is written. Geppetto's own thumbnail is replaced on the next run as before.
+#[test]
+fn rig_never_writes_a_thumbnail_over_the_users_image() {
+    let dir = tempfile::tempdir().unwrap();
+    let obj = geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh);
+    std::fs::write(
+        dir.path().join("hero.obj"),
+        format!("mtllib hero.mtl\n{obj}"),
+    )
+    .unwrap();
+    std::fs::write(
+        dir.path().join("hero.mtl"),
+        "newmtl skin\nmap_Kd hero.png\n",
+    )
+    .unwrap();
+    let texture = image::RgbaImage::from_pixel(4, 4, image::Rgba([200, 120, 90, 255]));
+    texture.save(dir.path().join("hero.png")).unwrap();
+    let before = std::fs::read(dir.path().join("hero.png")).unwrap();
+    let rig = |out: &str| {
+        Command::new(env!("CARGO_BIN_EXE_geppetto"))
+            .current_dir(dir.path())
+            .args([
+                "rig", "hero.obj", "--out", out, "--format", "json", "--format", "png",
+            ])
+            .output()
+            .unwrap()
+    };
+    let out = rig(".");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("hero.png") && stderr.contains("Geppetto did not write"),
+        "{stderr}"
+    );
+    assert_eq!(std::fs::read(dir.path().join("hero.png")).unwrap(), before);
+    assert!(
+        !dir.path().join("hero.rig.json").exists(),
+        "half a set of outputs"
+    );
+    for _ in 0..2 {
+        let out = rig("rigged");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert!(dir.path().join("rigged/hero.png").is_file());
+}

@@ -254,7 +254,8 @@ impl Harness {
     /// The screen as text. The thumbnail's pixels are replaced by a label with its size: the
     /// rasterizer has its own golden tests, and a text snapshot must not change with them.
     fn screen(&self) -> String {
-        let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
+        let (w, h) = self.app.size;
+        let mut t = Terminal::new(TestBackend::new(w, h)).unwrap();
         t.draw(|f| {
             view::render(&self.app, f);
             let shown = self.app.thumb.as_ref().filter(|t| {
@@ -276,7 +277,7 @@ impl Harness {
                 _ => None,
             };
             if let Some(label) = label {
-                let area = geppetto::tui::layout::layout((W, H)).thumb;
+                let area = geppetto::tui::layout::of(&self.app).thumb;
                 let buf = f.buffer_mut();
                 for y in area.top()..area.bottom() {
                     for x in area.left()..area.right() {
@@ -379,7 +380,11 @@ fn empty_folder() {
 #[test]
 fn list_and_detail_of_a_good_rig() {
     let h = busy_folder();
-    assert_eq!(h.app.counts(), (1, 1, 1, 1, 0));
+    assert_eq!(
+        h.app.counts(),
+        (1, 0, 2, 1, 0),
+        "bob (outputs not written) counts with the failures"
+    );
     insta::assert_snapshot!(h.screen());
 }
 
@@ -408,6 +413,32 @@ fn multipart_report() -> geppetto::rig::MultipartReport {
         unmapped_limbs: vec!["RightFoot".into()],
         unmapped_nodes: 1,
         ..Default::default()
+    }
+}
+
+/// Every key of the help bar is on an 80x24 screen (the most common terminal size), browsing
+/// and in edit mode: the bar wraps instead of cutting the keys off.
+#[test]
+fn every_key_shows_at_80x24() {
+    let mut h = busy_folder();
+    h.send(Msg::Resize(80, 24));
+    let screen = h.screen();
+    let has = |screen: &str, k: &str, what: &str| screen.contains(&format!("{k} {what}"));
+    for (k, what) in geppetto::tui::help::HELP {
+        assert!(
+            has(&screen, k, what),
+            "key {k} ({what}) missing at 80x24:\n{screen}"
+        );
+    }
+    insta::assert_snapshot!("browsing_at_80x24", screen);
+    h.send(key(KeyCode::Char('E')));
+    h.edit_worker();
+    let screen = h.screen();
+    for (k, what) in geppetto::tui::help::EDIT_HELP {
+        assert!(
+            has(&screen, k, what),
+            "edit key {k} ({what}) missing at 80x24:\n{screen}"
+        );
     }
 }
 
@@ -564,7 +595,7 @@ fn typed_coordinates_that_do_not_parse_say_why_on_the_open_line() {
 #[test]
 fn mouse_click_in_the_front_view_places_the_joint() {
     let mut h = busy_folder();
-    let areas = geppetto::tui::layout::layout((W, H));
+    let areas = geppetto::tui::layout::of(&h.app);
     let map = h.app.thumb.as_ref().expect("thumbnail shown").map;
     // Click where the point (0.3, 1.0) of the front view is drawn.
     let (px, py) = map.project([0.3, 1.0, 0.0], geppetto::raster::ViewKind::Front);
@@ -660,6 +691,52 @@ fn output_errors_are_shown_near_the_top_of_the_detail_pane() {
     );
 }
 
+/// A rig whose outputs could not all be written does not look `ok` in the list: its row says
+/// `not written` (the log line already said so) and the detail pane names the reason.
+#[test]
+fn a_rig_whose_outputs_were_not_written_says_so_in_its_row() {
+    let h = busy_folder();
+    let screen = h.screen();
+    let row = screen
+        .lines()
+        .find(|l| l.contains(" bob.obj "))
+        .expect("bob's row");
+    assert!(row.contains("not written"), "{row}");
+    let mut h = h;
+    h.send(key(KeyCode::Down));
+    let screen = h.screen();
+    assert!(screen.contains("bob.obj  not written"), "{screen}");
+    assert!(
+        screen.contains("✗ ./rigged/bob.glb: cannot write"),
+        "{screen}"
+    );
+}
+
+/// An empty mesh file (an editor creates it, content follows) gets a row that says so, does
+/// not hold up `--once`, and is rigged when its content arrives.
+#[test]
+fn an_empty_file_gets_a_row_and_rigs_when_filled() {
+    let mut h = Harness::new();
+    h.send(Msg::Fs(FsChange::ScanDone(vec![])));
+    h.send(Msg::Fs(FsChange::Empty(mesh("blank.obj"))));
+    let screen = h.screen();
+    assert!(
+        screen
+            .lines()
+            .any(|l| l.contains("blank.obj") && l.contains("empty file")),
+        "{screen}"
+    );
+    assert!(screen.contains("the file is empty (0 bytes)"), "{screen}");
+    assert!(h.app.settled(), "nothing to wait for");
+    h.effects.clear();
+    h.send(Msg::Fs(FsChange::Ready(mesh("blank.obj"))));
+    assert_eq!(h.effects, vec!["Rig(/assets/blank.obj)"]);
+    assert_eq!(
+        h.app.assets[0].status(),
+        geppetto::tui::app::RowStatus::Queued
+    );
+}
+
 #[test]
 fn each_asset_keeps_its_own_joint_selection() {
     let mut h = busy_folder();
@@ -711,8 +788,8 @@ fn template_key_cycles_and_writes_the_sidecar_keeping_the_hints() {
 /// size: cells times the font size the terminal reported; half-blocks use 1x2 pixels per cell.
 #[test]
 fn thumbnail_is_rendered_at_the_panes_pixel_size() {
-    let cells = geppetto::tui::layout::layout((W, H)).thumb;
     let h = busy_folder();
+    let cells = geppetto::tui::layout::of(&h.app).thumb;
     let key = &h.app.thumb.as_ref().unwrap().key;
     assert_eq!(
         (key.view.width, key.view.height),
@@ -737,7 +814,7 @@ fn thumbnail_is_rendered_at_the_panes_pixel_size() {
 fn pane_cells(app: &App) -> Vec<String> {
     let mut t = Terminal::new(TestBackend::new(W, H)).unwrap();
     t.draw(|f| view::render(app, f)).unwrap();
-    let area = geppetto::tui::layout::layout((W, H)).thumb;
+    let area = geppetto::tui::layout::of(app).thumb;
     let buf = t.backend().buffer();
     let mut out = Vec::new();
     for y in area.top()..area.bottom() {

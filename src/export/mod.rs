@@ -8,6 +8,7 @@ pub mod glb;
 mod glb_gc;
 mod glb_prune;
 pub mod glb_source;
+mod guard;
 pub mod pinocchio;
 
 use std::path::{Path, PathBuf};
@@ -111,31 +112,6 @@ impl Format {
     }
 }
 
-/// Never replace the user's source: `geppetto rig hero.glb --out .` would write `./hero.glb`
-/// over the mesh it was made from. Checked before anything is written, so a refused rig leaves
-/// no half set of outputs.
-fn refuse_to_replace_input(
-    rig: &Rig,
-    base: &OutputBase,
-    formats: &[Format],
-) -> Result<(), RigError> {
-    let input = Path::new(&rig.mesh);
-    for suffix in formats.iter().flat_map(|f| f.suffixes()) {
-        let path = base.file(suffix);
-        if crate::util::same_file(&path, input) {
-            return Err(RigError::Export {
-                message: format!(
-                    "this output would replace the input mesh {} it is made from; write the \
-                     outputs to another folder",
-                    input.display()
-                ),
-                path,
-            });
-        }
-    }
-    Ok(())
-}
-
 /// Write `rig` (with `mesh`, the input mesh it was made from, mesh frame) in each of `formats`
 /// as `base.dir/base.name.*`; the GLB goes into `glb.source` when there is one (the input's
 /// own document: materials, textures, structure). A rig without skin weights writes a GLB with
@@ -147,7 +123,7 @@ pub fn write_rig_to(
     base: &OutputBase,
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
-    refuse_to_replace_input(rig, base, formats)?;
+    guard::refuse_to_replace_user_files(rig, base, formats)?;
     let mut written = Vec::new();
     type Fill<'f> = &'f dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>;
     let mut put = |suffix: &str, fill: Fill<'_>| -> Result<(), RigError> {
@@ -199,7 +175,7 @@ pub fn write_rig_to(
                     path: base.file("png"),
                     message: e.to_string(),
                 })?;
-                put("png", &bytes(&png))?;
+                put("png", &bytes(&guard::mark_png(&png)))?;
             }
         }
     }

@@ -215,7 +215,7 @@ impl App {
         let rank = |a: &Asset| match (self.failures_first, a.status()) {
             (false, _) => 0,
             (true, RowStatus::Failed) => 0,
-            (true, RowStatus::LowConfidence) => 1,
+            (true, RowStatus::NotWritten | RowStatus::LowConfidence) => 1,
             (true, _) => 2,
         };
         idx.sort_by(|&a, &b| {
@@ -249,7 +249,7 @@ impl App {
             && self
                 .assets
                 .iter()
-                .all(|a| !a.queued && a.running.is_none() && a.last.is_some())
+                .all(|a| !a.queued && a.running.is_none() && (a.last.is_some() || a.empty))
     }
 
     /// Counts per status: (ok, low, failed, running, queued).
@@ -259,9 +259,10 @@ impl App {
             match a.status() {
                 RowStatus::Ok => c.0 += 1,
                 RowStatus::LowConfidence => c.1 += 1,
-                RowStatus::Failed => c.2 += 1,
+                // Counted with the failures: the user has something to fix.
+                RowStatus::Failed | RowStatus::NotWritten => c.2 += 1,
                 RowStatus::Running(..) => c.3 += 1,
-                RowStatus::Queued => c.4 += 1,
+                RowStatus::Queued | RowStatus::Empty => c.4 += 1,
             }
         }
         c

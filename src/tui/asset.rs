@@ -59,6 +59,8 @@ pub struct Asset {
     pub hints: Hints,
     /// The sidecar text as last written or read (to ignore the watcher's echo of our own writes).
     pub hints_text: Option<String>,
+    /// The file is empty (0 bytes): waiting for its content, nothing to rig.
+    pub empty: bool,
 }
 
 /// The row status shown in the list.
@@ -66,12 +68,16 @@ pub struct Asset {
 pub enum RowStatus {
     /// Waiting for a worker (or for the file to settle).
     Queued,
+    /// The file is empty (0 bytes): waiting for its content.
+    Empty,
     /// Rigging: stage and fraction.
     Running(Stage, f32),
     /// Rigged, confident.
     Ok,
     /// Rigged, but something looks wrong.
     LowConfidence,
+    /// Rigged, but some outputs could not be written (the detail pane says why).
+    NotWritten,
     /// Failed.
     Failed,
 }
@@ -96,6 +102,7 @@ impl Asset {
             joint: 0,
             hints: Hints::default(),
             hints_text: None,
+            empty: false,
         }
     }
 
@@ -107,9 +114,14 @@ impl Asset {
         if self.queued {
             return RowStatus::Queued;
         }
+        if self.empty {
+            return RowStatus::Empty;
+        }
         match &self.last {
             None => RowStatus::Queued,
             Some(LastRun::Failed(_)) => RowStatus::Failed,
+            // Outputs the user expects and does not get outrank the rig's own status.
+            Some(LastRun::Rigged(r)) if !r.output_errors.is_empty() => RowStatus::NotWritten,
             Some(LastRun::Rigged(r)) => match r.rig.status {
                 Status::Ok => RowStatus::Ok,
                 Status::LowConfidence => RowStatus::LowConfidence,

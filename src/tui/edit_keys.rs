@@ -23,27 +23,6 @@ pub const SMOOTHNESS_STEP: f64 = 0.1;
 /// A click picks the nearest joint within this many cells (facts §11.2).
 pub const PICK_CELLS: f64 = 2.0;
 
-/// The keys of the edit mode, for the help bar.
-pub const EDIT_HELP: &[(&str, &str)] = &[
-    ("E", "leave"), // most used first: a narrow terminal cuts the end of the bar
-    ("Tab", "joint"),
-    ("←→↑↓,.", "move"),
-    ("u", "undo"),
-    ("^R", "redo"),
-    ("w", "save"),
-    ("i", "insert"),
-    ("x", "delete"),
-    ("a", "align"),
-    ("m", "mode"),
-    ("+-", "magnitude"),
-    ("<>", "smooth"),
-    ("[]", "parent/child"),
-    ("v", "view"),
-    ("d", "+children"),
-    ("h", "heat"),
-    ("Space", "pose"),
-];
-
 /// Handle a key in edit mode.
 pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     let fine = k.modifiers.contains(KeyModifiers::SHIFT);
@@ -338,7 +317,7 @@ fn drag(e: &mut EditState, map: &ViewMap, at: (f64, f64)) {
 /// The mouse in edit mode: press on a view picks the nearest joint, a drag moves it in that
 /// view's plane (front: X and Y, side: Z and Y), the release applies the move.
 pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
-    let area = super::layout::layout(app.size).thumb;
+    let area = super::layout::of(app).thumb;
     let inside = m.column >= area.x
         && m.column < area.x + area.width
         && m.row >= area.y

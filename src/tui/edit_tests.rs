@@ -316,7 +316,7 @@ fn insert_selects_the_new_joint_and_align_completes_a_leafs_chain() {
 /// column and two per row; returns its pane and its view map.
 fn thumbnail_on_screen(app: &mut App) -> (ratatui::layout::Rect, crate::raster::ViewMap) {
     app.cell_px = (1, 2);
-    let area = crate::tui::layout::layout(app.size).thumb;
+    let area = crate::tui::layout::of(app).thumb;
     let map = crate::raster::ViewMap::fit(
         [[-0.8, 0.0, -0.12], [0.8, 1.85, 0.2]],
         u32::from(area.width),

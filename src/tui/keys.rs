@@ -8,27 +8,6 @@ use crossterm::event::{
 use super::app::{App, Draft, Effect};
 use crate::raster::ViewKind;
 
-/// The keys shown in the help bar. Mouse: click a row to select it, click a view to place the
-/// joint being edited, wheel to move the selection.
-pub const HELP: &[(&str, &str)] = &[
-    ("q", "quit"), // first: a narrow terminal cuts the end of the bar
-    ("↑↓", "asset"),
-    ("Space", "play"),
-    ("Tab", "joint"),
-    ("E", "edit rig"),
-    ("e", "hint"),
-    ("←→↑↓,.", "move"),
-    ("c", "xyz"),
-    ("p", "pin"),
-    ("u", "unpin"),
-    ("z", "undo"),
-    ("w", "weights"),
-    ("t", "template"),
-    ("f", "fails 1st"),
-    ("r", "rerig"),
-    ("PgUp/Dn", "scroll"),
-];
-
 /// Handle a key.
 pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
     if k.kind == KeyEventKind::Release {
@@ -325,7 +304,7 @@ pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
     if app.edit.is_some() {
         return super::edit_keys::on_mouse(app, m);
     }
-    let areas = super::layout::layout(app.size);
+    let areas = super::layout::of(app);
     let inside = |r: ratatui::layout::Rect| {
         m.column >= r.x && m.column < r.x + r.width && m.row >= r.y && m.row < r.y + r.height
     };

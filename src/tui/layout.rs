@@ -1,9 +1,11 @@
 //! Screen layout: where each pane sits for a terminal size. Shared by rendering ([`super::view`]),
 //! mouse hit-testing ([`super::keys`]) and thumbnail sizing ([`mod@super::update`]), so it depends on
-//! none of them.
+//! none of them (only on the state and the help bar's height, [`super::help`]).
 
 use ratatui::layout::{Constraint, Layout, Rect};
 use ratatui::widgets::{Block, Borders};
+
+use super::app::App;
 
 /// Screen areas; shared by rendering and mouse handling.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -22,18 +24,23 @@ pub struct Areas {
     pub detail: Rect,
     /// Status / input line.
     pub status: Rect,
-    /// Help bar.
+    /// Help bar (one or more lines).
     pub help: Rect,
 }
 
-/// The layout for a terminal of `size` (columns, rows).
-pub fn layout(size: (u16, u16)) -> Areas {
+/// The layout of `app`'s screen: its terminal size and the help bar its mode needs.
+pub fn of(app: &App) -> Areas {
+    layout(app.size, super::help::rows(app, app.size.0))
+}
+
+/// The layout for a terminal of `size` (columns, rows) with a help bar of `help_rows` lines.
+pub fn layout(size: (u16, u16), help_rows: u16) -> Areas {
     let area = Rect::new(0, 0, size.0, size.1);
     let [header, body, status, help] = Layout::vertical([
         Constraint::Length(1),
         Constraint::Min(3),
         Constraint::Length(1),
-        Constraint::Length(1),
+        Constraint::Length(help_rows),
     ])
     .areas(area);
     // Left: the list over the details; right: the thumbnail, full height (characters are tall).

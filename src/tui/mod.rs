@@ -10,7 +10,7 @@
 //!   its pane text; [`editor`]: the worker owning the editing session (local re-solves, undo
 //!   snapshots, saving);
 //! * [`play`]: the clip playing in the thumbnail pane (state, no I/O); [`player`]: its render job;
-//! * [`layout`]: pane rectangles for a terminal size; [`view`]: rendering, a pure function of `&App`;
+//! * [`layout`]: pane rectangles for a terminal size; [`help`]: the help bar's keys, wrapped; [`view`]: rendering, a pure function of `&App`;
 //!   [`rig_view`]: the detail pane's sections for a rigged asset;
 //! * [`runtime`]: the watcher, the job pool and the thumbnail thread, and effect execution;
 //! * [`probe`]: the terminal's image-protocol query (bounded, on the calling thread);
@@ -26,6 +26,7 @@ mod edit_state;
 pub mod edit_view;
 pub mod editor;
 mod editor_msg;
+pub mod help;
 pub mod keys;
 pub mod layout;
 pub mod method;

@@ -111,7 +111,7 @@ impl Playback {
 fn current_request(app: &App) -> Option<PlayRequest> {
     let a = app.current()?;
     let info = a.rig()?;
-    let area = super::layout::layout(app.size).thumb;
+    let area = super::layout::of(app).thumb;
     // In edit mode the edited rig plays: the posed preview of the edits.
     let edit = super::edit::current(app);
     Some(PlayRequest {

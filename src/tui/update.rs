@@ -63,8 +63,21 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
         FsChange::Ready(path) => {
             let i = app.ensure(&path);
             app.assets[i].queued = true;
+            app.assets[i].empty = false;
             app.push_log(format!("changed: {}", app.rel(&path)));
             vec![Effect::Rig(path)]
+        }
+        FsChange::Empty(path) => {
+            let i = app.ensure(&path);
+            let a = &mut app.assets[i];
+            a.empty = true;
+            a.queued = false;
+            app.push_log(format!(
+                "empty: {} (0 bytes; waiting for its content)",
+                app.rel(&path)
+            ));
+            // A job on its earlier content is moot.
+            vec![Effect::Cancel(path)]
         }
         FsChange::Removed(path) => on_removed(app, path),
         FsChange::HintsChanged { mesh, text } => on_hints_changed(app, mesh, text),
@@ -185,7 +198,8 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
     a.running = None;
     let line = match result {
         JobResult::Cancelled => {
-            a.queued = true; // superseded: a newer job is queued
+            // Superseded: a newer job is queued, unless the file was emptied (nothing to rig).
+            a.queued = !a.empty;
             format!("cancelled: {name} (superseded)")
         }
         JobResult::Failed(e) => {
@@ -251,7 +265,7 @@ fn thumb_effect(app: &mut App) -> Option<Effect> {
     if app.headless {
         return None;
     }
-    let area = super::layout::layout(app.size).thumb;
+    let area = super::layout::of(app).thumb;
     let a = app.current()?;
     let info = a.rig()?;
     if area.width < 4 || area.height < 2 {

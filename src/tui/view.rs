@@ -9,13 +9,13 @@ use ratatui::Frame;
 use ratatui_image::Image;
 
 use super::app::{App, Asset, LastRun, RowStatus};
-use super::keys::HELP;
 use super::layout::layout;
 use super::rig_view::has_penalty;
 
 /// Draw the whole screen.
 pub fn render(app: &App, f: &mut Frame) {
-    let a = layout((f.area().width, f.area().height));
+    let width = f.area().width;
+    let a = layout((width, f.area().height), super::help::rows(app, width));
     render_header(app, f, a.header);
     render_list(app, f, a.list);
     render_thumb(app, f, a.thumb_block, a.thumb);
@@ -42,11 +42,13 @@ fn render_header(app: &App, f: &mut Frame, area: Rect) {
 pub fn status_text(s: RowStatus) -> (String, Color) {
     match s {
         RowStatus::Queued => ("queued".into(), Color::DarkGray),
+        RowStatus::Empty => ("empty file".into(), Color::DarkGray),
         RowStatus::Running(stage, f) => {
             (format!("{} {:>3.0}%", stage.name(), f * 100.0), Color::Cyan)
         }
         RowStatus::Ok => ("ok".into(), Color::Green),
         RowStatus::LowConfidence => ("low conf".into(), Color::Yellow),
+        RowStatus::NotWritten => ("not written".into(), Color::Red),
         RowStatus::Failed => ("failed".into(), Color::Red),
     }
 }
@@ -151,7 +153,8 @@ fn render_thumb(app: &App, f: &mut Frame, block_area: Rect, inner: Rect) {
         (None, Some(a)) => {
             let msg = match a.status() {
                 RowStatus::Failed => "no thumbnail: the rig failed",
-                RowStatus::Ok | RowStatus::LowConfidence => "rendering…",
+                RowStatus::Empty => "the file is empty: waiting for its content",
+                RowStatus::Ok | RowStatus::LowConfidence | RowStatus::NotWritten => "rendering…",
                 _ => "waiting for the rig…",
             };
             f.render_widget(
@@ -195,7 +198,13 @@ pub fn detail_lines(app: &App) -> Vec<Line<'static>> {
         Span::raw(format!("  runs: {}", a.runs)),
     ])];
     super::edit_view::lines(app, &mut out);
+    if a.empty && a.status() == RowStatus::Empty {
+        out.push(Line::from(
+            "the file is empty (0 bytes); it is rigged as soon as content is saved into it",
+        ));
+    }
     match &a.last {
+        None if a.empty => {}
         None => out.push(Line::from("not rigged yet")),
         Some(LastRun::Failed(e)) => {
             out.push(Line::from(Span::styled(
@@ -247,18 +256,6 @@ fn render_status(app: &App, f: &mut Frame, area: Rect) {
 }
 
 fn render_help(app: &App, f: &mut Frame, area: Rect) {
-    let mut spans = Vec::new();
-    let keys = if app.edit.is_some() {
-        super::edit_keys::EDIT_HELP
-    } else {
-        HELP
-    };
-    for (k, what) in keys {
-        spans.push(Span::styled(
-            k.to_string(),
-            Style::new().add_modifier(Modifier::REVERSED),
-        ));
-        spans.push(Span::raw(format!(" {what} ")));
-    }
-    f.render_widget(Paragraph::new(Line::from(spans)), area);
+    let lines = super::help::lines(super::help::keys(app), area.width);
+    f.render_widget(Paragraph::new(lines), area);
 }

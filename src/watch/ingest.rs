@@ -5,8 +5,9 @@
 //! Rules (issue 5 §1):
 //! * only paths matching the mesh globs (or a mesh's `NAME.hints.yaml`) are considered; the output
 //!   folder, hidden files and `.geppetto-tmp-*` temp files are ignored;
-//! * a file is ready once its size and mtime are unchanged for the settle interval and it is not
-//!   empty (exporters write for seconds; editors write a temp file and rename it);
+//! * a file is ready once its size and mtime are unchanged for the settle interval (exporters write
+//!   for seconds; editors write a temp file and rename it); a stable empty file is reported as
+//!   [`FsChange::Empty`] (waiting for its content), not rigged;
 //! * a ready file whose stat equals the one last reported is not reported again (metadata-only
 //!   events), so an unreadable file is retried on its *next change*;
 //! * a vanished file is reported as removed.
@@ -44,6 +45,9 @@ pub enum FsChange {
     Ready(PathBuf),
     /// A mesh file disappeared (deleted or renamed away).
     Removed(PathBuf),
+    /// A mesh file exists but is empty (0 bytes) and stable: an editor or exporter created it and
+    /// its content follows; shown as waiting, rigged by the [`FsChange::Ready`] that comes with it.
+    Empty(PathBuf),
     /// The hints sidecar of this mesh changed, appeared or disappeared; `text` is its content
     /// (`None` when deleted or unreadable).
     HintsChanged {
@@ -205,13 +209,18 @@ impl Ingest {
                         .remove(path)
                         .map(|_| FsChange::Removed(path.to_path_buf()))
                 }
-                Some(s) if s.len == 0 => None, // an exporter created it; content follows
                 Some(s) => {
                     if self.known.get(path) == Some(&s) {
                         return None; // metadata-only event: nothing to redo
                     }
+                    // Known even when empty: its content arriving changes the stat (a `Ready`),
+                    // and its deletion is a `Removed`.
                     self.known.insert(path.to_path_buf(), s);
-                    Some(FsChange::Ready(path.to_path_buf()))
+                    Some(if s.len == 0 {
+                        FsChange::Empty(path.to_path_buf())
+                    } else {
+                        FsChange::Ready(path.to_path_buf())
+                    })
                 }
             },
             Class::Hints(stem) => {

@@ -92,12 +92,26 @@ fn slow_chunked_writes_wait_for_the_last_chunk() {
 }
 
 #[test]
-fn empty_files_wait_for_content() {
+fn empty_files_are_reported_once_then_rigged_when_content_arrives() {
     let mut w = World::new();
+    let e = PathBuf::from("/assets/e.obj");
     w.write("e.obj", 0, 0);
-    assert!(w.tick(5000).is_empty());
-    w.write("e.obj", 5, 6000);
-    assert_eq!(w.tick(6500), vec![ready("e.obj")]);
+    assert_eq!(
+        w.tick(5000),
+        vec![FsChange::Empty(e.clone())],
+        "a row says so"
+    );
+    w.write("e.obj", 0, 0); // a metadata-only event
+    assert!(w.tick(6000).is_empty(), "reported once");
+    w.write("e.obj", 5, 7000);
+    assert_eq!(w.tick(7500), vec![ready("e.obj")]);
+    w.delete("e.obj", 8000);
+    w.write("f.obj", 0, 8000);
+    assert_eq!(w.tick(9000), vec![FsChange::Empty("/assets/f.obj".into())]);
+    assert_eq!(
+        w.delete("f.obj", 9100),
+        vec![FsChange::Removed("/assets/f.obj".into())]
+    );
 }
 
 #[test]

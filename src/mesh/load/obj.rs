@@ -12,7 +12,7 @@
 //! `vt`/`vn` never fails the mesh). Ignored: `vp o g s l p` and any unknown statement.
 
 use super::polygon::triangulate_corners;
-use super::text::{logical_lines, parse_f64, parse_i64, show, syntax, tokens};
+use super::text::{logical_lines, not_text, parse_f64, parse_i64, show, size_text, syntax, tokens};
 use super::LoadError;
 use crate::geom::P3;
 use crate::mesh::Mesh;
@@ -66,6 +66,9 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
 /// data never fails the mesh: an unreadable `vt`/`vn` line reads as zeros, an out-of-range
 /// `vt`/`vn` index as absent.
 pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, ObjExtras), LoadError> {
+    if let Some(e) = not_text(bytes, "OBJ") {
+        return Err(e);
+    }
     let mut positions: Vec<P3> = Vec::new();
     let mut corners: Vec<Corner> = Vec::new();
     let mut faces: Vec<Face> = Vec::new();
@@ -107,6 +110,12 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, ObjExtras), LoadError> {
             b"mtllib" => ex.mtllibs.push(rest_of(body)),
             _ => {}
         }
+    }
+    if positions.is_empty() && faces.is_empty() {
+        return Err(LoadError::Invalid(format!(
+            "not an OBJ mesh: no vertex (`v`) or face (`f`) lines in {} of text",
+            size_text(bytes.len())
+        )));
     }
     let triangles = resolve_faces(&positions, &corners, &faces, &mut ex)?;
     Ok((

@@ -82,6 +82,35 @@ pub(crate) fn syntax(line: usize, message: impl Into<String>) -> LoadError {
     }
 }
 
+/// Bytes a text format never holds: a NUL. Checked in the first [`SNIFF_BYTES`] only, so a huge
+/// file costs nothing extra.
+const SNIFF_BYTES: usize = 64 * 1024;
+
+/// Why `bytes` cannot be a `format` text file at all (empty, or binary data), before parsing: a
+/// renamed image or archive would otherwise parse as text with no statements and read as an
+/// empty mesh.
+pub(crate) fn not_text(bytes: &[u8], format: &str) -> Option<LoadError> {
+    if bytes.is_empty() {
+        return Some(LoadError::Invalid("the file is empty (0 bytes)".into()));
+    }
+    let head = &bytes[..bytes.len().min(SNIFF_BYTES)];
+    let nul = head.iter().position(|&b| b == 0)?;
+    Some(LoadError::Invalid(format!(
+        "binary data, not {format} text (a NUL byte at offset {nul} of {})",
+        size_text(bytes.len())
+    )))
+}
+
+/// A file size in plain words (`812 bytes`, `12 KB`, `3.4 MB`).
+pub(crate) fn size_text(len: usize) -> String {
+    const KB: usize = 1024;
+    match len {
+        n if n < KB => format!("{n} bytes"),
+        n if n < KB * KB => format!("{} KB", n.div_ceil(KB)),
+        n => format!("{:.1} MB", n as f64 / (KB * KB) as f64),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
