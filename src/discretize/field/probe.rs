@@ -21,7 +21,7 @@ pub struct LeafHints<'a> {
 }
 
 impl<'a> LeafHints<'a> {
-    /// Hints that read each leaf's [`Spread`] from `spreads`, which must come from
+    /// Hints that read each leaf's `Spread` from `spreads`, which must come from
     /// [`DistanceField::spreads`] of the field they are used with: neighbouring face points meet
     /// the same leaves again and again, and the spread was most of the bound's arithmetic.
     pub fn with_spreads(spreads: &'a [Spread]) -> Self {
@@ -96,7 +96,7 @@ impl DistanceField {
         )
     }
 
-    /// Every leaf's [`Spread`], in leaf order (for [`LeafHints::with_spreads`]).
+    /// Every leaf's `Spread`, in leaf order (for [`LeafHints::with_spreads`]).
     pub fn spreads(&self) -> Vec<Spread> {
         self.leaves
             .par_iter()
