@@ -8,21 +8,6 @@ use geppetto::discretize::bvh::{closest_on_triangle, Tri};
 use geppetto::discretize::{field, DiscretizeOptions, DistanceField};
 use geppetto::geom::{P3, V3};
 
-/// Deterministic uniform numbers in [0, 1).
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> f64 {
-        self.0 = self
-            .0
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (self.0 >> 11) as f64 / (1u64 << 53) as f64
-    }
-    fn point(&mut self) -> P3 {
-        P3::new(self.next(), self.next(), self.next())
-    }
-}
-
 /// Unsigned exact distance by brute force over the normalized triangles.
 fn brute(pm: &geppetto::mesh::PreparedMesh, p: &P3) -> f64 {
     pm.triangles

@@ -207,3 +207,40 @@ pub fn boxed_fine(lo: V3, hi: V3, n: usize) -> Tris {
     }
     out
 }
+
+/// Deterministic uniform numbers in [0, 1) (a 64-bit LCG: tests need reproducible randomness, not
+/// quality).
+pub struct Rng(pub u64);
+
+impl Rng {
+    pub fn next(&mut self) -> f64 {
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
+        (self.0 >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    pub fn range(&mut self, lo: f64, hi: f64) -> f64 {
+        lo + (hi - lo) * self.next()
+    }
+
+    /// A point of the unit cube [0, 1)³.
+    pub fn point(&mut self) -> P3 {
+        P3::new(self.next(), self.next(), self.next())
+    }
+
+    /// A uniformly random unit direction (rejection sampling in the unit ball).
+    pub fn unit(&mut self) -> V3 {
+        loop {
+            let v = V3::new(
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+                self.range(-1.0, 1.0),
+            );
+            if let Some(u) = v.try_normalize(1e-3).filter(|_| v.norm() <= 1.0) {
+                return u;
+            }
+        }
+    }
+}
