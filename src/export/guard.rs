@@ -46,8 +46,8 @@ pub fn refuse_to_replace_user_files(
             )
         } else if *suffix == "png" && path.is_file() && !is_marked_png(&path) {
             "this thumbnail would replace an image Geppetto did not write (a texture or \
-             reference image beside the mesh?); write the outputs to another folder, or move \
-             the image"
+             reference image beside the mesh? a thumbnail from a Geppetto before 2026-11-23 has \
+             no mark either: delete it); write the outputs to another folder, or move the image"
                 .to_string()
         } else {
             continue;
