@@ -25,12 +25,12 @@ pub fn render(app: &App, f: &mut Frame) {
 }
 
 fn render_header(app: &App, f: &mut Frame, area: Rect) {
-    let (ok, low, failed, running, queued) = app.counts();
-    let text = format!(
-        " geppetto watch {} │ {} assets: {ok} ok, {low} low confidence, {failed} failed, {running} running, {queued} queued │ images: {}",
-        app.root.display(),
+    let text = super::header::header_text(
+        &app.root,
         app.assets.len(),
-        app.protocol
+        app.counts(),
+        &app.protocol,
+        area.width,
     );
     f.render_widget(
         Paragraph::new(text).style(Style::new().add_modifier(Modifier::BOLD)),

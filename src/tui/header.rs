@@ -1,0 +1,80 @@
+//! The header line: the watched folder, the asset counts and the image protocol, shortened to fit
+//! the terminal's width so the counts stay visible at 80 columns (a full path alone can fill it).
+
+use std::path::Path;
+
+use ratatui::text::Line;
+
+/// The counts shown in the header: ok, low confidence, failed, running, queued.
+pub type Counts = (usize, usize, usize, usize, usize);
+
+/// The header text for a `width`-column terminal: the first of these forms that fits, most
+/// detailed first — full path and wording; the folder's name and short wording; without the
+/// image protocol. The last form is used (and cut by the terminal) when none fits.
+pub fn header_text(
+    root: &Path,
+    assets: usize,
+    counts: Counts,
+    protocol: &str,
+    width: u16,
+) -> String {
+    let (ok, low, failed, running, queued) = counts;
+    let name = root.file_name().map_or_else(
+        || root.display().to_string(),
+        |n| n.to_string_lossy().into_owned(),
+    );
+    let long = format!(
+        "{assets} assets: {ok} ok, {low} low confidence, {failed} failed, {running} running, {queued} queued"
+    );
+    let short = format!(
+        "{assets} assets: {ok} ok, {low} low, {failed} failed, {running} running, {queued} queued"
+    );
+    let forms = [
+        format!(
+            " geppetto watch {} │ {long} │ images: {protocol}",
+            root.display()
+        ),
+        format!(" geppetto watch {name} │ {short} │ images: {protocol}"),
+        format!(" {name} │ {short} │ {protocol}"),
+        format!(" {name} │ {short}"),
+    ];
+    let fits = |s: &String| Line::raw(s.as_str()).width() <= usize::from(width);
+    let last = forms[forms.len() - 1].clone();
+    forms.into_iter().find(fits).unwrap_or(last)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const ROOT: &str = "/home/artist/projects/a-long-project-name/assets/characters";
+
+    #[test]
+    fn at_80_columns_the_counts_and_the_protocol_stay_visible() {
+        let s = header_text(Path::new(ROOT), 12, (7, 2, 1, 1, 1), "halfblocks", 80);
+        assert!(Line::raw(s.as_str()).width() <= 80, "{s}");
+        for part in [
+            "characters",
+            "7 ok",
+            "1 failed",
+            "1 running",
+            "1 queued",
+            "halfblocks",
+        ] {
+            assert!(s.contains(part), "{part} missing from {s:?}");
+        }
+    }
+
+    #[test]
+    fn a_wide_terminal_gets_the_full_path_and_wording() {
+        let s = header_text(Path::new(ROOT), 12, (7, 2, 1, 1, 1), "kitty", 200);
+        assert!(s.contains(ROOT) && s.contains("2 low confidence") && s.contains("images: kitty"));
+    }
+
+    #[test]
+    fn a_narrow_terminal_keeps_the_counts_before_the_protocol() {
+        let s = header_text(Path::new(ROOT), 3, (1, 1, 1, 0, 0), "halfblocks", 60);
+        assert!(s.contains("1 failed") && s.contains("0 queued"), "{s:?}");
+        assert!(!s.contains("halfblocks"), "{s:?}");
+    }
+}
