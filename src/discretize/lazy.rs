@@ -271,7 +271,7 @@ impl LazyField {
         if let Some(p) = lock(&self.points).get(&key) {
             return *p;
         }
-        let at = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.prm.unit;
+        let at = octree::lattice_point(k, self.prm.unit);
         let hit = self
             .outer
             .as_ref()
@@ -306,7 +306,7 @@ impl LazyField {
         if let Some(w) = lock(&self.points).get(&key).and_then(|p| p.w) {
             return w;
         }
-        let at = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.prm.unit;
+        let at = octree::lattice_point(k, self.prm.unit);
         let w = self.sign.winding(&at).unwrap_or(0.0);
         if let Some(p) = lock(&self.points).get_mut(&key) {
             p.w = Some(w);
@@ -320,7 +320,7 @@ impl LazyField {
         if !p.r.is_nan() {
             return p.r;
         }
-        let at = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.prm.unit;
+        let at = octree::lattice_point(k, self.prm.unit);
         let d2 = p.d * p.d;
         let inner = self
             .inner

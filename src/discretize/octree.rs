@@ -15,7 +15,7 @@ use lattice::{Bounds, Settle, NON_CORNER};
 
 mod exact;
 mod lattice;
-pub use exact::{inherit, pack, Anchor, Anchors, Exact, KeyHasher};
+pub use exact::{inherit, lattice_point, pack, Anchor, Anchors, Exact, KeyHasher};
 
 /// A winding number this far from ½ makes a point a sign anchor for its neighbours.
 pub const CONFIDENT: f64 = 0.25;

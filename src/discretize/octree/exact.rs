@@ -80,7 +80,7 @@ impl<'a> Exact<'a> {
             Entry::Vacant(slot) => slot,
         };
         let mut r = f64::INFINITY;
-        let p = V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * self.unit;
+        let p = lattice_point(k, self.unit);
         self.queries += 1;
         let v = match self.bvh.closest_with(&p, self.hint, &mut self.scratch) {
             None => 1.0,
@@ -206,6 +206,12 @@ pub fn inherit(k: [u32; 3], r: f64, anchors: &[Anchor], unit: f64) -> Option<boo
             * unit;
         (a.v != 0.0 && gap < a.r.max(r)).then_some(a.v < 0.0)
     })
+}
+
+/// The position (normalized units) of lattice point `k` on a lattice of `unit` normalized units.
+#[inline]
+pub fn lattice_point(k: [u32; 3], unit: f64) -> V3 {
+    V3::new(f64::from(k[0]), f64::from(k[1]), f64::from(k[2])) * unit
 }
 
 pub fn pack(k: [u32; 3]) -> u64 {
