@@ -37,10 +37,7 @@ pub fn embed_with(
 ) -> Result<Embedding, EmbedError> {
     let t0 = Instant::now();
     if graph.is_empty() {
-        return Err(no_match(
-            skel,
-            "the shape has no interior spheres to embed into",
-        ));
+        return Err(no_match(skel, NO_SPHERES));
     }
     let red = Reduced::new(skel);
     let paths = graph.paths();
@@ -64,12 +61,7 @@ pub fn embed_with(
     };
     search_warnings(&pick, opts, &mut warnings);
     let bridged = bridged_chains(&red, paths, &pick.found.matched);
-    warnings.extend(bridged.iter().map(|j| {
-        format!(
-            "the bones leading to {} jump between separate parts of the mesh",
-            skel.joints[j.0].name
-        )
-    }));
+    warnings.extend(bridged.iter().map(|j| bridge_warning(skel, j)));
     let embed_ms = ms_since(t0);
     let t1 = Instant::now();
     let place = Placement {
@@ -88,9 +80,20 @@ pub fn embed_with(
     Ok(emb)
 }
 
+/// Why [`embed_with`] finds no match on a shape without interior spheres.
+const NO_SPHERES: &str = "the shape has no interior spheres to embed into";
+
 /// Why [`embed_with`] finds no match when the search reaches no complete one.
 const NO_CANDIDATE: &str =
     "some joint has no reachable candidate sphere (the shape is too small or in separate pieces)";
+
+/// The warning for joint `j`, whose chain's bones jump across a bridge between separate parts.
+fn bridge_warning(skel: &Skeleton, j: &JointId) -> String {
+    format!(
+        "the bones leading to {} jump between separate parts of the mesh",
+        skel.joints[j.0].name
+    )
+}
 
 /// The error of `skel` not fitting the shape, for `reason`.
 fn no_match(skel: &Skeleton, reason: &str) -> EmbedError {
