@@ -75,14 +75,20 @@ def functions(path):
         m = FN_RE.match(line)
         if not m:
             continue
-        depth, started = 0, False
+        # `nest` counts open brackets in the signature, so the `;` of an array type such as
+        # `&mut [[u32; 3]]` is not taken for the end of a declaration without a body.
+        depth, started, nest = 0, False, 0
         for j in range(idx, len(lines)):
             for ch in lines[j]:
                 if ch == "{":
                     depth, started = depth + 1, True
                 elif ch == "}":
                     depth -= 1
-                elif ch == ";" and not started and depth == 0:
+                elif not started and ch in "([":
+                    nest += 1
+                elif not started and ch in ")]":
+                    nest -= 1
+                elif ch == ";" and not started and depth == 0 and nest == 0:
                     break  # a declaration without a body
             else:
                 if started and depth == 0:

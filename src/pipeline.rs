@@ -138,32 +138,16 @@ impl Pipeline {
             ),
         };
 
-        check(progress, Stage::Embed)?;
-        let chosen = self.choose(req, &prepared, &disc, progress)?;
-        let (mut rig, fit) = rig_from_choice(
-            req,
-            &prepared,
-            &disc,
-            chosen,
-            source.as_deref(),
-            &mut timings,
-        );
-        let embedding = fit.embedding;
-
+        let src = source.as_deref();
+        let (mut rig, fit) =
+            self.embed_stage(req, &prepared, &disc, src, progress, &mut timings)?;
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
             // A re-run of a cached mesh keeps its heat system for the next re-run (a one-off
             // rig does not: it would only hold memory).
             let heat = reused.then(|| self.heat_cache(key)).flatten();
-            let s = self.skin_stage(
-                path,
-                &prepared,
-                &disc,
-                heat.as_deref(),
-                &mut rig,
-                &mut timings,
-            )?;
-            Some(s)
+            let heat = heat.as_deref();
+            Some(self.skin_stage(path, &prepared, &disc, heat, &mut rig, &mut timings)?)
         } else {
             None
         };
@@ -174,11 +158,29 @@ impl Pipeline {
             prepared,
             discretization: Some(disc),
             skeleton: fit.skeleton,
-            embedding,
+            embedding: fit.embedding,
             skin,
             reused_discretization: reused,
             source,
         })
+    }
+
+    /// The embedding stage: the template (or curve skeleton) chosen and fitted, as the rig
+    /// record without skin, with the fit.
+    fn embed_stage(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        source: Option<&mesh::load::SourceDocument>,
+        progress: &dyn Progress,
+        timings: &mut BTreeMap<String, f64>,
+    ) -> Result<(Rig, Fit), RigError> {
+        check(progress, Stage::Embed)?;
+        let chosen = self.choose(req, prepared, disc, progress)?;
+        Ok(rig_from_choice(
+            req, prepared, disc, chosen, source, timings,
+        ))
     }
 
     /// The skin stage: heat-diffusion weights for `rig`'s joints (reusing `heat`'s system when

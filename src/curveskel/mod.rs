@@ -9,7 +9,7 @@
 //! [`axis`] constrained Delaunay triangulation (spade), terminal / sleeve / junction triangles, the
 //! chordal axis through internal-edge midpoints →
 //! [`prune`] spurious-branch pruning and junction merging (absent from the paper; size rules relative
-//! to the local radius and the model) →
+//! to the local radius and the model; flat plates cut in robust mode, [`plates`]) →
 //! [`refine`] decomposition into branches and the second silhouette per branch (Eq. 3), which
 //! changes only depth →
 //! [`joints`] key joints at branch ends and junctions, middle joints where the curve bends more
@@ -36,6 +36,7 @@ pub mod names;
 pub mod order;
 pub mod outline;
 pub mod place;
+pub mod plates;
 pub mod prune;
 pub mod raster;
 pub mod refine;
@@ -355,7 +356,7 @@ fn constants(mode: CurveMode) -> Vec<(String, f64)> {
             ("max_bone_radii".to_string(), joints::MAX_BONE),
             ("step_ratio".to_string(), constrict::STEP_RATIO),
             ("min_split_bone".to_string(), joints::MIN_SPLIT_BONE),
-            ("plate_ratio".to_string(), prune::PLATE_RATIO),
+            ("plate_ratio".to_string(), plates::PLATE_RATIO),
             ("layer_gap_radii".to_string(), refine::LAYER_GAP_RADII),
             ("unboned_radii".to_string(), hidden::UNBONED_RADII),
             ("min_part_radii".to_string(), hidden::MIN_PART_RADII),

@@ -27,10 +27,6 @@ pub const MIN_PROTRUSION: f64 = 0.02;
 /// Junctions closer (along the axis) than this many times the sum of their radii merge: 1.0 is
 /// "the two maximal discs overlap".
 pub const JUNCTION_MERGE: f64 = 1.0;
-/// Robust mode: a leaf branch whose thickness along the view is below this fraction of its width
-/// (median over its nodes) is a plate (a fin, an ear, a wing membrane): it gets no bones of its
-/// own and its surface follows the branch it grows from (a flat part bends with its carrier).
-pub const PLATE_RATIO: f64 = 0.25;
 /// A pruned tip protruding by more than this fraction of the model was a visible tip (diagnostic).
 pub const VISIBLE_TIP: f64 = 0.06;
 
@@ -96,12 +92,12 @@ impl Tree {
         }
     }
 
-    fn deg(&self, i: usize) -> usize {
+    pub(super) fn deg(&self, i: usize) -> usize {
         self.adj[i].len()
     }
 
     /// Walk from `from` through `first` until a node of degree ≠ 2: the chain, both ends included.
-    fn walk(&self, from: usize, first: usize) -> Vec<usize> {
+    pub(super) fn walk(&self, from: usize, first: usize) -> Vec<usize> {
         let mut path = vec![from, first];
         let (mut prev, mut cur) = (from, first);
         while self.deg(cur) == 2 {
@@ -118,7 +114,7 @@ impl Tree {
     }
 
     /// The leaf chain from each leaf to its junction (skipping chains that end at another leaf).
-    fn leaf_chains(&self) -> Vec<Vec<usize>> {
+    pub(super) fn leaf_chains(&self) -> Vec<Vec<usize>> {
         (0..self.nodes.len())
             .filter(|&i| self.nodes[i].alive && self.deg(i) == 1)
             .map(|i| self.walk(i, *self.adj[i].iter().next().expect("degree 1")))
@@ -127,7 +123,7 @@ impl Tree {
     }
 
     /// Remove the chain's nodes but its last (the junction), which absorbs them.
-    fn cut(&mut self, path: &[usize]) {
+    pub(super) fn cut(&mut self, path: &[usize]) {
         let (j, rest) = path.split_last().expect("non-empty");
         for &n in rest {
             for m in std::mem::take(&mut self.adj[n]) {
@@ -170,103 +166,6 @@ impl Tree {
                     protrusion,
                 });
                 self.cut(&path);
-            }
-        }
-    }
-
-    /// Robust mode: cut leaf branches that are flat plates ([`PLATE_RATIO`]), thinnest first, one
-    /// per junction per round; returns what was removed.
-    pub fn prune_plates(&mut self, r: &super::raster::Raster) -> Vec<Pruned> {
-        let mut out = Vec::new();
-        loop {
-            let mut worst: std::collections::BTreeMap<usize, (f64, Vec<usize>)> =
-                Default::default();
-            for path in self.leaf_chains() {
-                let j = *path.last().expect("non-empty");
-                let mut ratios: Vec<f64> = path[..path.len() - 1]
-                    .iter()
-                    .filter_map(|&k| self.flatness(r, k))
-                    .collect();
-                if ratios.is_empty() {
-                    continue;
-                }
-                ratios.sort_by(f64::total_cmp);
-                let median = ratios[ratios.len() / 2];
-                if median < PLATE_RATIO && worst.get(&j).is_none_or(|w| median < w.0) {
-                    worst.insert(j, (median, path));
-                }
-            }
-            if worst.is_empty() {
-                self.trim_plate_tips(r);
-                return out;
-            }
-            for (_, path) in worst.into_values() {
-                let (t, j) = (
-                    self.nodes[path[0]],
-                    self.nodes[*path.last().expect("non-empty")],
-                );
-                let protrusion =
-                    ((t.pos.x - j.pos.x).powi(2) + (t.pos.y - j.pos.y).powi(2)).sqrt() - j.r;
-                out.push(Pruned {
-                    tip: t.pos,
-                    protrusion: -protrusion.abs(),
-                });
-                self.cut(&path);
-            }
-        }
-    }
-
-    /// Thickness over width at node `k` (None where the raster has no depth).
-    fn flatness(&self, r: &super::raster::Raster, k: usize) -> Option<f64> {
-        let n = self.nodes[k];
-        let (u, v) = r.to_px(n.pos.x, n.pos.y);
-        r.depth_range(u, v)
-            .map(|(lo, hi)| (hi - lo) / (2.0 * n.r).max(1e-12))
-    }
-
-    /// A leaf branch that ends in a plate (a tail fin after its other lobe was cut) ends where the
-    /// plate starts: the longest tip-side part whose median flatness is a plate's, ending on a flat
-    /// node. A median, not every node, because the tip's own node sits where the plate is about a
-    /// pixel wide and its thickness/width ratio is noise.
-    ///
-    /// A single-branch creature (a fish) has no junction: its chain runs leaf to leaf, and each end
-    /// may trim at most half of it.
-    fn trim_plate_tips(&mut self, r: &super::raster::Raster) {
-        let leaves: Vec<usize> = (0..self.nodes.len())
-            .filter(|&i| self.nodes[i].alive && self.deg(i) == 1)
-            .collect();
-        for leaf in leaves {
-            if !(self.nodes[leaf].alive && self.deg(leaf) == 1) {
-                continue;
-            }
-            let path = self.walk(leaf, *self.adj[leaf].iter().next().expect("degree 1"));
-            let end = *path.last().expect("non-empty");
-            let limit = if self.deg(end) == 1 {
-                path.len() / 2
-            } else {
-                path.len().saturating_sub(2)
-            };
-            let inner = &path[..limit];
-            let flat: Vec<Option<f64>> = inner.iter().map(|&k| self.flatness(r, k)).collect();
-            let mut cut_to = 0;
-            let mut seen: Vec<f64> = Vec::new();
-            for (k, f) in flat.iter().enumerate() {
-                if let Some(f) = *f {
-                    seen.push(f);
-                }
-                if seen.is_empty() || !f.is_some_and(|f| f < PLATE_RATIO) {
-                    continue;
-                }
-                let mut sorted = seen.clone();
-                sorted.sort_by(f64::total_cmp);
-                if sorted[sorted.len() / 2] < PLATE_RATIO {
-                    cut_to = k + 1;
-                }
-            }
-            if cut_to > 0 {
-                let mut cut: Vec<usize> = path[..cut_to].to_vec();
-                cut.push(path[cut_to]);
-                self.cut(&cut);
             }
         }
     }

@@ -14,17 +14,20 @@
 //! the first cell that evaluated it; the two differ only where that cell's sign inheritance and
 //! this one's disagree, i.e. across the soft w = ½ cap over a hole of an open mesh.
 
+mod cell;
+
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 use std::sync::{Mutex, MutexGuard};
 
 use super::bvh::{Bvh, Scratch};
 use super::field::{clamp_unit, split_buried, trilinear, FAR};
-use super::octree::{self, Anchor, Evaluate, KeyHasher, Params, Tested};
+use super::octree::{self, KeyHasher, Params, Tested};
 use super::winding::Sign;
 use super::DiscretizeOptions;
 use crate::geom::{P3, V3};
 use crate::mesh::PreparedMesh;
+use cell::CellEval;
 
 /// What the lazy build has computed so far (deterministic: the same queries build the same cells).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -342,75 +345,4 @@ struct Job {
     lo: [u32; 3],
     corners: [(f64, f64); 8],
     known: Option<bool>,
-}
-
-/// The values one cell's split test reads: its corners as given, other lattice points computed in
-/// its own context (known flag, anchors = its corners and centre).
-struct CellEval<'a> {
-    f: &'a LazyField,
-    /// Lattice point, signed value, anchor radius (negative: no anchor).
-    local: Vec<([u32; 3], f64, f64)>,
-    /// The last evaluated point's closest triangle slot.
-    hint: Option<u32>,
-    /// Traversal stack for this cell's closest-point queries.
-    scratch: Scratch,
-}
-
-impl CellEval<'_> {
-    fn find(&self, k: [u32; 3]) -> Option<(f64, f64)> {
-        self.local
-            .iter()
-            .find(|e| e.0 == k)
-            .map(|&(_, v, r)| (v, r))
-    }
-
-    fn radius(&self, k: [u32; 3]) -> f64 {
-        self.find(k).map_or(-1.0, |e| e.1)
-    }
-}
-
-impl Evaluate for CellEval<'_> {
-    fn value(&mut self, k: [u32; 3], known: Option<bool>, anchors: &[Anchor]) -> f64 {
-        if let Some((v, _)) = self.find(k) {
-            return v;
-        }
-        let p = self.f.point(k, self.hint, &mut self.scratch);
-        self.hint = p.slot.or(self.hint);
-        let (inside, r) = if self.f.all.is_empty() {
-            (false, f64::INFINITY)
-        } else {
-            match known {
-                Some(s) => (s, p.d),
-                None if self.f.sign.is_winding() => {
-                    let pr = self.f.radius(k, &p, &mut self.scratch);
-                    match octree::inherit(k, pr, anchors, self.f.prm.unit) {
-                        Some(s) => (s, pr),
-                        None => {
-                            let w = self.f.winding(k);
-                            // Near the soft w = ½ cap over a hole: no anchor (as the full build).
-                            let r = if (w.abs() - 0.5).abs() < octree::CONFIDENT {
-                                -1.0
-                            } else {
-                                pr
-                            };
-                            (w.abs() > 0.5, r)
-                        }
-                    }
-                }
-                None => (p.inside, p.d),
-            }
-        };
-        let v = if inside { -p.d } else { p.d };
-        self.local.push((k, v, r));
-        v
-    }
-
-    fn anchor(&self, k: [u32; 3]) -> Option<Anchor> {
-        let (v, r) = self.find(k)?;
-        Anchor::new(k, v, r)
-    }
-
-    fn is_winding(&self) -> bool {
-        self.f.sign.is_winding()
-    }
 }

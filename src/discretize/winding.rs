@@ -15,7 +15,7 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
-use super::bvh::{Bvh, Feature, Hit};
+use super::bvh::{Bvh, Feature, Hit, Tri};
 use super::octree::KeyHasher;
 use super::shells::Shells;
 use crate::geom::{P3, V3};
@@ -212,13 +212,7 @@ pub(super) fn dipoles(bvh: &Bvh) -> Vec<Dipole> {
         if n.count > 0 {
             let first = n.first as usize;
             let end = (first + n.count as usize).min(bvh.tris.len());
-            for t in &bvh.tris[first..end] {
-                let nn = (t.v[1] - t.v[0]).cross(&(t.v[2] - t.v[0])) * 0.5;
-                let a = nn.norm();
-                normal += nn;
-                wc += (t.v[0] + t.v[1] + t.v[2]) * (a / 3.0);
-                area += a;
-            }
+            (normal, wc, area) = leaf_moments(&bvh.tris[first..end]);
         } else {
             for c in [n.first as usize, n.first as usize + 1] {
                 if let (Some(d), Some(&a)) = (out.get(c), areas.get(c)) {
@@ -234,16 +228,7 @@ pub(super) fn dipoles(bvh: &Bvh) -> Vec<Dipole> {
         } else {
             (lo + hi) * 0.5
         };
-        let rad = (0..8)
-            .map(|k| {
-                let corner = V3::new(
-                    if k & 1 == 0 { lo.x } else { hi.x },
-                    if k & 2 == 0 { lo.y } else { hi.y },
-                    if k & 4 == 0 { lo.z } else { hi.z },
-                );
-                (corner - center).norm()
-            })
-            .fold(0.0, f64::max);
+        let rad = farthest_corner(&lo, &hi, &center);
         out[i] = Dipole {
             normal,
             center,
@@ -254,6 +239,35 @@ pub(super) fn dipoles(bvh: &Bvh) -> Vec<Dipole> {
         areas[i] = area;
     }
     out
+}
+
+/// A leaf's area-weighted normal sum (half cross products), its area-weighted centroid sum and
+/// its area: the first-order dipole terms of its triangles (as in Barill et al. 2018).
+fn leaf_moments(tris: &[Tri]) -> (V3, V3, f64) {
+    let (mut normal, mut wc, mut area) = (V3::zeros(), V3::zeros(), 0.0);
+    for t in tris {
+        let nn = (t.v[1] - t.v[0]).cross(&(t.v[2] - t.v[0])) * 0.5;
+        let a = nn.norm();
+        normal += nn;
+        wc += (t.v[0] + t.v[1] + t.v[2]) * (a / 3.0);
+        area += a;
+    }
+    (normal, wc, area)
+}
+
+/// Distance from `center` to the farthest corner of the box `lo..hi`: the radius beyond which
+/// the node's dipole stands in for its triangles.
+fn farthest_corner(lo: &V3, hi: &V3, center: &V3) -> f64 {
+    (0..8)
+        .map(|k| {
+            let corner = V3::new(
+                if k & 1 == 0 { lo.x } else { hi.x },
+                if k & 2 == 0 { lo.y } else { hi.y },
+                if k & 4 == 0 { lo.z } else { hi.z },
+            );
+            (corner - center).norm()
+        })
+        .fold(0.0, f64::max)
 }
 
 /// Directed edge (from, to) packed in a u64, the key of [`DirectedEdges`].
@@ -294,16 +308,7 @@ pub(super) fn pseudo_normals(
         return None;
     }
     let directed = directed_edges(triangles)?;
-    let face: Vec<V3> = triangles
-        .iter()
-        .map(|t| {
-            let p = |k: usize| positions[t[k] as usize].coords;
-            (p(1) - p(0))
-                .cross(&(p(2) - p(0)))
-                .try_normalize(0.0)
-                .unwrap_or_else(V3::zeros)
-        })
-        .collect();
+    let face = unit_face_normals(positions, triangles);
     let mut vertex = vec![V3::zeros(); positions.len()];
     let mut volume = 0.0;
     let mut parent: Vec<u32> = (0..triangles.len() as u32).collect();
@@ -324,27 +329,52 @@ pub(super) fn pseudo_normals(
     if volume <= 0.0 || (0..triangles.len() as u32).any(|i| find(&mut parent, i) != root) {
         return None;
     }
-    let normals = bvh
-        .tri_ids
+    Some(
+        bvh.tri_ids
+            .iter()
+            .map(|&ti| slot_normals(ti, triangles, &face, &vertex, &directed))
+            .collect(),
+    )
+}
+
+/// Each triangle's unit normal (zero for a degenerate one, which then weighs nothing).
+fn unit_face_normals(positions: &[P3], triangles: &[[u32; 3]]) -> Vec<V3> {
+    triangles
         .iter()
-        .map(|&ti| {
-            let t = triangles[ti as usize];
-            let f = face[ti as usize];
-            let edge = [0, 1, 2].map(|k| {
-                let twin = directed
-                    .get(&edge(t[(k + 1) % 3], t[k]))
-                    .copied()
-                    .unwrap_or(ti);
-                f + face[twin as usize]
-            });
-            SlotNormals {
-                face: f,
-                edge,
-                vertex: [0, 1, 2].map(|k| vertex[t[k] as usize]),
-            }
+        .map(|t| {
+            let p = |k: usize| positions[t[k] as usize].coords;
+            (p(1) - p(0))
+                .cross(&(p(2) - p(0)))
+                .try_normalize(0.0)
+                .unwrap_or_else(V3::zeros)
         })
-        .collect();
-    Some(normals)
+        .collect()
+}
+
+/// The pseudo-normals of triangle `ti`: its face normal, each edge's sum of the two faces
+/// meeting there (the twin across the edge, from `directed`), and its vertices' angle-weighted
+/// normals (Bærentzen & Aanæs 2005).
+fn slot_normals(
+    ti: u32,
+    triangles: &[[u32; 3]],
+    face: &[V3],
+    vertex: &[V3],
+    directed: &DirectedEdges,
+) -> SlotNormals {
+    let t = triangles[ti as usize];
+    let f = face[ti as usize];
+    let edge = [0, 1, 2].map(|k| {
+        let twin = directed
+            .get(&edge(t[(k + 1) % 3], t[k]))
+            .copied()
+            .unwrap_or(ti);
+        f + face[twin as usize]
+    });
+    SlotNormals {
+        face: f,
+        edge,
+        vertex: [0, 1, 2].map(|k| vertex[t[k] as usize]),
+    }
 }
 
 pub(super) fn find(parent: &mut [u32], mut i: u32) -> u32 {

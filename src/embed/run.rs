@@ -36,12 +36,8 @@ pub fn embed_with(
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<Embedding, EmbedError> {
     let t0 = Instant::now();
-    let no_match = |reason: &str| EmbedError::NoMatch {
-        skeleton: skel.name.clone(),
-        reason: reason.into(),
-    };
     if graph.is_empty() {
-        return Err(no_match("the shape has no interior spheres to embed into"));
+        return Err(no_match(skel, NO_SPHERES));
     }
     let red = Reduced::new(skel);
     let paths = graph.paths();
@@ -61,18 +57,11 @@ pub fn embed_with(
         return Err(EmbedError::Cancelled);
     }
     let Some(pick) = Pick::best(tried) else {
-        return Err(no_match(
-            "some joint has no reachable candidate sphere (the shape is too small or in separate pieces)",
-        ));
+        return Err(no_match(skel, NO_CANDIDATE));
     };
     search_warnings(&pick, opts, &mut warnings);
     let bridged = bridged_chains(&red, paths, &pick.found.matched);
-    for j in &bridged {
-        warnings.push(format!(
-            "the bones leading to {} jump between separate parts of the mesh",
-            skel.joints[j.0].name
-        ));
-    }
+    warnings.extend(bridged.iter().map(|j| bridge_warning(skel, j)));
     let embed_ms = ms_since(t0);
     let t1 = Instant::now();
     let place = Placement {
@@ -89,6 +78,29 @@ pub fn embed_with(
     let mut emb = pick.into_embedding(joints, warnings, timings, bridged);
     emb.pinned = hints.iter().map(|h| h.joint).collect();
     Ok(emb)
+}
+
+/// Why [`embed_with`] finds no match on a shape without interior spheres.
+const NO_SPHERES: &str = "the shape has no interior spheres to embed into";
+
+/// Why [`embed_with`] finds no match when the search reaches no complete one.
+const NO_CANDIDATE: &str =
+    "some joint has no reachable candidate sphere (the shape is too small or in separate pieces)";
+
+/// The warning for joint `j`, whose chain's bones jump across a bridge between separate parts.
+fn bridge_warning(skel: &Skeleton, j: &JointId) -> String {
+    format!(
+        "the bones leading to {} jump between separate parts of the mesh",
+        skel.joints[j.0].name
+    )
+}
+
+/// The error of `skel` not fitting the shape, for `reason`.
+fn no_match(skel: &Skeleton, reason: &str) -> EmbedError {
+    EmbedError::NoMatch {
+        skeleton: skel.name.clone(),
+        reason: reason.into(),
+    }
 }
 
 /// Screening only, on explicit inputs: the best greedy-dive fit over the orientations of `opts`, as

@@ -16,7 +16,8 @@ use gltf_json as json;
 use json::validation::Checked::Valid;
 use json::validation::USize64;
 
-use super::glb::{container, push_accessor, GlbError, View};
+use super::glb::GlbError;
+use super::glb_bin::{container, push_accessor, View};
 use crate::motion::names::{export_name, NameProfile};
 use crate::motion::retarget::labels_mirrored;
 use crate::motion::{CharacterFrame, Motion};
@@ -179,6 +180,8 @@ pub fn animate_glb(
     write_glb(g)
 }
 
+/// Add one animation to `g`: a rotation channel per animated joint node, then a translation
+/// channel per root joint node, all keyed at every motion frame.
 fn add_channels(
     g: &mut Glb,
     joints: &[RigJoint],
@@ -186,33 +189,17 @@ fn add_channels(
     nodes: &[usize],
 ) -> Result<(), GlbError> {
     use json::accessor::Type as T;
-    use json::animation::{Channel, Interpolation, Property, Sampler, Target};
+    use json::animation::Property;
     let n = motion.frames.len();
     let times: Vec<f32> = (0..n)
         .map(|f| (f as f64 * motion.frame_time_s) as f32)
         .collect();
     let input = g.accessor(&times, n, T::Scalar, true);
-    let (mut samplers, mut channels) = (Vec::new(), Vec::new());
-    let mut push = |g: &mut Glb, values: Vec<f32>, type_: T, node: usize, path: Property| {
-        let output = g.accessor(&values, n, type_, false);
-        samplers.push(Sampler {
-            extensions: None,
-            extras: Default::default(),
-            input,
-            interpolation: Valid(Interpolation::Linear),
-            output,
-        });
-        channels.push(Channel {
-            sampler: json::Index::new(samplers.len() as u32 - 1),
-            target: Target {
-                extensions: None,
-                extras: Default::default(),
-                node: json::Index::new(node as u32),
-                path: Valid(path),
-            },
-            extensions: None,
-            extras: Default::default(),
-        });
+    let mut tracks = Tracks {
+        input,
+        frames: n,
+        samplers: Vec::new(),
+        channels: Vec::new(),
     };
     for (j, &node) in nodes.iter().enumerate().take(joints.len()) {
         let animated = motion.frames.iter().any(|f| {
@@ -227,7 +214,7 @@ fn add_channels(
                 .iter()
                 .flat_map(|f| quat_f32(f.pose.rotations.get(j)))
                 .collect();
-            push(g, values, T::Vec4, node, Property::Rotation);
+            tracks.push(g, values, T::Vec4, node, Property::Rotation);
         }
     }
     for (j, joint) in joints.iter().enumerate() {
@@ -240,16 +227,58 @@ fn add_channels(
             .iter()
             .flat_map(|f| [0, 1, 2].map(|k| rest[k] + f.root_offset_mesh[k] as f32))
             .collect();
-        push(g, values, T::Vec3, nodes[j], Property::Translation);
+        tracks.push(g, values, T::Vec3, nodes[j], Property::Translation);
     }
     g.root.push(json::Animation {
         extensions: None,
         extras: Default::default(),
-        channels,
+        channels: tracks.channels,
         name: Some(motion.name.clone()),
-        samplers,
+        samplers: tracks.samplers,
     });
     Ok(())
+}
+
+/// The samplers and channels of the animation being built; every sampler shares the key times
+/// `input` (one key per frame), and channel k uses sampler k.
+struct Tracks {
+    input: json::Index<json::Accessor>,
+    frames: usize,
+    samplers: Vec<json::animation::Sampler>,
+    channels: Vec<json::animation::Channel>,
+}
+
+impl Tracks {
+    /// Append `values` (one `type_` per frame) as a linear sampler driving `path` of `node`.
+    fn push(
+        &mut self,
+        g: &mut Glb,
+        values: Vec<f32>,
+        type_: json::accessor::Type,
+        node: usize,
+        path: json::animation::Property,
+    ) {
+        use json::animation::{Channel, Interpolation, Sampler, Target};
+        let output = g.accessor(&values, self.frames, type_, false);
+        self.samplers.push(Sampler {
+            extensions: None,
+            extras: Default::default(),
+            input: self.input,
+            interpolation: Valid(Interpolation::Linear),
+            output,
+        });
+        self.channels.push(Channel {
+            sampler: json::Index::new(self.samplers.len() as u32 - 1),
+            target: Target {
+                extensions: None,
+                extras: Default::default(),
+                node: json::Index::new(node as u32),
+                path: Valid(path),
+            },
+            extensions: None,
+            extras: Default::default(),
+        });
+    }
 }
 
 /// `[x, y, z, w]`, renormalized in `f32` (the validator checks unit length).

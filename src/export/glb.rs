@@ -18,6 +18,7 @@ use gltf_json as json;
 use json::validation::Checked::Valid;
 use json::validation::USize64;
 
+use super::glb_bin::{container, f32_bytes, influence_bytes, push_accessor, View};
 use crate::mesh::Mesh;
 use crate::rig::{RigJoint, SkinTable};
 
@@ -150,67 +151,6 @@ impl Builder {
     }
 }
 
-/// Where a new buffer view goes: its buffer and its target (none for animation or matrices).
-#[derive(Clone, Copy)]
-pub(crate) struct View {
-    /// The buffer `bin` belongs to.
-    pub buffer: json::Index<json::Buffer>,
-    /// `ARRAY_BUFFER` / `ELEMENT_ARRAY_BUFFER`, or none.
-    pub target: Option<json::buffer::Target>,
-}
-
-/// Append `bytes` to `bin` (4-byte aligned) as a buffer view and one accessor over it; the
-/// one accessor writer of every GLB we build or extend.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn push_accessor(
-    root: &mut json::Root,
-    bin: &mut Vec<u8>,
-    view: View,
-    bytes: &[u8],
-    count: usize,
-    component: json::accessor::ComponentType,
-    type_: json::accessor::Type,
-    bounds: Option<(Vec<f32>, Vec<f32>)>,
-) -> json::Index<json::Accessor> {
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
-    }
-    let offset = bin.len();
-    bin.extend_from_slice(bytes);
-    let view = root.push(json::buffer::View {
-        buffer: view.buffer,
-        byte_length: USize64::from(bytes.len()),
-        byte_offset: Some(USize64::from(offset)),
-        byte_stride: None,
-        extensions: None,
-        extras: Default::default(),
-        name: None,
-        target: view.target.map(Valid),
-    });
-    let (min, max) = match bounds {
-        Some((lo, hi)) => (Some(json::Value::from(lo)), Some(json::Value::from(hi))),
-        None => (None, None),
-    };
-    root.push(json::Accessor {
-        buffer_view: Some(view),
-        byte_offset: None,
-        count: USize64::from(count),
-        component_type: Valid(json::accessor::GenericComponentType(component)),
-        extensions: None,
-        extras: Default::default(),
-        type_: Valid(type_),
-        min,
-        max,
-        name: None,
-        normalized: false,
-        sparse: None,
-    })
-}
-
-fn f32_bytes(v: impl IntoIterator<Item = f32>) -> Vec<u8> {
-    v.into_iter().flat_map(f32::to_le_bytes).collect()
-}
-
 /// The GLB file for `mesh` (input vertices, mesh frame), `joints` (mesh frame, parent-first or
 /// not) and optional per-input-vertex `skin`.
 pub fn glb_bytes(
@@ -271,40 +211,17 @@ pub fn glb_bytes(
     finish(b)
 }
 
+/// The primitive of `mesh`: positions, the skin's `JOINTS_0`/`WEIGHTS_0` when there is one, and
+/// the triangles whose indices are in range.
 fn add_primitive(b: &mut Builder, mesh: &Mesh, skin: Option<&SkinTable>) -> json::mesh::Primitive {
     use json::accessor::{ComponentType as C, Type as T};
     use json::buffer::Target;
     let n = mesh.positions.len();
-    let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
-    let pos: Vec<f32> = mesh
-        .positions
-        .iter()
-        .flat_map(|p| [p.x as f32, p.y as f32, p.z as f32])
-        .collect();
-    for c in pos.chunks_exact(3) {
-        for k in 0..3 {
-            lo[k] = lo[k].min(c[k]);
-            hi[k] = hi[k].max(c[k]);
-        }
-    }
-    let bounds = Some((lo.to_vec(), hi.to_vec()));
-    let positions = b.accessor(
-        &f32_bytes(pos),
-        n,
-        C::F32,
-        T::Vec3,
-        Some(Target::ArrayBuffer),
-        bounds,
-    );
     let mut attributes = BTreeMap::new();
+    let positions = add_positions(b, mesh);
     attributes.insert(Valid(json::mesh::Semantic::Positions), positions);
     if let Some(skin) = skin {
-        let (mut jb, mut wb) = (Vec::with_capacity(n * 8), Vec::with_capacity(n * 16));
-        for row in skin {
-            let (j, w) = top_influences(row);
-            jb.extend(j.iter().flat_map(|x| x.to_le_bytes()));
-            wb.extend(f32_bytes(w));
-        }
+        let (jb, wb) = influence_bytes(skin.iter().map(Vec::as_slice));
         let ja = b.accessor(&jb, n, C::U16, T::Vec4, Some(Target::ArrayBuffer), None);
         let wa = b.accessor(&wb, n, C::F32, T::Vec4, Some(Target::ArrayBuffer), None);
         attributes.insert(Valid(json::mesh::Semantic::Joints(0)), ja);
@@ -336,6 +253,28 @@ fn add_primitive(b: &mut Builder, mesh: &Mesh, skin: Option<&SkinTable>) -> json
     }
 }
 
+/// The `POSITION` accessor of `mesh` in `f32`, with the min/max bounds glTF requires of it
+/// (taken from the `f32` values written, so they bound them exactly).
+fn add_positions(b: &mut Builder, mesh: &Mesh) -> json::Index<json::Accessor> {
+    use json::accessor::{ComponentType as C, Type as T};
+    let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
+    let pos: Vec<f32> = mesh
+        .positions
+        .iter()
+        .flat_map(|p| [p.x as f32, p.y as f32, p.z as f32])
+        .collect();
+    for c in pos.chunks_exact(3) {
+        for k in 0..3 {
+            lo[k] = lo[k].min(c[k]);
+            hi[k] = hi[k].max(c[k]);
+        }
+    }
+    let bounds = Some((lo.to_vec(), hi.to_vec()));
+    let target = Some(json::buffer::Target::ArrayBuffer);
+    let n = mesh.positions.len();
+    b.accessor(&f32_bytes(pos), n, C::F32, T::Vec3, target, bounds)
+}
+
 /// The parent of joint j if it is a usable one (in range, not itself, and not creating a cycle).
 pub(crate) fn valid_parent(joints: &[RigJoint], j: usize, joint: &RigJoint) -> Option<usize> {
     let p = joint.parent.filter(|&p| p < joints.len() && p != j)?;
@@ -351,6 +290,26 @@ pub(crate) fn valid_parent(joints: &[RigJoint], j: usize, joint: &RigJoint) -> O
     Some(p)
 }
 
+/// Joint `j`, its valid parent, that one's, … up to its root (no cycles: [`valid_parent`]
+/// refuses the link that would close one).
+pub(crate) fn up_to_root(joints: &[RigJoint], j: usize) -> impl Iterator<Item = usize> + '_ {
+    std::iter::successors(Some(j), move |&c| valid_parent(joints, c, &joints[c]))
+}
+
+/// Each joint's node translation, `f32` as the node stores it: its position minus its valid
+/// parent's (its own for a root). Both GLB writers place joint nodes and derive bind matrices
+/// from these same values, so the two agree to the bit.
+pub(crate) fn joint_translations(joints: &[RigJoint]) -> Vec<[f32; 3]> {
+    joints
+        .iter()
+        .enumerate()
+        .map(|(j, joint)| {
+            let origin = valid_parent(joints, j, joint).map_or([0.0; 3], |p| joints[p].position);
+            [0, 1, 2].map(|k| (joint.position[k] - origin[k]) as f32)
+        })
+        .collect()
+}
+
 fn add_joint_nodes(b: &mut Builder, joints: &[RigJoint]) -> Vec<json::Index<json::Node>> {
     let first = b.root.nodes.len() as u32;
     let index = |j: usize| json::Index::new(first + j as u32);
@@ -360,15 +319,14 @@ fn add_joint_nodes(b: &mut Builder, joints: &[RigJoint]) -> Vec<json::Index<json
             children[p].push(index(j));
         }
     }
+    let local = joint_translations(joints);
     joints
         .iter()
         .enumerate()
         .map(|(j, joint)| {
-            let origin = valid_parent(joints, j, joint).map_or([0.0; 3], |p| joints[p].position);
-            let t = [0, 1, 2].map(|k| (joint.position[k] - origin[k]) as f32);
             b.root.push(json::Node {
                 name: Some(joint.name.clone()),
-                translation: Some(t),
+                translation: Some(local[j]),
                 children: (!children[j].is_empty()).then(|| std::mem::take(&mut children[j])),
                 ..Default::default()
             })
@@ -384,17 +342,14 @@ fn add_skin(
     use json::accessor::{ComponentType as C, Type as T};
     // Bind world matrix of a joint = translation by the sum of the node translations up the chain;
     // summing the f32 translations as the importer will keeps the IBM consistent with the nodes.
+    let local = joint_translations(joints);
     let world: Vec<[f32; 3]> = (0..joints.len())
         .map(|j| {
             let mut acc = [0f32; 3];
-            let mut cur = Some(j);
-            while let Some(c) = cur {
-                let origin =
-                    valid_parent(joints, c, &joints[c]).map_or([0.0; 3], |p| joints[p].position);
+            for c in up_to_root(joints, j) {
                 for k in 0..3 {
-                    acc[k] += (joints[c].position[k] - origin[k]) as f32;
+                    acc[k] += local[c][k];
                 }
-                cur = valid_parent(joints, c, &joints[c]);
             }
             acc
         })
@@ -436,27 +391,4 @@ fn finish(mut b: Builder) -> Result<Vec<u8>, GlbError> {
     }
     let js = json::serialize::to_vec(&b.root).map_err(|e| GlbError::Json(e.to_string()))?;
     container(js, b.bin)
-}
-
-/// The GLB container around serialized JSON and the binary buffer (both padded here).
-pub(crate) fn container(mut js: Vec<u8>, mut bin: Vec<u8>) -> Result<Vec<u8>, GlbError> {
-    while !bin.len().is_multiple_of(4) {
-        bin.push(0);
-    }
-    while !js.len().is_multiple_of(4) {
-        js.push(b' ');
-    }
-    let total = 12 + 8 + js.len() + 8 + bin.len();
-    let total32 = u32::try_from(total).map_err(|_| GlbError::TooLarge)?;
-    let mut out = Vec::with_capacity(total);
-    out.extend_from_slice(b"glTF");
-    out.extend_from_slice(&2u32.to_le_bytes());
-    out.extend_from_slice(&total32.to_le_bytes());
-    out.extend_from_slice(&(js.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"JSON");
-    out.extend_from_slice(&js);
-    out.extend_from_slice(&(bin.len() as u32).to_le_bytes());
-    out.extend_from_slice(b"BIN\0");
-    out.extend_from_slice(&bin);
-    Ok(out)
 }

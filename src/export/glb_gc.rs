@@ -22,38 +22,13 @@ const GC_SAFE_EXTENSION_PREFIXES: &[&str] = &[
 ];
 
 /// Accessor indices referred to by the core properties.
-fn used_accessors(json: &Value) -> BTreeSet<usize> {
+fn used_accessors(json: &mut Value) -> BTreeSet<usize> {
     let mut used = BTreeSet::new();
-    let mut add = |v: &Value| {
+    for_each_accessor_ref(json, &mut |v| {
         if let Some(i) = v.as_u64() {
             used.insert(i as usize);
         }
-    };
-    for m in json["meshes"].as_array().into_iter().flatten() {
-        for p in m["primitives"].as_array().into_iter().flatten() {
-            p["attributes"]
-                .as_object()
-                .into_iter()
-                .flatten()
-                .for_each(|(_, v)| add(v));
-            add(&p["indices"]);
-            for t in p["targets"].as_array().into_iter().flatten() {
-                t.as_object()
-                    .into_iter()
-                    .flatten()
-                    .for_each(|(_, v)| add(v));
-            }
-        }
-    }
-    for s in json["skins"].as_array().into_iter().flatten() {
-        add(&s["inverseBindMatrices"]);
-    }
-    for a in json["animations"].as_array().into_iter().flatten() {
-        for s in a["samplers"].as_array().into_iter().flatten() {
-            add(&s["input"]);
-            add(&s["output"]);
-        }
-    }
+    });
     used
 }
 
@@ -62,7 +37,7 @@ pub(super) fn collect_garbage(doc: &mut SourceDocument) {
     if !gc_safe(&doc.json) {
         return;
     }
-    let used = used_accessors(&doc.json);
+    let used = used_accessors(&mut doc.json);
     let accessors: Vec<Value> = doc.json["accessors"]
         .as_array()
         .cloned()
@@ -147,23 +122,18 @@ fn compact_views(
 
 /// Rewrite the kept accessors' and the images' buffer view references through `view_map`.
 fn remap_view_refs(kept_acc: &mut [Value], json: &mut Value, view_map: &[Option<usize>]) {
-    let remap_field = |v: &mut Value, map: &[Option<usize>]| {
-        if let Some(i) = v.as_u64() {
-            *v = json!(map.get(i as usize).copied().flatten().unwrap_or(0));
-        }
-    };
     for a in kept_acc {
         if a.get("bufferView").is_some() {
-            remap_field(&mut a["bufferView"], view_map);
+            remap_index(&mut a["bufferView"], view_map);
         }
         if a.get("sparse").is_some() {
-            remap_field(&mut a["sparse"]["indices"]["bufferView"], view_map);
-            remap_field(&mut a["sparse"]["values"]["bufferView"], view_map);
+            remap_index(&mut a["sparse"]["indices"]["bufferView"], view_map);
+            remap_index(&mut a["sparse"]["values"]["bufferView"], view_map);
         }
     }
     if let Some(images) = json.get_mut("images").and_then(Value::as_array_mut) {
         for img in images.iter_mut().filter(|i| i.get("bufferView").is_some()) {
-            remap_field(&mut img["bufferView"], view_map);
+            remap_index(&mut img["bufferView"], view_map);
         }
     }
 }
@@ -183,68 +153,56 @@ fn remap_of(n: usize, keep: impl Fn(usize) -> bool) -> Vec<Option<usize>> {
 
 /// Rewrite every core accessor reference through `map`.
 fn remap_accessor_refs(json: &mut Value, map: &[Option<usize>]) {
-    let fix = |v: &mut Value| {
-        if let Some(i) = v.as_u64() {
-            *v = json!(map.get(i as usize).copied().flatten().unwrap_or(0));
-        }
-    };
-    for m in json
-        .get_mut("meshes")
+    for_each_accessor_ref(json, &mut |v| remap_index(v, map));
+}
+
+/// `v`, an index, replaced by its new index under `map` (0 for one dropped; only what nothing
+/// refers to is dropped, so that is never read).
+fn remap_index(v: &mut Value, map: &[Option<usize>]) {
+    if let Some(i) = v.as_u64() {
+        *v = json!(map.get(i as usize).copied().flatten().unwrap_or(0));
+    }
+}
+
+/// Every array of `key` in `v`, as mutable elements (none when absent or not an array).
+fn items_mut<'v>(v: &'v mut Value, key: &str) -> impl Iterator<Item = &'v mut Value> {
+    v.get_mut(key)
         .and_then(Value::as_array_mut)
         .into_iter()
         .flatten()
-    {
-        for p in m
-            .get_mut("primitives")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
+}
+
+/// Visit every accessor reference of the core properties: primitive attributes, indices and
+/// morph targets, skins' inverse bind matrices, animation samplers. The one list both the
+/// garbage collector's "used" set and its remapping walk, so they cannot disagree.
+fn for_each_accessor_ref(json: &mut Value, visit: &mut dyn FnMut(&mut Value)) {
+    for m in items_mut(json, "meshes") {
+        for p in items_mut(m, "primitives") {
             p.get_mut("attributes")
                 .and_then(Value::as_object_mut)
                 .into_iter()
                 .flatten()
-                .for_each(|(_, v)| fix(v));
-            if p.get("indices").is_some() {
-                fix(&mut p["indices"]);
+                .for_each(|(_, v)| visit(v));
+            if let Some(v) = p.get_mut("indices") {
+                visit(v);
             }
-            for t in p
-                .get_mut("targets")
-                .and_then(Value::as_array_mut)
-                .into_iter()
-                .flatten()
-            {
+            for t in items_mut(p, "targets") {
                 t.as_object_mut()
                     .into_iter()
                     .flatten()
-                    .for_each(|(_, v)| fix(v));
+                    .for_each(|(_, v)| visit(v));
             }
         }
     }
-    for s in json
-        .get_mut("skins")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        if s.get("inverseBindMatrices").is_some() {
-            fix(&mut s["inverseBindMatrices"]);
+    for s in items_mut(json, "skins") {
+        if let Some(v) = s.get_mut("inverseBindMatrices") {
+            visit(v);
         }
     }
-    for a in json
-        .get_mut("animations")
-        .and_then(Value::as_array_mut)
-        .into_iter()
-        .flatten()
-    {
-        for s in a
-            .get_mut("samplers")
-            .and_then(Value::as_array_mut)
-            .into_iter()
-            .flatten()
-        {
-            fix(&mut s["input"]);
-            fix(&mut s["output"]);
+    for a in items_mut(json, "animations") {
+        for s in items_mut(a, "samplers") {
+            visit(&mut s["input"]);
+            visit(&mut s["output"]);
         }
     }
 }

@@ -5,7 +5,8 @@ use std::collections::BTreeSet;
 
 use serde_json::{json, Value};
 
-use super::glb_source::{children, set_or_remove};
+use super::glb_nodes::children;
+use super::glb_source::set_or_remove;
 
 /// Remove old joint nodes whose whole subtree is old joints without anything attached (mesh,
 /// camera, extensions): what is left of a replaced skeleton. Returns old index → new index.

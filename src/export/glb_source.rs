@@ -18,11 +18,13 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use nalgebra::{Matrix4, Quaternion, UnitQuaternion, Vector3};
+use nalgebra::{Matrix4, Vector3};
 use serde_json::{json, Value};
 
-use super::glb::{check_skin, container, top_influences, valid_parent, GlbError, GROUP_NODE};
+use super::glb::{check_skin, joint_translations, up_to_root, valid_parent, GlbError, GROUP_NODE};
+use super::glb_bin::{container, influence_bytes};
 use super::glb_gc::collect_garbage;
+use super::glb_nodes::{indices, node_parents, node_worlds};
 use super::glb_prune::prune_nodes;
 use crate::mesh::load::source::{SourceDocument, ARRAY_BUFFER, FLOAT, UNSIGNED_SHORT};
 use crate::rig::{RigJoint, SkinTable};
@@ -90,103 +92,12 @@ pub fn source_glb_bytes(
     container(js, doc.bin)
 }
 
-/// A node's local transform: `matrix`, or translation · rotation · scale (glTF spec §3.5.3).
-fn local_matrix(node: &Value) -> Matrix4<f64> {
-    let nums = |key: &str| -> Option<Vec<f64>> {
-        node.get(key)?
-            .as_array()?
-            .iter()
-            .map(Value::as_f64)
-            .collect()
-    };
-    if let Some(m) = nums("matrix").filter(|m| m.len() == 16) {
-        return Matrix4::from_column_slice(&m);
-    }
-    let t = nums("translation").filter(|v| v.len() == 3);
-    let r = nums("rotation").filter(|v| v.len() == 4);
-    let s = nums("scale").filter(|v| v.len() == 3);
-    let mut m = Matrix4::identity();
-    if let Some(t) = t {
-        m = m.append_translation(&Vector3::new(t[0], t[1], t[2]));
-    }
-    if let Some(q) = r {
-        let rot = UnitQuaternion::from_quaternion(Quaternion::new(q[3], q[0], q[1], q[2]));
-        m *= rot.to_homogeneous();
-    }
-    if let Some(s) = s {
-        m *= Matrix4::new_nonuniform_scaling(&Vector3::new(s[0], s[1], s[2]));
-    }
-    m
-}
-
-/// Per node: its parent (first node listing it as a child).
-fn node_parents(json: &Value) -> Vec<Option<usize>> {
-    let nodes = json["nodes"].as_array().map_or(&[][..], Vec::as_slice);
-    let mut parent = vec![None; nodes.len()];
-    for (i, n) in nodes.iter().enumerate() {
-        for c in children(n) {
-            if let Some(slot) = parent.get_mut(c) {
-                slot.get_or_insert(i);
-            }
-        }
-    }
-    parent
-}
-
-/// A node's children indices.
-pub(super) fn children(node: &Value) -> Vec<usize> {
-    node["children"]
-        .as_array()
-        .map(|a| {
-            a.iter()
-                .filter_map(|c| c.as_u64())
-                .map(|c| c as usize)
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
-/// Every node's world transform at the document's default pose.
-fn node_worlds(json: &Value) -> Vec<Matrix4<f64>> {
-    let nodes = json["nodes"].as_array().map_or(&[][..], Vec::as_slice);
-    let parent = node_parents(json);
-    let local: Vec<Matrix4<f64>> = nodes.iter().map(local_matrix).collect();
-    (0..nodes.len())
-        .map(|i| {
-            let mut m = local[i];
-            let mut cur = i;
-            // A chain longer than the node count is a cycle: cut it.
-            for _ in 0..nodes.len() {
-                let Some(p) = parent[cur] else { break };
-                m = local[p] * m;
-                cur = p;
-            }
-            m
-        })
-        .collect()
-}
-
 /// Remove every skin, the nodes' references to them and every `JOINTS_n`/`WEIGHTS_n`
 /// attribute. Returns each old skin's joint nodes.
 fn remove_skins(json: &mut Value) -> Vec<Vec<usize>> {
     let old: Vec<Vec<usize>> = json["skins"]
         .as_array()
-        .map(|skins| {
-            skins
-                .iter()
-                .map(|s| {
-                    s["joints"]
-                        .as_array()
-                        .map(|a| {
-                            a.iter()
-                                .filter_map(Value::as_u64)
-                                .map(|j| j as usize)
-                                .collect()
-                        })
-                        .unwrap_or_default()
-                })
-                .collect()
-        })
+        .map(|skins| skins.iter().map(|s| indices(&s["joints"])).collect())
         .unwrap_or_default();
     if let Some(root) = json.as_object_mut() {
         root.remove("skins");
@@ -244,14 +155,7 @@ fn add_joint_nodes(doc: &mut SourceDocument, joints: &[RigJoint]) -> JointNodes 
             None => roots.push(first + j),
         }
     }
-    let local: Vec<[f32; 3]> = joints
-        .iter()
-        .enumerate()
-        .map(|(j, joint)| {
-            let origin = valid_parent(joints, j, joint).map_or([0.0; 3], |p| joints[p].position);
-            [0, 1, 2].map(|k| (joint.position[k] - origin[k]) as f32)
-        })
-        .collect();
+    let local = joint_translations(joints);
     for (j, joint) in joints.iter().enumerate() {
         let mut node = json!({"name": joint.name, "translation": local[j]});
         if !kids[j].is_empty() {
@@ -263,11 +167,8 @@ fn add_joint_nodes(doc: &mut SourceDocument, joints: &[RigJoint]) -> JointNodes 
     let world = (0..joints.len())
         .map(|j| {
             let mut t = Vector3::zeros();
-            let mut cur = Some(j);
-            for _ in 0..joints.len() {
-                let Some(c) = cur else { break };
+            for c in up_to_root(joints, j) {
                 t += Vector3::from(local[c].map(f64::from));
-                cur = valid_parent(joints, c, &joints[c]);
             }
             Matrix4::new_translation(&t)
         })
@@ -409,12 +310,7 @@ fn primitive_vertex_count(json: &Value, mesh: usize, prim: usize) -> usize {
 
 /// Add `JOINTS_0` (u16) and `WEIGHTS_0` (f32) from per-vertex weight rows.
 fn add_weights(doc: &mut SourceDocument, mesh: usize, prim: usize, rows: &[&[(u32, f64)]]) {
-    let (mut jb, mut wb) = (Vec::with_capacity(rows.len() * 8), Vec::new());
-    for row in rows {
-        let (j, w) = top_influences(row);
-        jb.extend(j.iter().flat_map(|x| x.to_le_bytes()));
-        wb.extend(w.iter().flat_map(|x| x.to_le_bytes()));
-    }
+    let (jb, wb) = influence_bytes(rows.iter().copied());
     let n = rows.len();
     let jv = doc.view(&jb, Some(ARRAY_BUFFER));
     let ja = doc.push(

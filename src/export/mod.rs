@@ -5,7 +5,9 @@
 
 pub mod anim;
 pub mod glb;
+mod glb_bin;
 mod glb_gc;
+mod glb_nodes;
 mod glb_prune;
 pub mod glb_source;
 mod guard;
@@ -142,22 +144,7 @@ pub fn write_rig_to(
         match format {
             // Streamed: a big mesh's weights are never held as one string.
             Format::Json => put("rig.json", &|w| rig.write_json(w))?,
-            Format::Glb => {
-                let glb_bytes = match glb.source {
-                    Some(src) => glb_source::source_glb_bytes(
-                        src,
-                        &rig.joints,
-                        rig.skin.as_ref(),
-                        glb.keep_animations,
-                    ),
-                    None => glb::glb_bytes(mesh, &rig.joints, rig.skin.as_ref()),
-                }
-                .map_err(|e| RigError::Export {
-                    path: base.file("glb"),
-                    message: e.to_string(),
-                })?;
-                put("glb", &bytes(&glb_bytes))?;
-            }
+            Format::Glb => put("glb", &bytes(&glb_file(rig, mesh, glb, base)?))?,
             Format::Pinocchio => {
                 put(
                     "skeleton.out",
@@ -168,16 +155,38 @@ pub fn write_rig_to(
                     put("attachment.out", &bytes(text.as_bytes()))?;
                 }
             }
-            Format::Png => {
-                let view = crate::raster::ThumbnailView::default();
-                let (img, _) = crate::raster::render_rig(mesh, rig, &view);
-                let png = crate::raster::png_bytes(&img).map_err(|e| RigError::Export {
-                    path: base.file("png"),
-                    message: e.to_string(),
-                })?;
-                put("png", &bytes(&guard::mark_png(&png)))?;
-            }
+            Format::Png => put("png", &bytes(&png_file(rig, mesh, base)?))?,
         }
     }
     Ok(written)
+}
+
+/// The GLB of `rig`: written into `glb.source` when there is one, else a new document of `mesh`.
+fn glb_file(
+    rig: &Rig,
+    mesh: &Mesh,
+    glb: GlbSource<'_>,
+    base: &OutputBase,
+) -> Result<Vec<u8>, RigError> {
+    let skin = rig.skin.as_ref();
+    match glb.source {
+        Some(src) => glb_source::source_glb_bytes(src, &rig.joints, skin, glb.keep_animations),
+        None => glb::glb_bytes(mesh, &rig.joints, skin),
+    }
+    .map_err(|e| RigError::Export {
+        path: base.file("glb"),
+        message: e.to_string(),
+    })
+}
+
+/// The thumbnail PNG of `rig` on `mesh` (default views), marked as ours so a later run may
+/// replace it ([`guard`]).
+fn png_file(rig: &Rig, mesh: &Mesh, base: &OutputBase) -> Result<Vec<u8>, RigError> {
+    let view = crate::raster::ThumbnailView::default();
+    let (img, _) = crate::raster::render_rig(mesh, rig, &view);
+    let png = crate::raster::png_bytes(&img).map_err(|e| RigError::Export {
+        path: base.file("png"),
+        message: e.to_string(),
+    })?;
+    Ok(guard::mark_png(&png))
 }

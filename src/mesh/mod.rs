@@ -7,6 +7,7 @@ pub mod load;
 pub mod normalize;
 mod notes;
 pub mod prepare;
+mod shell;
 mod topology;
 pub(crate) mod weld;
 pub mod write;

@@ -5,17 +5,20 @@
 //! Every tolerance is relative to the largest bounding-box side `L` of the referenced vertices:
 //! vertices within `1e-9·L` are welded (hash grid, `weld.rs`), triangles with a repeated
 //! welded vertex or area below `1e-14·L²` are degenerate, and a box whose smallest side is below
-//! `1e-6·L` is flat (fatal). Topology work (shells, edges, orientation) is in `topology.rs`.
+//! `1e-6·L` is flat (fatal). Topology work (shells, edges, orientation) is in `topology.rs`, each
+//! shell's vertices, volume and outward flip in `shell.rs`.
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
 use std::collections::HashSet;
 
-use super::topology::{orient_and_split, EdgeCounts, Shells};
+use super::shell::make_shells;
+pub use super::shell::OPEN_SHELL_VOLUME_FRACTION;
+use super::topology::{orient_and_split, EdgeCounts};
 use super::weld::{weld, FastBuild};
 use super::{Mesh, Normalization};
-use crate::geom::{Aabb, P3, V3};
+use crate::geom::{Aabb, P3};
 
 /// Vertices closer than this × the largest bbox side are one vertex for topology.
 pub const WELD_TOLERANCE: f64 = 1e-9;
@@ -168,33 +171,6 @@ pub fn prepare(mesh: Mesh) -> Result<PreparedMesh, PrepareError> {
     })
 }
 
-/// The shells of `split` (largest first) over the normalized `positions`, each inward-facing one
-/// flipped in `triangles`; with how many were flipped.
-fn make_shells(
-    split: &Shells,
-    positions: &[P3],
-    triangles: &mut [[u32; 3]],
-) -> (Vec<Shell>, usize) {
-    let mut inward = 0;
-    let mut stamp = vec![u32::MAX; positions.len()];
-    let shells = split
-        .shells
-        .iter()
-        .enumerate()
-        .map(|(id, tris)| {
-            let ctx = ShellCtx {
-                id: id as u32,
-                touches_boundary: &split.touches_boundary,
-                positions,
-            };
-            let (shell, flipped) = make_shell(tris, &ctx, triangles, &mut stamp);
-            inward += usize::from(flipped);
-            shell
-        })
-        .collect();
-    (shells, inward)
-}
-
 /// The fatal checks: empty, non-finite, coincident or flat. Returns the bounding box of the
 /// referenced vertices (mesh frame), whose largest side is positive.
 fn check_input(mesh: &Mesh) -> Result<Aabb, PrepareError> {
@@ -289,110 +265,13 @@ fn filter_triangles(mesh: &Mesh, weld: &[u32], welded: &[P3], extent: f64) -> Fi
 }
 
 /// `[v[t0], v[t1], v[t2]]`, or `None` if an index is out of range.
-fn map3<T: Copy>(t: &[u32; 3], v: &[T]) -> Option<[T; 3]> {
+pub(super) fn map3<T: Copy>(t: &[u32; 3], v: &[T]) -> Option<[T; 3]> {
     Some([
         *v.get(t[0] as usize)?,
         *v.get(t[1] as usize)?,
         *v.get(t[2] as usize)?,
     ])
 }
-
-/// What [`make_shell`] reads besides the shell's triangles.
-struct ShellCtx<'a> {
-    /// Shell number (stamps vertices already collected for this shell).
-    id: u32,
-    /// Per triangle: touches an open or non-manifold edge.
-    touches_boundary: &'a [bool],
-    /// Welded positions, normalized frame.
-    positions: &'a [P3],
-}
-
-/// Build one shell; flips it in `triangles` if it faces inward. Returns whether it was flipped.
-/// `stamp` (one entry per welded vertex) dedups vertices without sorting them all.
-///
-/// A closed shell faces inward when its signed volume is negative. An open shell has no exact
-/// volume, but its signed volume about its own centroid still tells a body with a hole (an open
-/// neck, a missing sole) from the same body turned inside out; only clearly negative ones (beyond
-/// [`OPEN_SHELL_VOLUME_FRACTION`] of area^1.5) are flipped, so sheets keep their orientation. This
-/// makes shells of one asset agree, which the winding number needs (opposite shells cancel).
-fn make_shell(
-    tris: &[u32],
-    ctx: &ShellCtx,
-    triangles: &mut [[u32; 3]],
-    stamp: &mut [u32],
-) -> (Shell, bool) {
-    let closed = tris.iter().all(|&t| {
-        !ctx.touches_boundary
-            .get(t as usize)
-            .copied()
-            .unwrap_or(true)
-    });
-    let corners = || {
-        tris.iter().filter_map(|&t| {
-            triangles
-                .get(t as usize)
-                .and_then(|tri| map3(tri, ctx.positions))
-        })
-    };
-    let (mut centroid, mut count) = (V3::zeros(), 0.0);
-    for [a, b, c] in corners() {
-        centroid += (a.coords + b.coords + c.coords) / 3.0;
-        count += 1.0;
-    }
-    let centroid = if count > 0.0 {
-        centroid / count
-    } else {
-        V3::zeros()
-    };
-    let (mut volume, mut area) = (0.0, 0.0);
-    for [a, b, c] in corners() {
-        let (a, b, c) = (
-            a.coords - centroid,
-            b.coords - centroid,
-            c.coords - centroid,
-        );
-        volume += a.dot(&b.cross(&c)) / 6.0;
-        area += 0.5 * (b - a).cross(&(c - a)).norm();
-    }
-    let mut vertices = Vec::with_capacity(tris.len() / 2 + 3);
-    for &t in tris {
-        if let Some(tri) = triangles.get(t as usize) {
-            for &v in tri {
-                if let Some(s) = stamp.get_mut(v as usize) {
-                    if *s != ctx.id {
-                        *s = ctx.id;
-                        vertices.push(v);
-                    }
-                }
-            }
-        }
-    }
-    vertices.sort_unstable();
-    let flip = if closed {
-        volume < 0.0
-    } else {
-        volume < -OPEN_SHELL_VOLUME_FRACTION * area.powf(1.5)
-    };
-    if flip {
-        for &t in tris {
-            if let Some(tri) = triangles.get_mut(t as usize) {
-                tri.swap(1, 2);
-            }
-        }
-        volume = -volume;
-    }
-    let shell = Shell {
-        triangles: tris.to_vec(),
-        vertices,
-        closed,
-        volume,
-    };
-    (shell, flip)
-}
-
-/// An open shell is flipped only if its signed volume about its centroid is below
-/// −(this × area^1.5): a sphere has volume/area^1.5 ≈ 0.094, a flat sheet 0.
-pub const OPEN_SHELL_VOLUME_FRACTION: f64 = 0.01;
 
 /// Input vertices whose welded vertex no kept triangle uses.
 fn count_unreferenced(weld: &[u32], welded_count: usize, triangles: &[[u32; 3]]) -> usize {

@@ -1,6 +1,7 @@
 //! Unit tests of [`super::prepare`] on small hand-built meshes.
 
 use super::*;
+use crate::geom::V3;
 
 /// Unit cube at `offset`, vertex index = `first` + x + 2y + 4z, triangles outward.
 fn cube_at(offset: [f64; 3], first: u32) -> Mesh {

@@ -147,8 +147,7 @@ pub(crate) fn orient_and_split(tris: &mut [[u32; 3]]) -> Shells {
     let halves = half_edges(tris);
     let mut uf = UnionFind((0..n as u32).collect());
     let mut touches_boundary = vec![false; n];
-    // Manifold adjacency as (triangle, neighbour, same direction) pairs, then CSR.
-    // Manifold adjacency in CSR form: per triangle, (neighbour, same direction) entries.
+    // Per triangle, how many manifold neighbours it has (shifted by one: the CSR row starts).
     let mut start = vec![0usize; n + 1];
     for g in edge_groups(&halves) {
         if let [a, b] = g {
@@ -167,12 +166,38 @@ pub(crate) fn orient_and_split(tris: &mut [[u32; 3]]) -> Shells {
             }
         }
     }
+    let (start, adj) = manifold_adjacency(&halves, start);
+    let flip = bfs_orientation(n, &start, &adj);
+    let found = counts_with_flips(&halves, &[]);
+    let after = counts_with_flips(&halves, &flip);
+    let mut reoriented = 0;
+    for (tri, &f) in tris.iter_mut().zip(&flip) {
+        if f {
+            tri.swap(1, 2);
+            reoriented += 1;
+        }
+    }
+    Shells {
+        shells: shell_lists(&mut uf, n),
+        touches_boundary,
+        reoriented,
+        found,
+        after,
+    }
+}
+
+/// The manifold adjacency in CSR form: `counts[t + 1]` holds triangle t's number of manifold
+/// neighbours; returns the row starts and, per triangle, its (neighbour, same direction) entries,
+/// in edge-group order.
+fn manifold_adjacency(halves: &[HalfEdge], counts: Vec<usize>) -> (Vec<usize>, Vec<(u32, bool)>) {
+    let mut start = counts;
+    let n = start.len() - 1;
     for i in 0..n {
         start[i + 1] += start[i];
     }
     let mut fill = start.clone();
     let mut adj = vec![(0u32, false); start[n]];
-    for g in edge_groups(&halves) {
+    for g in edge_groups(halves) {
         if let [a, b] = g {
             let same = a.forward() == b.forward();
             for (x, y) in [(a, b), (b, a)] {
@@ -184,16 +209,12 @@ pub(crate) fn orient_and_split(tris: &mut [[u32; 3]]) -> Shells {
             }
         }
     }
-    let flip = bfs_orientation(n, &start, &adj);
-    let found = counts_with_flips(&halves, &[]);
-    let after = counts_with_flips(&halves, &flip);
-    let mut reoriented = 0;
-    for (tri, &f) in tris.iter_mut().zip(&flip) {
-        if f {
-            tri.swap(1, 2);
-            reoriented += 1;
-        }
-    }
+    (start, adj)
+}
+
+/// The triangles of each union-find class (edge-connected shell), largest first, ties by first
+/// triangle.
+fn shell_lists(uf: &mut UnionFind, n: usize) -> Vec<Vec<u32>> {
     let mut by_root: Vec<Vec<u32>> = vec![Vec::new(); n];
     for t in 0..n as u32 {
         let r = uf.find(t) as usize;
@@ -203,13 +224,7 @@ pub(crate) fn orient_and_split(tris: &mut [[u32; 3]]) -> Shells {
     }
     let mut shells: Vec<Vec<u32>> = by_root.into_iter().filter(|s| !s.is_empty()).collect();
     shells.sort_by_key(|s| (std::cmp::Reverse(s.len()), s.first().copied()));
-    Shells {
-        shells,
-        touches_boundary,
-        reoriented,
-        found,
-        after,
-    }
+    shells
 }
 
 /// Per triangle: flip it? BFS over manifold edges; each patch keeps its majority orientation.

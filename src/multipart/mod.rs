@@ -4,10 +4,12 @@
 //! Stages, one module each: [`samples`] (components = the prepared mesh's shells, Hammersley
 //! samples, oriented boxes; §2–3) → [`contacts`] (contact graph; §4) → [`cluster`] (high- and
 //! low-resolution trees by edge collapse; §5) → [`tree`] (root at maximum betweenness, branches;
-//! §6) → [`mapping`] (dynamic-programming branch matching, low-resolution reduction, conflicts;
-//! §8) → [`joints`] (one position per template joint and a bone per component; §7, §9).
+//! §6) → [`mapping`] (dynamic-programming branch matching in [`branch_match`], low-resolution
+//! reduction, conflicts; §8) → [`joints`] (one position per template joint and a bone per
+//! component; §7, §9).
 //! Entry: [`rig`]. Path choice for `--method auto`: [`detect`].
 
+pub mod branch_match;
 pub mod cluster;
 pub mod contacts;
 pub mod joints;

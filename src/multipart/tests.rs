@@ -213,7 +213,7 @@ fn dynamic_program_equals_brute_force() {
             let costs: Vec<Vec<f64>> = (0..s_len)
                 .map(|_| (0..t_len).map(|_| rnd()).collect())
                 .collect();
-            let (q, t) = mapping::monotone_match(s_len, t_len, &|s, t| costs[s][t]);
+            let (q, t) = branch_match::monotone_match(s_len, t_len, &|s, t| costs[s][t]);
             assert!(t.windows(2).all(|w| w[0] < w[1]));
             let brute = best_brute(&costs, 0, 0);
             assert!((q - brute).abs() < 1e-12, "{q} vs {brute}");

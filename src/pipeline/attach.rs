@@ -84,58 +84,92 @@ impl Pipeline {
             Some((prepared, disc)) => (prepared.clone(), Field::Full(Cow::Borrowed(&disc.field))),
             None => {
                 let prepared = Arc::new(prepare(path, mesh, progress, &mut timings)?);
-                let opts = &self.config.discretize;
-                // The exact visibility mode reads the full field's cells everywhere near the
-                // surface: it keeps the whole build.
-                let f = run_stage(progress, Stage::Field, &mut timings, || {
-                    Ok(if self.config.skin.exact_visibility {
-                        Field::Full(Cow::Owned(field::build(&prepared, opts)))
-                    } else {
-                        Field::Lazy(Box::new(LazyField::new(&prepared, opts)))
-                    })
-                })?;
+                let f = self.attach_field(&prepared, progress, &mut timings)?;
                 (prepared, f)
             }
         };
         let skin = run_stage(progress, Stage::Skin, &mut timings, || {
             let opts = skin_options(&self.config.skin, &prepared);
-            match &field {
-                Field::Full(f) => skin::skin(&prepared, f, &req.joints, &opts),
-                Field::Lazy(f) => {
-                    skin::skin_with_sdf(&prepared, &|p| f.eval(p), &req.joints, &opts)
-                }
-            }
-            .map_err(|source| RigError::Skin {
-                path: path.clone(),
-                source,
-            })
+            field
+                .skin(&prepared, &req.joints, &opts)
+                .map_err(|source| RigError::Skin {
+                    path: path.clone(),
+                    source,
+                })
         })?;
         timings.insert("total".into(), ms_since(t_total));
-        let bbox = prepared.input.aabb();
-        let rig = Rig {
-            mesh: path.to_string_lossy().into_owned(),
-            skeleton: format!("from {}", req.source.display()),
-            orientation: "as given".into(),
-            joints: req.joints.clone(),
-            warnings: source
-                .iter()
-                .flat_map(|d| d.warnings.iter())
-                .chain(&skin.warnings)
-                .cloned()
-                .collect(),
-            repair: prepared.report.clone(),
-            timings_ms: timings,
-            bbox: [bbox.min.into(), bbox.max.into()],
-            vertex_count: prepared.input.positions.len(),
-            skin: Some(skin.weights.clone()),
-            ..Rig::default()
-        };
+        let rig = attached_rig(req, &prepared, source.as_deref(), &skin, timings);
         Ok(Attached {
             rig,
             prepared,
             skin,
             source,
         })
+    }
+
+    /// The field stage of an uncached mesh: the full field when exact visibility asks for it,
+    /// else the lazy one.
+    fn attach_field(
+        &self,
+        prepared: &PreparedMesh,
+        progress: &dyn Progress,
+        timings: &mut BTreeMap<String, f64>,
+    ) -> Result<Field<'static>, RigError> {
+        let opts = &self.config.discretize;
+        // The exact visibility mode reads the full field's cells everywhere near the
+        // surface: it keeps the whole build.
+        run_stage(progress, Stage::Field, timings, || {
+            Ok(if self.config.skin.exact_visibility {
+                Field::Full(Cow::Owned(field::build(prepared, opts)))
+            } else {
+                Field::Lazy(Box::new(LazyField::new(prepared, opts)))
+            })
+        })
+    }
+}
+
+impl Field<'_> {
+    /// The skin of `joints` on `prepared`, reading this field.
+    fn skin(
+        &self,
+        prepared: &PreparedMesh,
+        joints: &[RigJoint],
+        opts: &skin::SkinOptions,
+    ) -> Result<Skin, skin::SkinError> {
+        match self {
+            Field::Full(f) => skin::skin(prepared, f, joints, opts),
+            Field::Lazy(f) => skin::skin_with_sdf(prepared, &|p| f.eval(p), joints, opts),
+        }
+    }
+}
+
+/// The rig record of an attach run: the joints as given, the source's and the skin's warnings,
+/// the repair report, `timings`, and the weights.
+fn attached_rig(
+    req: &AttachRequest,
+    prepared: &PreparedMesh,
+    source: Option<&crate::mesh::load::SourceDocument>,
+    skin: &Skin,
+    timings: BTreeMap<String, f64>,
+) -> Rig {
+    let bbox = prepared.input.aabb();
+    Rig {
+        mesh: req.mesh_path.to_string_lossy().into_owned(),
+        skeleton: format!("from {}", req.source.display()),
+        orientation: "as given".into(),
+        joints: req.joints.clone(),
+        warnings: source
+            .iter()
+            .flat_map(|d| d.warnings.iter())
+            .chain(&skin.warnings)
+            .cloned()
+            .collect(),
+        repair: prepared.report.clone(),
+        timings_ms: timings,
+        bbox: [bbox.min.into(), bbox.max.into()],
+        vertex_count: prepared.input.positions.len(),
+        skin: Some(skin.weights.clone()),
+        ..Rig::default()
     }
 }
 

@@ -229,24 +229,10 @@ pub fn run_headless(
             Err(RecvTimeoutError::Timeout) => Msg::Tick(Instant::now()),
             Err(RecvTimeoutError::Disconnected) => break,
         };
-        if let Msg::Job(JobEvent::Stage { path, stage, .. }) = &msg {
-            let _ = writeln!(stdout, "{}: {}", app.rel(path), stage.name());
-        }
-        if let Msg::Job(JobEvent::Started { path, .. }) = &msg {
-            let _ = writeln!(stdout, "rigging: {}", app.rel(path));
-        }
+        print_job_event(&mut stdout, &app, &msg);
         let fx = update(&mut app, msg);
         runtime.execute(fx);
-        let new = app.log_total - printed;
-        for line in app
-            .log
-            .iter()
-            .skip(app.log.len().saturating_sub(new as usize))
-        {
-            let _ = writeln!(stdout, "{line}");
-        }
-        printed = app.log_total;
-        let _ = stdout.flush();
+        printed = print_new_log(&mut stdout, &app, printed);
         if once && app.settled() {
             break;
         }
@@ -260,6 +246,31 @@ pub fn run_headless(
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// The headless line of a job starting or entering a stage (the log itself says how it ended).
+fn print_job_event(out: &mut impl Write, app: &App, msg: &Msg) {
+    if let Msg::Job(JobEvent::Stage { path, stage, .. }) = msg {
+        let _ = writeln!(out, "{}: {}", app.rel(path), stage.name());
+    }
+    if let Msg::Job(JobEvent::Started { path, .. }) = msg {
+        let _ = writeln!(out, "rigging: {}", app.rel(path));
+    }
+}
+
+/// Print the log lines added since `printed` of them were (the log keeps only the newest, so
+/// count by the running total) and flush; returns the new total.
+fn print_new_log(out: &mut impl Write, app: &App, printed: u64) -> u64 {
+    let new = app.log_total - printed;
+    for line in app
+        .log
+        .iter()
+        .skip(app.log.len().saturating_sub(new as usize))
+    {
+        let _ = writeln!(out, "{line}");
+    }
+    let _ = out.flush();
+    app.log_total
 }
 
 /// A table of every asset: name, status, penalty, time.

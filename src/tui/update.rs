@@ -8,7 +8,7 @@ use super::app::{App, Effect, LastRun, Msg, RigInfo, ThumbKey, ThumbRequest};
 use crate::embed::hints::Hints;
 use crate::progress::Stage;
 use crate::raster::ThumbnailView;
-use crate::rig::Status;
+use crate::rig::{Rig, Status};
 use crate::watch::{FsChange, JobDone, JobEvent, JobResult};
 
 /// Apply one message; returns the effects to perform, in order.
@@ -217,28 +217,7 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
                 output_errors,
                 ..
             } = *done;
-            let status = match rig.status {
-                Status::Ok => "ok",
-                Status::LowConfidence => "low confidence",
-            };
-            let mut line = format!(
-                "{status}: {name} penalty {:.4} in {:.0} ms{}",
-                rig.penalty.total,
-                rig.timings_ms.get("total").copied().unwrap_or(0.0),
-                if reused_discretization {
-                    " (re-run from the embedding)"
-                } else {
-                    ""
-                }
-            );
-            // The log line is all a headless run (or a glance at the status line) shows: outputs
-            // that could not be written must be named there, not only in the detail pane.
-            if let Some(first) = output_errors.first() {
-                line.push_str(&format!(
-                    "; {} output(s) NOT written: {first}",
-                    output_errors.len()
-                ));
-            }
+            let line = done_line(&name, &rig, reused_discretization, &output_errors);
             // The hints this rig used are the sidecar's, unless a newer edit is already queued.
             if !a.queued {
                 a.hints = Hints {
@@ -258,6 +237,34 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
         }
     };
     app.push_log(line);
+}
+
+/// The log line of a finished rig: status, penalty, time, whether it re-ran from the embedding,
+/// and the outputs that could not be written.
+fn done_line(name: &str, rig: &Rig, reused: bool, output_errors: &[String]) -> String {
+    let status = match rig.status {
+        Status::Ok => "ok",
+        Status::LowConfidence => "low confidence",
+    };
+    let mut line = format!(
+        "{status}: {name} penalty {:.4} in {:.0} ms{}",
+        rig.penalty.total,
+        rig.timings_ms.get("total").copied().unwrap_or(0.0),
+        if reused {
+            " (re-run from the embedding)"
+        } else {
+            ""
+        }
+    );
+    // The log line is all a headless run (or a glance at the status line) shows: outputs
+    // that could not be written must be named there, not only in the detail pane.
+    if let Some(first) = output_errors.first() {
+        line.push_str(&format!(
+            "; {} output(s) NOT written: {first}",
+            output_errors.len()
+        ));
+    }
+    line
 }
 
 /// Request a thumbnail when what it should show changed.

@@ -1,20 +1,18 @@
 //! The editing session: a skinned rig on its mesh, the per-joint controls, and the one entry
 //! [`Session::apply`] for every edit. The session state and its queries live here; the edits
-//! themselves in [`apply`], the re-solve and its bookkeeping (settle passes, drags, patches,
-//! heat-source flags, renumbering) in [`resolve`].
+//! themselves in [`apply`], the region search in [`regions`], the re-solve and its bookkeeping
+//! (settle passes, drags, patches, heat-source flags, renumbering) in [`resolve`].
 
 mod apply;
+mod regions;
 mod resolve;
-
-use std::time::Instant;
 
 use serde::Serialize;
 
 use super::cache::FactorCache;
 use super::drag::Drag;
 use super::local::SolveTimes;
-use super::region::{self, Adjacency};
-use super::sources::{self, Prefetched};
+use super::region::Adjacency;
 use super::{Control, EditError};
 use crate::geom::{P3, V3};
 use crate::mesh::PreparedMesh;
@@ -22,7 +20,6 @@ use crate::skeleton::rigged::{RigJoint, SkinTable};
 use crate::skin::bones::{self, Bone};
 use crate::skin::laplacian::{one_ring_areas, stiffness, SymCsc, NOT_IN_SYSTEM};
 use crate::skin::{shell_vertex_lists, ShellBinding, Skin, SkinOptions};
-use crate::util::ms_since;
 
 /// Extra region searches after a solve whose watched weights are still non-zero on the region's
 /// border (the "settle" pass of facts §9.4: an edit that widens an influence wants more room).
@@ -295,114 +292,4 @@ impl<'a> Session<'a> {
             })
             .collect()
     }
-
-    /// Rebuild the proxy regions (after a hierarchy change; facts §3.2: not after moves).
-    fn rebuild_regions(&mut self) {
-        let tuples = self.joint_tuples(false);
-        let bones = bones::bones(&tuples, self.sdf);
-        let ends = bone_ends(&self.joints);
-        let pos: Vec<P3> = tuples.iter().map(|t| t.0).collect();
-        self.region_of =
-            region::proxy_regions(&self.mesh.positions, &self.heat_verts, &bones, &ends, &pos);
-        self.members = region::members(&self.region_of);
-    }
-
-    /// The weight columns a change at joints `js` touches: each joint's own (its outgoing bones)
-    /// and its parent's (the incoming bone), end markers excepted (facts §9.5).
-    fn attached(&self, js: &[usize]) -> Vec<u32> {
-        let mut out: Vec<u32> = js
-            .iter()
-            .flat_map(|&j| [Some(j), self.joints[j].parent])
-            .flatten()
-            .filter(|&j| !self.joints[j].end)
-            .map(|j| j as u32)
-            .collect();
-        out.sort_unstable();
-        out.dedup();
-        out
-    }
-
-    /// True if a watched column's raw heat solution exceeds the zero threshold at welded vertex
-    /// `v` (`watched[j]`: column j is watched). The region rule (§3.2) tests the solution of the
-    /// heat system, not the pruned rows: a joint pruned from a vertex's four influences still
-    /// carries its raw weight there, and the frozen raw values are what the next solve reads as
-    /// boundary values.
-    fn hot(&self, v: usize, watched: &[bool]) -> bool {
-        let eps = self.eps();
-        self.raw[v]
-            .iter()
-            .any(|e| e.1 > eps && watched.get(e.0 as usize).copied().unwrap_or(false))
-    }
-
-    /// Per joint: is its column in `watch`?
-    fn watch_mask(&self, watch: &[u32]) -> Vec<bool> {
-        let mut m = vec![false; self.joints.len()];
-        for &j in watch {
-            if let Some(x) = m.get_mut(j as usize) {
-                *x = true;
-            }
-        }
-        m
-    }
-
-    /// The computing region for seeds `js` watching columns `watch` (current weights); its time
-    /// goes to the next outcome's `region_ms`.
-    fn region(&mut self, js: &[usize], watch: &[u32]) -> Vec<u32> {
-        let t = Instant::now();
-        let r = self.search(js, watch);
-        self.search_ms += ms_since(t);
-        r
-    }
-
-    fn search(&self, js: &[usize], watch: &[u32]) -> Vec<u32> {
-        let watched = self.watch_mask(watch);
-        let hot = |v: usize| self.hot(v, &watched);
-        region::computing_region_in(&self.adj, &self.region_of, &self.members, js, &hot)
-    }
-
-    /// [`Self::region`] and, beside it on the second core, the heat sources of the frozen region
-    /// of the drag this edit may continue (same seeds and columns; facts §9.8). Call after the
-    /// joints moved and the changed bones were flagged: the sources are then exactly those the
-    /// solve would compute, and the solve uses them only if it solves that region.
-    fn region_and_prefetch(
-        &mut self,
-        js: &[usize],
-        watch: &[u32],
-    ) -> (Vec<u32>, Option<Prefetched>) {
-        let frozen = match &self.drag {
-            Some(d) if !self.defer && d.seeds == js && d.watch == watch => d.region.clone(),
-            _ => return (self.region(js, watch), None),
-        };
-        let t = Instant::now();
-        let (r, pre) = rayon::join(
-            || self.search(js, watch),
-            || sources::prefetch_sources(self, &frozen),
-        );
-        // Wall time beyond the (overlapped) heat sources counts as search.
-        self.search_ms += (ms_since(t) - pre.heat_ms).max(0.0);
-        (r, Some(pre))
-    }
-}
-
-/// `(parent end, child end)` joint of every bone, in [`bones::bones`] order: one bone per
-/// parent → child link whose parent is not an end marker, then one virtual bone per leaf.
-fn bone_ends(joints: &[RigJoint]) -> Vec<(u32, u32)> {
-    let n = joints.len();
-    let parent = |j: usize| joints[j].parent.filter(|&p| p < n && p != j);
-    let mut has_child = vec![false; n];
-    let mut out = Vec::new();
-    for c in 0..n {
-        if let Some(p) = parent(c) {
-            has_child[p] = true;
-            if !joints[p].end {
-                out.push((p as u32, c as u32));
-            }
-        }
-    }
-    for (j, joint) in joints.iter().enumerate() {
-        if !has_child[j] && !joint.end {
-            out.push((j as u32, j as u32));
-        }
-    }
-    out
 }
