@@ -22,7 +22,7 @@ fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            eprintln!("error: {}", cli::errors::message(&e));
             ExitCode::from(1)
         }
     }

@@ -36,9 +36,11 @@ impl OutputBase {
 }
 
 /// The name of the files derived from `mesh`: its stem (`hero` for `hero.obj`), or its file name
-/// (`villain.obj`) when another mesh file in the same folder has the same stem.
+/// (`villain.obj`) when another mesh file in the same folder has the same stem, or is named
+/// exactly that stem (`hero.glb.obj` beside `hero.glb`: the stem `hero.glb` is the name `hero.glb`
+/// takes beside a `hero.obj`, so both would write `hero.glb.glb`).
 pub fn asset_name(mesh: &Path) -> String {
-    if has_same_stem_sibling(mesh) {
+    if has_clashing_sibling(mesh) {
         file_name(mesh)
     } else {
         stem(mesh)
@@ -92,7 +94,7 @@ pub fn common_root(meshes: &[PathBuf]) -> PathBuf {
 /// `path` made absolute (against the current folder) with `.` and `..` resolved by name, so
 /// that `x/../y` and `y` name one output folder. Lexical on purpose: names only decide where
 /// outputs go, and a symlinked folder keeps its own name.
-fn absolute_lexical(path: &Path) -> PathBuf {
+pub fn absolute_lexical(path: &Path) -> PathBuf {
     let abs = std::path::absolute(path).unwrap_or_else(|_| path.to_path_buf());
     let mut out = PathBuf::new();
     for c in abs.components() {
@@ -122,8 +124,11 @@ fn file_name(mesh: &Path) -> String {
         .map_or_else(|| "mesh".into(), |s| s.to_string_lossy().into_owned())
 }
 
-/// True when another readable mesh file in the same folder has the same stem.
-fn has_same_stem_sibling(mesh: &Path) -> bool {
+/// True when another mesh file in the same folder has the same stem, or a file name equal to
+/// this mesh's stem. Either sibling could take this mesh's stem as its name; with the file name
+/// as the name, no two meshes of a folder ever share a name: a stem-named mesh has no sibling
+/// named (by stem or file name) like it, and two file names differ.
+fn has_clashing_sibling(mesh: &Path) -> bool {
     let (Some(stem), Some(name)) = (mesh.file_stem(), mesh.file_name()) else {
         return false;
     };
@@ -137,7 +142,7 @@ fn has_same_stem_sibling(mesh: &Path) -> bool {
     entries.flatten().any(|e| {
         let p = e.path();
         p.file_name() != Some(name)
-            && p.file_stem() == Some(stem)
+            && (p.file_stem() == Some(stem) || p.file_name() == Some(stem))
             && MeshFormat::from_path(&p).is_some()
             && p.is_file()
     })
@@ -182,6 +187,33 @@ mod tests {
         ]
         .map(|f| out.join(f));
         assert_eq!(files, want);
+    }
+
+    /// `hero.glb` beside `hero.obj` is named `hero.glb`; `hero.glb.obj` (a converter's output)
+    /// has the stem `hero.glb`: it must not write `hero.glb.glb` too.
+    #[test]
+    fn a_stem_equal_to_a_siblings_file_name_takes_the_extension() {
+        let d = tempfile::tempdir().unwrap();
+        let root = d.path();
+        let meshes = ["hero.obj", "hero.glb", "hero.glb.obj"].map(|m| root.join(m));
+        for m in &meshes {
+            touch(m);
+        }
+        let out = root.join("rigged");
+        let mut files: Vec<PathBuf> = meshes
+            .iter()
+            .map(|m| output_base(m, root, &out).file("glb"))
+            .collect();
+        assert_eq!(
+            files,
+            ["hero.obj.glb", "hero.glb.glb", "hero.glb.obj.glb"].map(|f| out.join(f))
+        );
+        files.dedup();
+        assert_eq!(files.len(), 3);
+        // Alone beside a `hero.txt` (not a mesh), `hero.txt.obj` keeps its stem.
+        touch(&root.join("x/hero.txt"));
+        touch(&root.join("x/hero.txt.obj"));
+        assert_eq!(asset_name(&root.join("x/hero.txt.obj")), "hero.txt");
     }
 
     #[test]

@@ -205,3 +205,188 @@ fn a_hint_naming_no_joint_is_an_error_not_a_silent_curve_rig() {
         assert!(!dir.path().join("out/dog.rig.json").exists());
     }
 }
+
+/// `geppetto` with `args`, run in the folder `cwd`.
+fn geppetto_in(cwd: &std::path::Path, args: &[&std::ffi::OsStr]) -> std::process::Output {
+    Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .current_dir(cwd)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
+/// `rig hero.obj` records `hero.obj` as given and writes `rigged/hero.rig.json`. `edit`, `pose`
+/// and `animate` run from another folder must still find the mesh (`edit` looked only in the
+/// current folder, `pose` and `animate` also in `rigged/`, never where the mesh is).
+#[test]
+fn edit_pose_and_animate_find_the_rigs_mesh_from_another_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(
+        p.join("hero.obj"),
+        geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh),
+    )
+    .unwrap();
+    ok(&geppetto_in(p, &["rig".as_ref(), "hero.obj".as_ref()]));
+    let rig = p.join("rigged/hero.rig.json");
+    assert_eq!(Rig::load(&rig).unwrap().mesh, "hero.obj");
+    let elsewhere = p.join("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    let edited = p.join("edited");
+    let hips = Rig::load(&rig).unwrap().joints[0].position;
+    let moved: Vec<String> = [hips[0] + 0.01, hips[1], hips[2]]
+        .iter()
+        .map(f64::to_string)
+        .collect();
+    let mut args: Vec<&std::ffi::OsStr> = vec!["edit".as_ref(), rig.as_os_str(), "--move".as_ref()];
+    args.push("Hips".as_ref());
+    args.extend(moved.iter().map(std::ffi::OsStr::new));
+    args.extend(["--out".as_ref(), edited.as_os_str()]);
+    ok(&geppetto_in(&elsewhere, &args));
+    assert!(edited.join("hero.rig.json").is_file());
+    let posed = p.join("posed.obj");
+    ok(&geppetto_in(
+        &elsewhere,
+        &[
+            "pose".as_ref(),
+            rig.as_os_str(),
+            "--out".as_ref(),
+            posed.as_os_str(),
+        ],
+    ));
+    assert!(posed.is_file());
+    let gif = p.join("wave.gif");
+    ok(&geppetto_in(
+        &elsewhere,
+        &[
+            "animate".as_ref(),
+            rig.as_os_str(),
+            "--clip".as_ref(),
+            "wave".as_ref(),
+            "--gif".as_ref(),
+            gif.as_os_str(),
+            "--size".as_ref(),
+            "64x32".as_ref(),
+        ],
+    ));
+    assert!(gif.is_file());
+    // A mesh found nowhere: the error names the recorded path and --mesh.
+    std::fs::rename(p.join("hero.obj"), p.join("moved.obj")).unwrap();
+    let out = geppetto_in(
+        &elsewhere,
+        &[
+            "pose".as_ref(),
+            rig.as_os_str(),
+            "--out".as_ref(),
+            posed.as_os_str(),
+        ],
+    );
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("hero.obj") && err.contains("--mesh"), "{err}");
+}
+
+/// An error's causes are printed once each: `edit --mesh missing.obj` printed "No such file or
+/// directory" three times, `animate --bvh missing.bvh` twice.
+#[test]
+fn a_missing_file_is_reported_once() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let c = geppetto::demo::humanoid(1);
+    std::fs::write(
+        p.join("hero.obj"),
+        geppetto::mesh::write::obj_string(&c.mesh),
+    )
+    .unwrap();
+    ok(&geppetto_in(
+        p,
+        &["rig".as_ref(), "hero.obj".as_ref(), "--no-skin".as_ref()],
+    ));
+    for args in [
+        &[
+            "edit",
+            "rigged/hero.rig.json",
+            "--mesh",
+            "missing.obj",
+            "--move",
+            "Hips",
+            "0",
+            "1",
+            "0",
+        ][..],
+        &["animate", "rigged/hero.rig.json", "--bvh", "missing.bvh"][..],
+    ] {
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+        let out = geppetto_in(p, &args);
+        assert_eq!(out.status.code(), Some(1));
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(err.matches("os error 2").count(), 1, "{args:?}: {err}");
+        assert!(err.contains("missing."), "{err}");
+    }
+}
+
+/// `pose RIG --out hero.obj` replaced the artist's mesh with the posed one; it must refuse (as
+/// `animate` does) and leave the mesh and the rig untouched.
+#[test]
+fn pose_refuses_to_overwrite_the_mesh_or_the_rig() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    let text = geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh);
+    std::fs::write(p.join("hero.obj"), &text).unwrap();
+    ok(&geppetto_in(p, &["rig".as_ref(), "hero.obj".as_ref()]));
+    let rig_text = std::fs::read(p.join("rigged/hero.rig.json")).unwrap();
+    for target in ["hero.obj", "./hero.obj", "rigged/hero.rig.json"] {
+        let out = geppetto_in(
+            p,
+            &[
+                "pose".as_ref(),
+                "rigged/hero.rig.json".as_ref(),
+                "--random".as_ref(),
+                "3".as_ref(),
+                "--out".as_ref(),
+                target.as_ref(),
+            ],
+        );
+        assert!(!out.status.success(), "{target}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(err.contains("refusing to overwrite"), "{target}: {err}");
+    }
+    assert_eq!(std::fs::read_to_string(p.join("hero.obj")).unwrap(), text);
+    assert_eq!(
+        std::fs::read(p.join("rigged/hero.rig.json")).unwrap(),
+        rig_text
+    );
+}
+
+/// `watch DIR --out DIR` skipped every mesh (all inside the output folder), said "0 meshes" and
+/// exited 0; it is refused, naming both folders.
+#[test]
+fn watch_refuses_an_output_folder_that_holds_the_watched_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    std::fs::write(
+        p.join("hero.obj"),
+        geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh),
+    )
+    .unwrap();
+    for out_dir in [".", ".."] {
+        let out = geppetto_in(
+            p,
+            &[
+                "watch".as_ref(),
+                ".".as_ref(),
+                "--out".as_ref(),
+                out_dir.as_ref(),
+                "--headless".as_ref(),
+                "--once".as_ref(),
+            ],
+        );
+        assert!(!out.status.success(), "--out {out_dir}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("output folder") && err.contains("watched folder"),
+            "{err}"
+        );
+    }
+    assert_eq!(std::fs::read_dir(p).unwrap().count(), 1, "nothing written");
+}

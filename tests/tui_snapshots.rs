@@ -929,3 +929,164 @@ fn rig_edit_mode_moves_undoes_redoes_and_saves() {
     let shown = &h.app.current().unwrap().rig().unwrap().rig;
     assert_eq!(shown.joints[4].position, moved);
 }
+
+/// The status line's last line above the help bar.
+fn status_line(h: &Harness) -> String {
+    let rows = geppetto::tui::help::rows(&h.app, W);
+    let screen = h.screen();
+    let lines: Vec<&str> = screen.lines().collect();
+    lines[lines.len() - 1 - usize::from(rows)].to_string()
+}
+
+/// After a pin the status line says "re-rigging"; when that rig finishes it says how it went
+/// (it used to keep "re-rigging" until Esc, hiding the result, a failure included).
+#[test]
+fn the_status_line_shows_the_rig_result_after_a_pin() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Char('p')));
+    assert!(
+        status_line(&h).contains("re-rigging"),
+        "{}",
+        status_line(&h)
+    );
+    h.job(JobEvent::Started {
+        path: mesh("alice.obj"),
+        id: 5,
+    });
+    h.done("alice.obj", 5, Status::LowConfidence, 0.2);
+    let line = status_line(&h);
+    assert!(line.contains("low confidence: alice.obj"), "{line}");
+    assert!(!line.contains("re-rigging"), "{line}");
+    // A key's complaint also gives way to the next event.
+    h.send(key(KeyCode::Char('u')));
+    assert!(
+        status_line(&h).contains("not pinned"),
+        "{}",
+        status_line(&h)
+    );
+    h.send(Msg::Fs(FsChange::Ready(mesh("bob.obj"))));
+    assert!(status_line(&h).contains("changed: bob.obj"));
+}
+
+/// PgDn stops where the detail text ends (it scrolled on into a blank pane), and one PgUp then
+/// scrolls back.
+#[test]
+fn page_down_stops_at_the_end_of_the_details() {
+    let mut h = busy_folder();
+    h.app.size = (80, 24);
+    let detail = geppetto::tui::layout::of(&h.app).detail;
+    let pane = |h: &Harness| -> Vec<String> {
+        h.screen()
+            .lines()
+            .skip(usize::from(detail.y) + 1)
+            .take(usize::from(detail.height) - 2)
+            .map(|l| l.chars().take(usize::from(detail.width)).collect())
+            .collect()
+    };
+    let last_line = |rows: &[String]| {
+        rows.iter()
+            .rev()
+            .find(|l| !l.trim_matches(['│', ' ']).is_empty())
+            .cloned()
+    };
+    for _ in 0..20 {
+        h.send(key(KeyCode::PageDown));
+    }
+    let bottom = pane(&h);
+    let max = view::max_detail_scroll(&h.app);
+    assert!(max > 0, "alice's details are longer than the 80x24 pane");
+    assert_eq!(h.app.scroll, max);
+    assert!(
+        bottom
+            .last()
+            .is_some_and(|l| !l.trim_matches(['│', ' ']).is_empty()),
+        "the text's end sits at the pane's bottom: {bottom:#?}"
+    );
+    h.send(key(KeyCode::PageUp));
+    assert_eq!(h.app.scroll, max.saturating_sub(10));
+    assert_ne!(last_line(&pane(&h)), last_line(&bottom));
+}
+
+/// A sidecar found at start-up is no edit: the mesh's first rig reads it. It used to log "hints
+/// edited" and start a rig that the mesh's own "changed" cancelled.
+#[test]
+fn a_sidecar_found_at_start_up_is_not_an_edit() {
+    let mut h = Harness::new();
+    h.send(Msg::Fs(FsChange::ScanDone(vec![mesh("alice.obj")])));
+    let text = "hints:\n  - joint: Head\n    position: [0, 1.6, 0]\n".to_string();
+    h.send(Msg::Fs(FsChange::HintsChanged {
+        mesh: mesh("alice.obj"),
+        text: Some(text.clone()),
+    }));
+    assert!(h.effects.is_empty(), "{:?}", h.effects);
+    assert!(
+        h.app.log.iter().all(|l| !l.contains("hints edited")),
+        "{:?}",
+        h.app.log
+    );
+    assert_eq!(
+        h.app.current().unwrap().hints.hints.len(),
+        1,
+        "the hints are known"
+    );
+    h.send(Msg::Fs(FsChange::Ready(mesh("alice.obj"))));
+    assert_eq!(h.effects, vec!["Rig(/assets/alice.obj)"]);
+    // Once it has rigged, a change of the sidecar is an edit and re-rigs.
+    h.job(JobEvent::Started {
+        path: mesh("alice.obj"),
+        id: 1,
+    });
+    h.done("alice.obj", 1, Status::Ok, 0.05);
+    h.effects.clear();
+    h.send(Msg::Fs(FsChange::HintsChanged {
+        mesh: mesh("alice.obj"),
+        text: Some(text.replace("1.6", "1.5")),
+    }));
+    assert_eq!(h.effects, vec!["Rig(/assets/alice.obj)"]);
+    assert!(h.app.log.iter().any(|l| l.contains("hints edited")));
+}
+
+/// With more assets than list rows (80x24 shows five), the selected row stays on screen and a
+/// click picks the row it lands on (the list showed its first rows only).
+#[test]
+fn the_selected_asset_stays_in_view_in_a_long_list() {
+    let mut h = Harness::new();
+    h.app.size = (80, 24);
+    let names: Vec<String> = (0..12).map(|i| format!("m{i:02}.obj")).collect();
+    h.send(Msg::Fs(FsChange::ScanDone(
+        names.iter().map(|n| mesh(n)).collect(),
+    )));
+    let list = geppetto::tui::layout::of(&h.app).list_inner;
+    let list_text = |h: &Harness| -> Vec<String> {
+        h.screen()
+            .lines()
+            .skip(usize::from(list.y) + 1)
+            .take(usize::from(list.height) - 1)
+            .map(|l| l.chars().take(usize::from(list.x + list.width)).collect())
+            .collect()
+    };
+    for _ in 0..9 {
+        h.send(key(KeyCode::Down));
+    }
+    assert_eq!(h.app.selected, Some(mesh("m09.obj")));
+    let rows = list_text(&h);
+    assert!(rows.iter().any(|r| r.contains("▶m09.obj")), "{rows:#?}");
+    // A click on the first shown row selects the asset shown there.
+    let first = rows[0].clone();
+    h.send(Msg::Mouse(MouseEvent {
+        kind: MouseEventKind::Down(MouseButton::Left),
+        column: list.x + 2,
+        row: list.y + 1,
+        modifiers: KeyModifiers::NONE,
+    }));
+    let picked = h.app.selected.clone().unwrap();
+    let picked = picked.file_name().unwrap().to_string_lossy().into_owned();
+    assert!(
+        first.contains(&picked),
+        "clicked {first:?}, selected {picked}"
+    );
+    for _ in 0..20 {
+        h.send(key(KeyCode::Up));
+    }
+    assert!(list_text(&h)[0].contains("▶m00.obj"));
+}

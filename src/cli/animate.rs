@@ -29,19 +29,16 @@ pub fn run(args: &AnimateArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(2));
     };
     let motion = motion_for(&rig, &source).with_context(|| args.rig.display().to_string())?;
-    let mesh_path = args
-        .mesh
-        .clone()
-        .unwrap_or_else(|| super::pose::resolve(&args.rig, &rig.mesh));
+    let mesh_path = super::pose::rig_mesh(&args.rig, &rig, args.mesh.as_deref())?;
     let mesh = crate::mesh::load(&mesh_path)
         .map_err(|e| anyhow::anyhow!("{}: {e}", mesh_path.display()))?;
     let protected = [args.rig.as_path(), mesh_path.as_path()];
     if let Some(out) = glb_target(args, &motion.name) {
-        refuse_source(&out, &protected)?;
+        super::pose::refuse_source(&out, &protected)?;
         write_glb(&out, &mesh, &rig, &motion, args.names)?;
     }
     if let Some(gif) = &args.gif {
-        refuse_source(gif, &protected)?;
+        super::pose::refuse_source(gif, &protected)?;
         if !write_gif(args, gif, (&mesh, &mesh_path), &rig, &motion, size)? {
             return Ok(ExitCode::from(2));
         }
@@ -204,13 +201,4 @@ fn default_glb(rig: &Path, clip: &str) -> PathBuf {
         .or_else(|| file.strip_suffix(".json"))
         .unwrap_or(&file);
     rig.with_file_name(format!("{stem}.{clip}.glb"))
-}
-
-/// Never overwrite the rig or its mesh.
-fn refuse_source(out: &Path, sources: &[&Path]) -> anyhow::Result<()> {
-    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_owned());
-    if sources.iter().any(|s| canon(s) == canon(out)) {
-        anyhow::bail!("{}: refusing to overwrite an input file", out.display());
-    }
-    Ok(())
 }

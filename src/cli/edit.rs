@@ -24,16 +24,15 @@ pub fn run(args: &EditArgs) -> anyhow::Result<ExitCode> {
     };
     let config = load_config(args.config.as_deref())?;
     let rig = Rig::load(&args.rig)?;
-    let mesh = args.mesh.clone().unwrap_or_else(|| rig.mesh.clone().into());
+    let mesh = super::pose::rig_mesh(&args.rig, &rig, args.mesh.as_deref())?;
     let req = AttachRequest {
         mesh_path: mesh.clone(),
         joints: rig.joints.clone(),
         source: args.rig.clone(),
     };
     let pipeline = Pipeline::new(config);
-    let base = pipeline
-        .edit_base(&req, &NoProgress)
-        .with_context(|| format!("preparing {}", mesh.display()))?;
+    // The library's error names the mesh.
+    let base = pipeline.edit_base(&req, &NoProgress)?;
     let opts = pipeline.config.skin.clone();
     let vis = crate::skin::visibility::VisibilityField::new(
         &base.prepared,

@@ -6,6 +6,7 @@ pub mod attach;
 pub mod bench;
 pub mod demo;
 pub mod edit;
+pub mod errors;
 pub mod learn;
 pub mod pose;
 pub mod rig;

@@ -18,10 +18,8 @@ pub fn run(args: &PoseArgs) -> anyhow::Result<ExitCode> {
         eprintln!("error: {}: the rig has no skin weights", args.rig.display());
         return Ok(ExitCode::from(2));
     };
-    let mesh_path = args
-        .mesh
-        .clone()
-        .unwrap_or_else(|| resolve(&args.rig, &rig.mesh));
+    let mesh_path = rig_mesh(&args.rig, &rig, args.mesh.as_deref())?;
+    refuse_source(&args.out, &[args.rig.as_path(), mesh_path.as_path()])?;
     let mesh = crate::mesh::load(&mesh_path)
         .map_err(|e| anyhow::anyhow!("{}: {e}", mesh_path.display()))?;
     if mesh.positions.len() != skin.len() {
@@ -48,12 +46,31 @@ pub fn run(args: &PoseArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// The rig's `mesh` path, relative paths taken from the current folder if the file exists there,
-/// else from the rig's folder.
-pub(crate) fn resolve(rig_path: &Path, mesh: &str) -> PathBuf {
-    let p = PathBuf::from(mesh);
-    if p.is_absolute() || p.exists() {
-        return p;
+/// The mesh of the rig read from `rig_path`: `given` (`--mesh`), else the one its recorded path
+/// names ([`crate::rig::find_mesh`]); an error names the recorded path, the rig and `--mesh`.
+pub(crate) fn rig_mesh(
+    rig_path: &Path,
+    rig: &Rig,
+    given: Option<&Path>,
+) -> anyhow::Result<PathBuf> {
+    if let Some(m) = given {
+        return Ok(m.to_path_buf());
     }
-    rig_path.parent().map_or(p.clone(), |d| d.join(&p))
+    crate::rig::find_mesh(rig_path, Path::new(&rig.mesh)).ok_or_else(|| {
+        anyhow::anyhow!(
+            "{}: the mesh it was made from, {}, is neither in the current folder nor beside the \
+             rig or in a folder above it; pass --mesh",
+            rig_path.display(),
+            rig.mesh
+        )
+    })
+}
+
+/// Never overwrite the rig or its mesh (`pose RIG --out hero.obj` replaced the artist's mesh
+/// with the posed one). Any spelling, hard link or symlink of them counts.
+pub(crate) fn refuse_source(out: &Path, sources: &[&Path]) -> anyhow::Result<()> {
+    if sources.iter().any(|s| crate::util::same_file(s, out)) {
+        anyhow::bail!("{}: refusing to overwrite an input file", out.display());
+    }
+    Ok(())
 }

@@ -69,6 +69,7 @@ pub fn settings(args: &WatchArgs) -> anyhow::Result<WatchSettings> {
     if args.poll {
         s.poll = Some(Duration::from_millis(config.poll_ms.max(50)));
     }
+    s.check_output()?;
     Ok(s)
 }
 

@@ -215,7 +215,7 @@ fn resolve_mesh(
     }
     for (who, r) in [("TRUTH", truth), ("PRED", pred)] {
         let Some(p) = &r.mesh_path else { continue };
-        let Some(found) = mesh_file(p, &r.source) else {
+        let Some(found) = crate::rig::find_mesh(&r.source, p) else {
             continue;
         };
         match crate::mesh::load(&found) {
@@ -285,15 +285,6 @@ pub fn transfer_by_position(
         out.push(pred_w.get(i).cloned().unwrap_or_default());
     }
     Ok(out)
-}
-
-/// A mesh path as recorded (relative to the current folder), else relative to the rig file's folder.
-fn mesh_file(recorded: &Path, rig_file: &Path) -> Option<PathBuf> {
-    if recorded.is_file() {
-        return Some(recorded.to_path_buf());
-    }
-    let beside = rig_file.parent()?.join(recorded);
-    beside.is_file().then_some(beside)
 }
 
 /// The report as a readable table.

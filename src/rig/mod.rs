@@ -165,6 +165,23 @@ impl Rig {
     }
 }
 
+/// The mesh file a rig read from `rig_file` was made from, found from its recorded path
+/// `recorded`: as is when absolute or present from the current folder, else under the rig
+/// file's folder or the nearest of its parent folders that has it. `geppetto rig hero.obj`
+/// records `hero.obj` as given (relative to the folder it ran in, so that shards agree) and
+/// writes `rigged/hero.rig.json`: that folder is a parent of the rig's, which `edit`, `pose`,
+/// `animate` and `score` run elsewhere must still find. `None` when no candidate is a file.
+pub fn find_mesh(rig_file: &Path, recorded: &Path) -> Option<std::path::PathBuf> {
+    if recorded.is_absolute() || recorded.is_file() {
+        return recorded.is_file().then(|| recorded.to_path_buf());
+    }
+    let rig_dir = std::path::absolute(rig_file).ok()?.parent()?.to_path_buf();
+    rig_dir
+        .ancestors()
+        .map(|d| d.join(recorded))
+        .find(|p| p.is_file())
+}
+
 /// One template tried, as rig.json records it.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 pub struct TemplateTrial {
@@ -183,4 +200,36 @@ pub struct TemplateTrial {
     /// Why it did not embed, or `screened` when only screened.
     #[serde(default, skip_serializing_if = "String::is_empty")]
     pub note: String,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `rig hero.obj` in `p/` records `hero.obj` and writes `p/rigged/a/hero.rig.json`: the mesh
+    /// is found from anywhere, nearest folder first; a path found nowhere is `None`.
+    #[test]
+    fn find_mesh_looks_beside_the_rig_and_up_its_folders() {
+        let d = tempfile::tempdir().unwrap();
+        let p = std::path::absolute(d.path()).unwrap();
+        let rig_file = p.join("rigged/a/hero.rig.json");
+        std::fs::create_dir_all(rig_file.parent().unwrap()).unwrap();
+        std::fs::write(p.join("hero.obj"), b"v 0 0 0").unwrap();
+        assert_eq!(
+            find_mesh(&rig_file, Path::new("hero.obj")),
+            Some(p.join("hero.obj"))
+        );
+        std::fs::write(p.join("rigged/hero.obj"), b"v 0 0 0").unwrap();
+        assert_eq!(
+            find_mesh(&rig_file, Path::new("hero.obj")),
+            Some(p.join("rigged/hero.obj")),
+            "the nearest folder wins"
+        );
+        assert_eq!(find_mesh(&rig_file, Path::new("nothere.obj")), None);
+        assert_eq!(find_mesh(&rig_file, &p.join("gone.obj")), None);
+        assert_eq!(
+            find_mesh(&rig_file, &p.join("hero.obj")),
+            Some(p.join("hero.obj"))
+        );
+    }
 }

@@ -144,7 +144,8 @@ pub struct App {
     pub log: VecDeque<String>,
     /// Lines ever logged (headless mode prints the new ones).
     pub log_total: u64,
-    /// A message for the status line.
+    /// A message for the status line: the answer to the last key, shown until the next event
+    /// is logged (outside edit mode and the coordinate line, whose messages stay).
     pub message: Option<String>,
     /// Detail pane scroll offset (lines).
     pub scroll: u16,
@@ -268,8 +269,14 @@ impl App {
         c
     }
 
-    /// Add a line to the event log.
+    /// Add a line to the event log. It replaces a key's message on the status line, so the
+    /// line shows what happened last: "pinned Hips …; re-rigging" (or "no rig to play yet")
+    /// used to stay there after the re-rig finished, hiding its result, until Esc. The edit
+    /// session's and the coordinate line's messages belong to what is on screen and stay.
     pub fn push_log(&mut self, line: String) {
+        if self.edit.is_none() && self.input.is_none() {
+            self.message = None;
+        }
         if self.log.len() >= LOG_LINES {
             self.log.pop_front();
         }

@@ -69,8 +69,8 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
         KeyCode::Char('x') | KeyCode::Delete => return delete(app),
         KeyCode::Char('a') => return align(app),
         KeyCode::Char(super::play::PLAY_KEY) => return super::play::toggle(app),
-        KeyCode::PageDown => app.scroll = app.scroll.saturating_add(10),
-        KeyCode::PageUp => app.scroll = app.scroll.saturating_sub(10),
+        KeyCode::PageDown => super::view::scroll_by(app, 10),
+        KeyCode::PageUp => super::view::scroll_by(app, -10),
         _ => {}
     }
     Vec::new()

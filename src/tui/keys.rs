@@ -96,8 +96,8 @@ fn view_key(app: &mut App, code: KeyCode) {
     match code {
         KeyCode::Char('w') => app.heat = !app.heat,
         KeyCode::Char('f') => app.failures_first = !app.failures_first,
-        KeyCode::PageDown => app.scroll = app.scroll.saturating_add(10),
-        KeyCode::PageUp => app.scroll = app.scroll.saturating_sub(10),
+        KeyCode::PageDown => super::view::scroll_by(app, 10),
+        KeyCode::PageUp => super::view::scroll_by(app, -10),
         KeyCode::Esc => {
             app.draft = None;
             app.message = None;
@@ -314,8 +314,9 @@ pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
         MouseEventKind::Down(MouseButton::Left) if inside(areas.list_inner) => {
             let row = usize::from(m.row - areas.list_inner.y);
             let order = app.order();
+            let first = super::view::list_offset(app);
             // Row 0 is the table header.
-            if let Some(&i) = row.checked_sub(1).and_then(|r| order.get(r)) {
+            if let Some(&i) = row.checked_sub(1).and_then(|r| order.get(first + r)) {
                 app.selected = Some(app.assets[i].path.clone());
                 app.draft = None;
             }

@@ -98,8 +98,8 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
                 "watched folder {} is gone (deleted or moved); waiting for it to come back",
                 root.display()
             );
-            app.message = Some(line.clone());
-            app.push_log(line);
+            app.push_log(line.clone());
+            app.message = Some(line); // stays until the folder is back
             Vec::new()
         }
         FsChange::RootBack(root) => {
@@ -111,8 +111,8 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
             Vec::new()
         }
         FsChange::Error(e) => {
-            app.message = Some(e.clone());
             app.push_log(format!("watcher: {e}"));
+            app.message = Some(e.clone());
             Vec::new()
         }
     }
@@ -149,6 +149,13 @@ fn on_hints_changed(app: &mut App, mesh: std::path::PathBuf, text: Option<String
         }
     } else {
         a.hints = Hints::default();
+    }
+    // No job of this mesh has started yet: its first rig (queued, or coming with the mesh's
+    // "changed" after the start-up scan) reads the sidecar when it starts. Every start used
+    // to log "hints edited" for each sidecar and start a rig that the mesh's own "changed"
+    // then cancelled ("cancelled: … (superseded)").
+    if a.runs == 0 && a.job.is_none() {
+        return Vec::new();
     }
     a.queued = true;
     app.push_log(format!("hints edited: {}", app.rel(&mesh)));

@@ -68,9 +68,23 @@ fn time_text(app: &App, a: &Asset) -> String {
     }
 }
 
+/// The first asset row the list shows, so that the selected row is in view (the list used to
+/// show its first rows only: with more assets than rows, ↓ moved the selection off screen).
+/// Stateless: the selection sits on the last row once it is below the first screenful.
+pub fn list_offset(app: &App) -> usize {
+    let order = app.order();
+    let visible = usize::from(super::layout::of(app).list_inner.height.saturating_sub(1)).max(1);
+    let selected = app
+        .selected
+        .as_deref()
+        .and_then(|p| order.iter().position(|&i| app.assets[i].path == p))
+        .unwrap_or(0);
+    (selected + 1).saturating_sub(visible)
+}
+
 fn render_list(app: &App, f: &mut Frame, area: Rect) {
     let order = app.order();
-    let rows = order.iter().map(|&i| {
+    let rows = order.iter().skip(list_offset(app)).map(|&i| {
         let a = &app.assets[i];
         let (s, c) = status_text(a.status());
         let penalty = a.rig().map_or_else(String::new, |r| {
@@ -177,12 +191,32 @@ pub(super) fn heading(s: &str) -> Line<'static> {
 }
 
 fn render_detail(app: &App, f: &mut Frame, area: Rect) {
-    let lines = detail_lines(app);
-    let p = Paragraph::new(lines)
+    let p = Paragraph::new(detail_lines(app))
         .wrap(Wrap { trim: false })
-        .scroll((app.scroll, 0))
+        .scroll((app.scroll.min(max_detail_scroll(app)), 0))
         .block(Block::default().borders(Borders::ALL).title(" details "));
     f.render_widget(p, area);
+}
+
+/// Scroll the detail pane by `lines` (PgDn: +10, PgUp: −10) within its text.
+pub fn scroll_by(app: &mut App, lines: i32) {
+    let max = i32::from(max_detail_scroll(app));
+    let now = i32::from(app.scroll).min(max);
+    app.scroll = u16::try_from((now + lines).clamp(0, max)).unwrap_or(0);
+}
+
+/// The largest useful detail scroll: the wrapped text's last line at the pane's bottom. PgDn
+/// stops there (it used to scroll on into a blank pane, and as many PgUp were needed back).
+pub fn max_detail_scroll(app: &App) -> u16 {
+    let inner = Block::default()
+        .borders(Borders::ALL)
+        .inner(super::layout::of(app).detail);
+    let rows = Paragraph::new(detail_lines(app))
+        .wrap(Wrap { trim: false })
+        .line_count(inner.width);
+    u16::try_from(rows)
+        .unwrap_or(u16::MAX)
+        .saturating_sub(inner.height)
 }
 
 /// The detail pane's text for the selected asset.

@@ -136,10 +136,17 @@ pub struct WatchSettings {
 impl WatchSettings {
     /// Resolve `config` for the folder `root`. The output folder is made absolute relative to `root`.
     pub fn resolve(config: &WatchConfig, root: &Path) -> Result<Self, ConfigError> {
-        let root = std::fs::canonicalize(root).map_err(|cause| ConfigError::Folder {
+        let folder = |cause| ConfigError::Folder {
             path: root.to_path_buf(),
             cause,
-        })?;
+        };
+        let root = std::fs::canonicalize(root).map_err(folder)?;
+        if !root.is_dir() {
+            // `watch hero.obj` watched nothing ("0 meshes") and waited forever.
+            return Err(folder(std::io::Error::other(
+                "a file, not a folder (`geppetto rig FILE` rigs one mesh)",
+            )));
+        }
         let out_dir = if config.output.is_absolute() {
             config.output.clone()
         } else {
@@ -162,6 +169,26 @@ impl WatchSettings {
             poll: None,
             motion: motion_source(&config.motion.clip, &root)?,
             root,
+        })
+    }
+
+    /// Refuse an output folder that is the watched folder or holds it: the watcher skips
+    /// everything inside its output folder (its own GLBs are meshes too), so `watch DIR --out
+    /// DIR` found "0 meshes", rigged nothing and exited 0.
+    pub fn check_output(&self) -> Result<(), ConfigError> {
+        let out = crate::naming::absolute_lexical(&self.out_dir);
+        if !self.root.starts_with(&out) {
+            return Ok(());
+        }
+        Err(ConfigError::Invalid {
+            setting: "output (--out)".into(),
+            message: format!(
+                "the output folder {} is or holds the watched folder {}, and the watcher skips \
+                 everything in its output folder, so no mesh would be rigged; choose a folder \
+                 inside the watched one (the default: rigged) or beside it",
+                out.display(),
+                self.root.display()
+            ),
         })
     }
 
@@ -269,5 +296,41 @@ mod tests {
         let c = WatchConfig::parse(&yaml, Path::new("w.yaml")).unwrap();
         assert_eq!(c.motion.clip, "wave");
         assert_eq!(WatchConfig::default().motion.clip, AUTO_CLIP);
+    }
+
+    /// `watch DIR --out DIR` (or a folder above DIR) is refused naming both folders; the
+    /// default, a sibling and an absolute folder elsewhere are fine.
+    #[test]
+    fn an_output_folder_holding_the_watched_folder_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path().join("assets");
+        std::fs::create_dir(&root).unwrap();
+        let mut s = WatchSettings::resolve(&WatchConfig::default(), &root).unwrap();
+        assert!(s.check_output().is_ok(), "the default DIR/rigged");
+        for bad in [
+            s.root.clone(),
+            s.root.join("."),
+            s.root.join(".."),
+            s.root.join("x/../.."),
+        ] {
+            s.out_dir = bad.clone();
+            let e = s.check_output().expect_err(&bad.display().to_string());
+            assert!(e.to_string().contains("--out"), "{e}");
+        }
+        for good in [s.root.join("../rigged"), s.root.join("x/y")] {
+            s.out_dir = good;
+            assert!(s.check_output().is_ok());
+        }
+    }
+
+    /// `watch hero.obj` is refused: a file is not a folder to watch.
+    #[test]
+    fn a_file_is_not_a_folder_to_watch() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = dir.path().join("hero.obj");
+        std::fs::write(&file, "v 0 0 0\n").unwrap();
+        let e = WatchSettings::resolve(&WatchConfig::default(), &file).unwrap_err();
+        let e = e.to_string();
+        assert!(e.contains("hero.obj") && e.contains("not a folder"), "{e}");
     }
 }

@@ -1,0 +1,48 @@
+//! How a command's error is printed: the message and its causes, each cause once.
+//!
+//! Library errors name their cause in their own message (`hero.obj: cannot read file: No such
+//! file…`) and many also expose it as the error's `source()` (thiserror's `#[from]` and `source`
+//! fields), so anyhow's `{:#}` printed the same text two or three times:
+//! `preparing hero.obj: hero.obj: cannot read file: X: cannot read file: X: X`.
+
+/// `e` and its causes joined by `: `, leaving out a cause whose text the message so far already
+/// holds.
+pub fn message(e: &anyhow::Error) -> String {
+    let mut out = String::new();
+    for cause in e.chain() {
+        let text = cause.to_string();
+        if out.contains(&text) {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push_str(": ");
+        }
+        out.push_str(&text);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A mesh that cannot be read, as `geppetto edit` reports it: every cause once.
+    #[test]
+    fn each_cause_is_printed_once() {
+        let io = std::io::Error::new(std::io::ErrorKind::NotFound, "no such file");
+        let load = crate::mesh::LoadError::from(io);
+        let rig = crate::error::RigError::Load {
+            path: "hero.obj".into(),
+            source: load,
+        };
+        let e = anyhow::Error::new(rig).context("preparing hero.obj");
+        assert_eq!(
+            message(&e),
+            "preparing hero.obj: hero.obj: cannot read file: no such file"
+        );
+        assert_eq!(format!("{e:#}").matches("no such file").count(), 3);
+        // A cause the message does not hold is kept.
+        let e = anyhow::anyhow!("the cause").context("the context");
+        assert_eq!(message(&e), "the context: the cause");
+    }
+}
