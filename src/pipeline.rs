@@ -139,7 +139,9 @@ impl Pipeline {
         };
 
         check(progress, Stage::Embed)?;
-        let chosen = self.choose(req, &prepared, &disc, progress)?;
+        let (chosen, heat) =
+            self.choose_and_heat(req, &prepared, &disc, reused.then_some(key), progress);
+        let chosen = chosen?;
         let (mut rig, fit) = rig_from_choice(
             req,
             &prepared,
@@ -152,9 +154,6 @@ impl Pipeline {
 
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
-            // A re-run of a cached mesh keeps its heat system for the next re-run (a one-off
-            // rig does not: it would only hold memory).
-            let heat = reused.then(|| self.heat_cache(key)).flatten();
             let s = self.skin_stage(
                 path,
                 &prepared,
