@@ -61,7 +61,7 @@ proptest! {
         line in 0usize..3,
     ) {
         prop_assume!(bad.parse::<f64>().is_err());
-        let mut lines = vec!["v 0 0 0".to_string(), "v 1 0 0".into(), "v 0 1 0".into()];
+        let mut lines = ["v 0 0 0".to_string(), "v 1 0 0".into(), "v 0 1 0".into()];
         lines[line] = format!("v 0 {bad} 0");
         let text = lines.join("\n") + "\nf 1 2 3\n";
         match load_bytes(text.as_bytes(), MeshFormat::Obj, None) {
