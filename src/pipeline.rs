@@ -139,13 +139,13 @@ impl Pipeline {
         };
 
         let src = source.as_deref();
-        let (mut rig, fit) =
-            self.embed_stage(req, &prepared, &disc, src, progress, &mut timings)?;
+        check(progress, Stage::Embed)?;
+        // The heat system is the cached mesh's, or built on the other core during the embedding.
+        let (chosen, heat) =
+            self.choose_and_heat(req, &prepared, &disc, reused.then_some(key), progress);
+        let (mut rig, fit) = rig_from_choice(req, &prepared, &disc, chosen?, src, &mut timings);
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
-            // A re-run of a cached mesh keeps its heat system for the next re-run (a one-off
-            // rig does not: it would only hold memory).
-            let heat = reused.then(|| self.heat_cache(key)).flatten();
             let heat = heat.as_deref();
             Some(self.skin_stage(path, &prepared, &disc, heat, &mut rig, &mut timings)?)
         } else {
@@ -163,24 +163,6 @@ impl Pipeline {
             reused_discretization: reused,
             source,
         })
-    }
-
-    /// The embedding stage: the template (or curve skeleton) chosen and fitted, as the rig
-    /// record without skin, with the fit.
-    fn embed_stage(
-        &self,
-        req: &RigRequest,
-        prepared: &PreparedMesh,
-        disc: &Discretization,
-        source: Option<&mesh::load::SourceDocument>,
-        progress: &dyn Progress,
-        timings: &mut BTreeMap<String, f64>,
-    ) -> Result<(Rig, Fit), RigError> {
-        check(progress, Stage::Embed)?;
-        let chosen = self.choose(req, prepared, disc, progress)?;
-        Ok(rig_from_choice(
-            req, prepared, disc, chosen, source, timings,
-        ))
     }
 
     /// The skin stage: heat-diffusion weights for `rig`'s joints (reusing `heat`'s system when

@@ -19,8 +19,49 @@ pub fn to_vec<T: Serialize>(value: &T) -> serde_json::Result<Vec<u8>> {
 
 /// Stream `value` as rig.json text into `w` (no whole-file buffer).
 pub fn to_writer<W: Write, T: Serialize>(w: W, value: &T) -> serde_json::Result<()> {
-    let mut ser = serde_json::Serializer::with_formatter(w, Layout::default());
-    value.serialize(&mut ser)
+    let mut chunks = Chunks {
+        out: w,
+        buf: Vec::with_capacity(CHUNK),
+    };
+    let mut ser = serde_json::Serializer::with_formatter(&mut chunks, Layout::default());
+    value.serialize(&mut ser)?;
+    chunks.flush().map_err(serde_json::Error::io)
+}
+
+/// Bytes gathered before they are passed on to the writer.
+const CHUNK: usize = 1 << 16;
+
+/// The serializer writes a few bytes at a time (`[`, `3`, `,`, a number, …), about ten calls
+/// per skin entry; through `&mut dyn Write` (what the export hands over) each was an indirect
+/// call into `BufWriter`. Gathering them here, in a type the serializer is compiled for, keeps
+/// those writes inline; the writer sees the same bytes in larger pieces.
+struct Chunks<W: Write> {
+    out: W,
+    buf: Vec<u8>,
+}
+
+impl<W: Write> Write for Chunks<W> {
+    #[inline]
+    fn write(&mut self, bytes: &[u8]) -> io::Result<usize> {
+        self.write_all(bytes)?;
+        Ok(bytes.len())
+    }
+
+    #[inline]
+    fn write_all(&mut self, bytes: &[u8]) -> io::Result<()> {
+        if self.buf.len() + bytes.len() > CHUNK {
+            self.out.write_all(&self.buf)?;
+            self.buf.clear();
+        }
+        self.buf.extend_from_slice(bytes);
+        Ok(())
+    }
+
+    fn flush(&mut self) -> io::Result<()> {
+        self.out.write_all(&self.buf)?;
+        self.buf.clear();
+        self.out.flush()
+    }
 }
 
 /// Pretty at the top, compact from the first array nested directly in an array.

@@ -27,7 +27,7 @@ mod weights;
 pub use diffuse::{finish_row, finish_row_into};
 pub use rigid::rigid;
 pub use shells::shell_vertex_lists;
-pub use system::SystemCache;
+pub use system::{likely_system, SystemCache};
 pub use weights::{skin_with_sdf, skin_with_sdf_cached};
 
 use serde::{Deserialize, Serialize};

@@ -14,6 +14,7 @@ use std::sync::Mutex;
 use std::time::Instant;
 
 use super::laplacian::{one_ring_areas, stiffness, SymCsc, NOT_IN_SYSTEM};
+use super::shells::{shell_vertex_lists, MIN_HEAT_SHELL};
 use super::solve::SpdPattern;
 use crate::mesh::PreparedMesh;
 use crate::util::ms_since;
@@ -72,13 +73,30 @@ impl HeatSystem {
 /// One mesh's [`HeatSystem`] over its likely diffused set, kept between rigs of the same mesh
 /// (the watcher's hint re-runs): the system depends on the mesh alone, so a re-run clones it
 /// instead of assembling and ordering it again — the same matrix and ordering, bit for bit.
+/// A [`SystemCache::once`] cache instead hands its system over on first use (a one-off rig that
+/// built it ahead, beside the embedding).
 #[derive(Debug, Default)]
-pub struct SystemCache(Mutex<Option<HeatSystem>>);
+pub struct SystemCache {
+    kept: Mutex<Option<HeatSystem>>,
+    once: bool,
+}
 
 impl SystemCache {
-    /// A copy of the kept system if it was built over exactly `verts`.
+    /// A cache that gives `system` away to the first [`get`](Self::get) it matches and keeps
+    /// nothing it is given.
+    pub fn once(system: HeatSystem) -> Self {
+        Self {
+            kept: Mutex::new(Some(system)),
+            once: true,
+        }
+    }
+
+    /// The kept system if it was built over exactly `verts` (a copy, unless `once`).
     pub fn get(&self, verts: &[u32]) -> Option<HeatSystem> {
-        let kept = self.0.lock().unwrap_or_else(|e| e.into_inner());
+        let mut kept = self.kept.lock().unwrap_or_else(|e| e.into_inner());
+        if self.once {
+            return kept.take_if(|s| s.verts == verts);
+        }
         let mut s = kept.as_ref().filter(|s| s.verts == verts).cloned()?;
         s.analyze_ms = 0.0; // not analyzed again
         Some(s)
@@ -86,13 +104,30 @@ impl SystemCache {
 
     /// True once a system is kept.
     pub fn holds(&self) -> bool {
-        self.0.lock().unwrap_or_else(|e| e.into_inner()).is_some()
+        self.kept
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .is_some()
     }
 
-    /// Keep a copy of `system` (replacing any other).
+    /// Keep a copy of `system` (replacing any other); nothing for a `once` cache.
     pub fn put(&self, system: &HeatSystem) {
-        *self.0.lock().unwrap_or_else(|e| e.into_inner()) = Some(system.clone());
+        if !self.once {
+            *self.kept.lock().unwrap_or_else(|e| e.into_inner()) = Some(system.clone());
+        }
     }
+}
+
+/// The heat system over `mesh`'s likely diffused set: what [`super::skin_with_sdf`] builds
+/// first, so building it ahead (beside the embedding, which does not need it) and handing it
+/// over in a [`SystemCache::once`] gives the same weights, bit for bit.
+pub fn likely_system(mesh: &PreparedMesh) -> HeatSystem {
+    HeatSystem::build(mesh, likely_set(mesh))
+}
+
+/// The likely diffused set of `mesh` ([`likely_heat_vertices`] over its shells).
+pub(super) fn likely_set(mesh: &PreparedMesh) -> Vec<u32> {
+    likely_heat_vertices(&shell_vertex_lists(mesh), MIN_HEAT_SHELL)
 }
 
 /// The vertices heat diffusion most likely runs over: those of every shell with at least
@@ -132,6 +167,24 @@ mod tests {
             && a.stiffness.row_idx == b.stiffness.row_idx
             && bits(&a.stiffness.values) == bits(&b.stiffness.values)
             && bits(&a.mass) == bits(&b.mass)
+    }
+
+    #[test]
+    fn a_once_cache_hands_its_system_over_to_the_first_match_only() {
+        let mesh = shells();
+        let likely = likely_set(&mesh);
+        let cache = SystemCache::once(likely_system(&mesh));
+        assert!(
+            cache.get(&likely[..4]).is_none(),
+            "another set: not handed over"
+        );
+        cache.put(&HeatSystem::build(&mesh, likely[..4].to_vec()));
+        let got = cache.get(&likely).expect("the matching set takes it");
+        assert!(same(&got, &HeatSystem::build(&mesh, likely.clone())));
+        assert!(
+            cache.get(&likely).is_none() && !cache.holds(),
+            "given away, not copied"
+        );
     }
 
     #[test]

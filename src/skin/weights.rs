@@ -6,10 +6,8 @@ use std::time::Instant;
 use super::bones::{self, Bone};
 use super::diffuse::diffuse;
 use super::heat::{self, Source};
-use super::shells::{
-    bind_parts, classify_shells, joint_name, shell_vertex_lists, summarize, MIN_HEAT_SHELL,
-};
-use super::system::{likely_heat_vertices, HeatSystem, SystemCache};
+use super::shells::{bind_parts, classify_shells, joint_name, shell_vertex_lists, summarize};
+use super::system::{likely_set, HeatSystem, SystemCache};
 use super::{Skin, SkinError, SkinOptions, SkinStats};
 use crate::geom::P3;
 use crate::mesh::PreparedMesh;
@@ -113,7 +111,7 @@ fn system_and_sources(
     cache: Option<&SystemCache>,
 ) -> (HeatSystem, Vec<Option<Source>>) {
     // The matrix half of the system needs no heat source: built alongside (see `system`).
-    let likely = likely_heat_vertices(&shell_vertex_lists(mesh), MIN_HEAT_SHELL);
+    let likely = likely_set(mesh);
     // The system on this thread (the one that used to build it, so its big buffers come from the
     // same allocator arena as before: measured lower peak memory), the sources on both.
     let kept = cache.and_then(|c| c.get(&likely));

@@ -10,6 +10,7 @@ mod gltf_data;
 mod gltf_place;
 mod gltf_skin;
 mod gltf_source;
+mod number;
 mod obj;
 mod obj_source;
 mod off;

@@ -11,6 +11,7 @@
 //! numbers; `vt`, `vn`, `usemtl` and `mtllib` for the textured output ([`ObjExtras`], a bad
 //! `vt`/`vn` never fails the mesh). Ignored: `vp o g s l p` and any unknown statement.
 
+use super::number::i64_of;
 use super::polygon::triangulate_corners;
 use super::text::{logical_lines, not_text, parse_f64, parse_i64, show, size_text, syntax, tokens};
 use super::LoadError;
@@ -231,7 +232,7 @@ fn corner(
         parts
             .next()
             .filter(|p| !p.is_empty())
-            .and_then(|p| std::str::from_utf8(p).ok()?.parse::<i64>().ok())
+            .and_then(i64_of)
             .and_then(|i| match i {
                 0 => None,
                 i if i > 0 => Some(i - 1),

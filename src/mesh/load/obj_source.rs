@@ -228,23 +228,7 @@ fn primitive(
     ex: &ObjExtras,
     tris: &[usize],
 ) -> (Vec<u32>, Value) {
-    type Key = (u32, Option<u32>, Option<u32>);
-    // Keys are looked up once per triangle corner: the fast hasher, not SipHash (the map's order
-    // is never read; `keys` keeps the order of first use).
-    let mut index: HashMap<Key, u32, FastBuild> =
-        HashMap::with_capacity_and_hasher(tris.len(), FastBuild::default());
-    let mut keys: Vec<Key> = Vec::new();
-    let mut indices = Vec::with_capacity(tris.len() * 3);
-    for &t in tris {
-        for k in 0..3 {
-            let key = (mesh.triangles[t][k], ex.corners[t][k].0, ex.corners[t][k].1);
-            let i = *index.entry(key).or_insert_with(|| {
-                keys.push(key);
-                (keys.len() - 1) as u32
-            });
-            indices.push(i);
-        }
-    }
+    let (keys, indices) = corner_keys(mesh, ex, tris);
     let pos: Vec<f32> = keys
         .iter()
         .flat_map(|k| {
@@ -279,6 +263,42 @@ fn primitive(
         keys.iter().map(|k| k.0).collect(),
         json!({"attributes": attrs, "indices": idx}),
     )
+}
+
+/// One output vertex: position, `vt` and `vn` index.
+type Key = (u32, Option<u32>, Option<u32>);
+
+/// The distinct corners of `tris` in order of first use, and per corner its output vertex.
+/// A corner without `vt` and `vn` (every corner of an untextured OBJ) is found by its position
+/// index in a table; the others through a hash map (the fast hasher, not SipHash: the map's
+/// order is never read). Both number keys in the same first-use order.
+fn corner_keys(mesh: &Mesh, ex: &ObjExtras, tris: &[usize]) -> (Vec<Key>, Vec<u32>) {
+    const NONE: u32 = u32::MAX;
+    let mut plain = vec![NONE; mesh.positions.len()];
+    let textured = tris
+        .iter()
+        .flat_map(|&t| &ex.corners[t])
+        .any(|c| *c != (None, None));
+    let capacity = if textured { tris.len() } else { 0 };
+    let mut index: HashMap<Key, u32, FastBuild> =
+        HashMap::with_capacity_and_hasher(capacity, FastBuild::default());
+    let mut keys: Vec<Key> = Vec::new();
+    let mut indices = Vec::with_capacity(tris.len() * 3);
+    for &t in tris {
+        for k in 0..3 {
+            let key = (mesh.triangles[t][k], ex.corners[t][k].0, ex.corners[t][k].1);
+            let slot = match key {
+                (v, None, None) => &mut plain[v as usize],
+                _ => index.entry(key).or_insert(NONE),
+            };
+            if *slot == NONE {
+                *slot = keys.len() as u32;
+                keys.push(key);
+            }
+            indices.push(*slot);
+        }
+    }
+    (keys, indices)
 }
 
 /// The file names on one `mtllib` line. The OBJ format separates several libraries by spaces,

@@ -44,7 +44,7 @@ fn vertex_color(toks: &[&[u8]], at: usize) -> [f32; 4] {
 
 /// Parse OFF bytes with the vertex colours of `COFF`/`CNOFF` files.
 pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, super::ply::VertexColors), LoadError> {
-    let lines = logical_lines(bytes, false);
+    let lines: Vec<_> = logical_lines(bytes, false).collect();
     // Content lines: comments stripped, blank lines dropped.
     let mut content = lines.iter().filter_map(|(n, l)| {
         let body = l.split(|&b| b == b'#').next().unwrap_or(&[]);

@@ -6,40 +6,72 @@
 
 use std::borrow::Cow;
 
+use super::number::{f64_of, i64_of};
 use super::LoadError;
 
 /// Logical lines of a text file: `(1-based number of the first physical line, content)`, with
 /// `\r\n` / `\r` endings stripped and lines ending in `\` joined to the next (OBJ continuation).
-pub(crate) fn logical_lines(bytes: &[u8], continuation: bool) -> Vec<(usize, Cow<'_, [u8]>)> {
-    let mut out = Vec::new();
-    let mut pending: Option<(usize, Vec<u8>)> = None;
-    for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
-        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
-        let continued = continuation && line.last() == Some(&b'\\');
-        let body = if continued {
-            &line[..line.len() - 1]
-        } else {
-            line
+/// An iterator, so a big file's lines are never listed all at once.
+pub(crate) fn logical_lines(bytes: &[u8], continuation: bool) -> LogicalLines<'_> {
+    LogicalLines {
+        rest: Some(bytes),
+        number: 0,
+        continuation,
+    }
+}
+
+/// The iterator of [`logical_lines`].
+pub(crate) struct LogicalLines<'a> {
+    /// The bytes after the last physical line read (`None` once the last one was read).
+    rest: Option<&'a [u8]>,
+    /// 1-based number of the last physical line read.
+    number: usize,
+    continuation: bool,
+}
+
+impl<'a> LogicalLines<'a> {
+    /// The next physical line (every `\n`-separated piece, a last empty one included) and
+    /// whether it continues on the next, its `\r` and `\` stripped.
+    fn physical(&mut self) -> Option<(&'a [u8], bool)> {
+        let rest = self.rest?;
+        let raw = match rest.iter().position(|&b| b == b'\n') {
+            Some(i) => {
+                self.rest = Some(&rest[i + 1..]);
+                &rest[..i]
+            }
+            None => {
+                self.rest = None;
+                rest
+            }
         };
-        match (pending.take(), continued) {
-            (Some((n, mut acc)), true) => {
-                acc.push(b' ');
-                acc.extend_from_slice(body);
-                pending = Some((n, acc));
-            }
-            (Some((n, mut acc)), false) => {
-                acc.push(b' ');
-                acc.extend_from_slice(body);
-                out.push((n, Cow::Owned(acc)));
-            }
-            (None, true) => pending = Some((i + 1, body.to_vec())),
-            (None, false) => out.push((i + 1, Cow::Borrowed(body))),
+        self.number += 1;
+        let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+        match line.split_last() {
+            Some((b'\\', body)) if self.continuation => Some((body, true)),
+            _ => Some((line, false)),
         }
     }
-    if let Some((n, acc)) = pending {
-        out.push((n, Cow::Owned(acc)));
+}
+
+impl<'a> Iterator for LogicalLines<'a> {
+    type Item = (usize, Cow<'a, [u8]>);
+
+    fn next(&mut self) -> Option<Self::Item> {
+        let (body, continued) = self.physical()?;
+        let first = self.number;
+        if !continued {
+            return Some((first, Cow::Borrowed(body)));
+        }
+        let mut acc = body.to_vec();
+        while let Some((body, continued)) = self.physical() {
+            acc.push(b' ');
+            acc.extend_from_slice(body);
+            if !continued {
+                break;
+            }
+        }
+        Some((first, Cow::Owned(acc)))
     }
-    out
 }
 
 /// Whitespace-separated tokens of a line.
@@ -60,17 +92,12 @@ pub(crate) fn show(token: &[u8]) -> String {
 
 /// Parse a token as `f64`, or a syntax error naming `what` at `line`.
 pub(crate) fn parse_f64(token: &[u8], line: usize, what: &str) -> Result<f64, LoadError> {
-    std::str::from_utf8(token)
-        .ok()
-        .and_then(|s| s.parse::<f64>().ok())
-        .ok_or_else(|| syntax(line, format!("{what}: '{}' is not a number", show(token))))
+    f64_of(token).ok_or_else(|| syntax(line, format!("{what}: '{}' is not a number", show(token))))
 }
 
 /// Parse a token as `i64`, or a syntax error naming `what` at `line`.
 pub(crate) fn parse_i64(token: &[u8], line: usize, what: &str) -> Result<i64, LoadError> {
-    std::str::from_utf8(token)
-        .ok()
-        .and_then(|s| s.parse::<i64>().ok())
+    i64_of(token)
         .ok_or_else(|| syntax(line, format!("{what}: '{}' is not an integer", show(token))))
 }
 
@@ -114,10 +141,56 @@ pub(crate) fn size_text(len: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use proptest::prelude::*;
+
+    /// The list-building reader `logical_lines` replaced, kept as the reference.
+    fn listed_lines(bytes: &[u8], continuation: bool) -> Vec<(usize, Vec<u8>)> {
+        let mut out = Vec::new();
+        let mut pending: Option<(usize, Vec<u8>)> = None;
+        for (i, raw) in bytes.split(|&b| b == b'\n').enumerate() {
+            let line = raw.strip_suffix(b"\r").unwrap_or(raw);
+            let continued = continuation && line.last() == Some(&b'\\');
+            let body = if continued {
+                &line[..line.len() - 1]
+            } else {
+                line
+            };
+            match (pending.take(), continued) {
+                (Some((n, mut acc)), c) => {
+                    acc.push(b' ');
+                    acc.extend_from_slice(body);
+                    if c {
+                        pending = Some((n, acc));
+                    } else {
+                        out.push((n, acc));
+                    }
+                }
+                (None, true) => pending = Some((i + 1, body.to_vec())),
+                (None, false) => out.push((i + 1, body.to_vec())),
+            }
+        }
+        out.extend(pending);
+        out
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2048))]
+
+        #[test]
+        fn lines_are_those_of_the_list_reader(
+            bytes in prop::collection::vec(prop::sample::select(b"a1 \n\r\\#".to_vec()), 0..40),
+            continuation in any::<bool>(),
+        ) {
+            let got: Vec<(usize, Vec<u8>)> = logical_lines(&bytes, continuation)
+                .map(|(n, l)| (n, l.into_owned()))
+                .collect();
+            prop_assert_eq!(got, listed_lines(&bytes, continuation));
+        }
+    }
 
     #[test]
     fn crlf_and_continuation() {
-        let lines = logical_lines(b"v 1 2 \\\r\n 3\r\nf 1 2 3\n", true);
+        let lines: Vec<_> = logical_lines(b"v 1 2 \\\r\n 3\r\nf 1 2 3\n", true).collect();
         assert_eq!(lines.len(), 3);
         assert_eq!(lines[0].0, 1);
         assert_eq!(tokens(&lines[0].1).count(), 4);
