@@ -104,6 +104,23 @@ impl FactorCache {
         numeric
     }
 
+    /// The value array of the numeric factor cached for `rows` and `b`, taken out of the cache
+    /// if nothing else shares it (for [`crate::skin::solve::SpdPattern::factor_reusing`]: a
+    /// drag's next step factors the same pattern with another heat diagonal); empty otherwise.
+    pub fn spare_values(&mut self, rows: &[usize], b: f64) -> Vec<f64> {
+        let Some(i) = self.find(rows, b) else {
+            return Vec::new();
+        };
+        match self.entries[i].numeric.take().map(Arc::try_unwrap) {
+            Some(Ok(n)) => n.factor.into_values(),
+            Some(Err(shared)) => {
+                self.entries[i].numeric = Some(shared);
+                Vec::new()
+            }
+            None => Vec::new(),
+        }
+    }
+
     fn find(&self, rows: &[usize], b: f64) -> Option<usize> {
         self.entries
             .iter()

@@ -302,16 +302,12 @@ fn factor_for(
             st
         }
     };
-    let t = Instant::now();
-    let mut a = stiff.matrix.clone();
-    for (l, &d) in a.diag.iter().enumerate() {
-        a.values[d] += mh[l];
-    }
-    times.assemble_ms += ms_since(t);
+    // The last factor of this region and b (another heat diagonal) lends its value array.
+    let spare = cache.spare_values(&sys.rows, b);
     let mut st = SolveStats::default();
     let factor = stiff
         .pattern
-        .factor(&a, &mut st)
+        .factor_reusing(&stiff.matrix, mh, &mut st, spare)
         .map_err(EditError::Solve)?;
     times.factor_ms += st.numeric_ms;
     Ok(cache.put_numeric(&sys.rows, b, mh, factor))

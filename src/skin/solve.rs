@@ -7,10 +7,14 @@
 
 use std::time::Instant;
 
-use faer::linalg::solvers::Solve;
-use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
+use std::cell::RefCell;
+use std::mem::MaybeUninit;
+use std::sync::Arc;
+
+use faer::dyn_stack::{MemStack, StackReq};
+use faer::sparse::linalg::cholesky::{factorize_symbolic_cholesky, LltRef, SymbolicCholesky};
 use faer::sparse::{SparseColMatRef, SymbolicSparseColMatRef};
-use faer::{MatMut, Par, Side};
+use faer::{Conj, MatMut, Par, Side};
 
 use super::laplacian::SymCsc;
 use crate::util::ms_since;
@@ -85,15 +89,23 @@ fn check_shape(a: &SymCsc, len: usize, k: usize) -> Result<(), String> {
 /// then gets the same ordering and so the same factor, bit for bit, as a fresh [`solve_spd`].
 #[derive(Clone, Debug)]
 pub struct SpdPattern {
-    symbolic: SymbolicLlt<usize>,
+    symbolic: Arc<SymbolicCholesky<usize>>,
     col_ptr: Vec<usize>,
     row_idx: Vec<usize>,
 }
 
 /// A numeric LLᵀ factorization, ready for any number of right-hand sides.
+///
+/// faer's own calls, minus its wrapper's allocations: `faer::sparse::linalg::solvers::Llt`
+/// allocates and zeroes a new value array per factorization and a scratch buffer per call; here
+/// the values can be handed back for the next factorization of the same pattern
+/// ([`SpdPattern::factor_reusing`]), which a drag does once per step. The numeric calls, their
+/// arguments (default regularization and parameters, `Par::Seq`) and the zeroed value array they
+/// start from are the wrapper's, so the factor is the same bit for bit.
 #[derive(Clone, Debug)]
 pub struct SpdFactor {
-    llt: Llt<usize, f64>,
+    symbolic: Arc<SymbolicCholesky<usize>>,
+    values: Vec<f64>,
     n: usize,
 }
 
@@ -102,9 +114,12 @@ impl SpdPattern {
     pub fn analyze(a: &SymCsc) -> Result<Self, String> {
         check_shape(a, 0, 0)?;
         let sym = SymbolicSparseColMatRef::new_checked(a.n, a.n, &a.col_ptr, None, &a.row_idx);
-        let symbolic = SymbolicLlt::try_new(sym, Side::Lower).map_err(|e| format!("{e:?}"))?;
+        // `SymbolicLlt::try_new`'s call: default ordering (AMD) and parameters.
+        let symbolic =
+            factorize_symbolic_cholesky(sym, Side::Lower, Default::default(), Default::default())
+                .map_err(|e| format!("{e:?}"))?;
         Ok(Self {
-            symbolic,
+            symbolic: Arc::new(symbolic),
             col_ptr: a.col_ptr.clone(),
             row_idx: a.row_idx.clone(),
         })
@@ -118,12 +133,31 @@ impl SpdPattern {
     /// Numeric factorization of `a` (which must have this pattern), with the diagonal shift
     /// escalation of the module comment; adds its time and shift to `stats`.
     pub fn factor(&self, a: &SymCsc, stats: &mut SolveStats) -> Result<SpdFactor, String> {
-        if !self.matches(a) {
+        self.factor_reusing(a, &[], stats, Vec::new())
+    }
+
+    /// [`Self::factor`] of `a + diag(extra)` (`extra` empty, or one value per row added to the
+    /// diagonal exactly as `a.values[a.diag[l]] += extra[l]` would), storing the factor in
+    /// `spare` (the values of an earlier factor of this pattern, or empty) instead of a new array.
+    /// The result does not depend on `spare`'s contents.
+    pub fn factor_reusing(
+        &self,
+        a: &SymCsc,
+        extra: &[f64],
+        stats: &mut SolveStats,
+        spare: Vec<f64>,
+    ) -> Result<SpdFactor, String> {
+        if !self.matches(a) || !(extra.is_empty() || extra.len() == a.n) {
             return Err("the matrix does not have the analyzed pattern".into());
         }
         faer::set_global_parallelism(Par::Seq);
         let n = a.n;
-        let mean_diag = a.diag.iter().map(|&k| a.values[k].abs()).sum::<f64>() / n.max(1) as f64;
+        let mut values = a.values.clone();
+        for (&k, &e) in a.diag.iter().zip(extra) {
+            values[k] += e;
+        }
+        let base: Vec<f64> = a.diag.iter().map(|&k| values[k]).collect();
+        let mean_diag = base.iter().map(|d| d.abs()).sum::<f64>() / n.max(1) as f64;
         let scale = if mean_diag > 0.0 && mean_diag.is_finite() {
             mean_diag
         } else {
@@ -131,27 +165,49 @@ impl SpdPattern {
         };
         let sym = SymbolicSparseColMatRef::new_checked(n, n, &a.col_ptr, None, &a.row_idx);
         let mut shift = FIRST_SHIFT;
-        let mut values = a.values.clone();
+        let symbolic = &self.symbolic;
+        let mut l_values = spare;
+        let req = symbolic.factorize_numeric_llt_scratch::<f64>(Par::Seq, Default::default());
         let t = Instant::now();
         let mut attempts = 0;
-        let llt = loop {
+        loop {
             attempts += 1;
-            for (&k, v) in a.diag.iter().zip(a.diag.iter().map(|&k| a.values[k])) {
-                values[k] = v + shift * scale;
+            for (&k, &d) in a.diag.iter().zip(&base) {
+                values[k] = d + shift * scale;
             }
+            // The wrapper's fresh array: every value zero.
+            l_values.clear();
+            l_values.resize(symbolic.len_val(), 0.0);
             let mat = SparseColMatRef::new(sym, &values);
-            match Llt::try_new_with_symbolic(self.symbolic.clone(), mat, Side::Lower) {
-                Ok(llt) => break llt,
+            let res = with_scratch(req, |stack| {
+                symbolic
+                    .factorize_numeric_llt::<f64>(
+                        &mut l_values,
+                        mat,
+                        Side::Lower,
+                        Default::default(),
+                        Par::Seq,
+                        stack,
+                        Default::default(),
+                    )
+                    .map(|_| ())
+            });
+            match res {
+                Ok(_) => break,
                 Err(e) if attempts >= MAX_ATTEMPTS => {
                     return Err(format!("{e:?} (diagonal shift {shift:e})"));
                 }
                 Err(_) => shift *= 1e3,
             }
-        };
+        }
         stats.numeric_ms += ms_since(t);
         stats.attempts += attempts;
         stats.shift = stats.shift.max(shift);
-        Ok(SpdFactor { llt, n })
+        Ok(SpdFactor {
+            symbolic: symbolic.clone(),
+            values: l_values,
+            n,
+        })
     }
 }
 
@@ -166,12 +222,51 @@ impl SpdFactor {
             ));
         }
         if k > 0 && self.n > 0 {
-            faer::set_global_parallelism(Par::Seq);
-            self.llt
-                .solve_in_place(MatMut::from_column_major_slice_mut(rhs, self.n, k));
+            // `Llt::solve_in_place`'s call, sequential.
+            let req = self.symbolic.solve_in_place_scratch::<f64>(k, Par::Seq);
+            with_scratch(req, |stack| {
+                LltRef::new(&self.symbolic, &self.values).solve_in_place_with_conj(
+                    Conj::No,
+                    MatMut::from_column_major_slice_mut(rhs, self.n, k),
+                    Par::Seq,
+                    stack,
+                )
+            });
         }
         Ok(())
     }
+
+    /// The value array, for [`SpdPattern::factor_reusing`].
+    pub fn into_values(self) -> Vec<f64> {
+        self.values
+    }
+}
+
+thread_local! {
+    /// Scratch memory of faer's factorizations and solves on this thread, kept between calls
+    /// (faer's wrappers allocate a fresh buffer per call; the buffer is uninitialized working
+    /// space either way, so results never depend on what it held).
+    static SCRATCH: RefCell<Vec<MaybeUninit<u8>>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Largest scratch kept between calls: an edit's local systems fit; a big mesh's global solve
+/// (hundreds of MB for all its columns) allocates its own, so no memory stays held after it.
+const KEEP_SCRATCH_BYTES: usize = 64 << 20;
+
+/// Run `f` on this thread's scratch, grown to hold `req` (with room to align it).
+fn with_scratch<R>(req: StackReq, f: impl FnOnce(&mut MemStack) -> R) -> R {
+    let need = req.unaligned_bytes_required();
+    if need > KEEP_SCRATCH_BYTES {
+        let mut own = vec![MaybeUninit::<u8>::uninit(); need];
+        return f(MemStack::new(&mut own));
+    }
+    SCRATCH.with(|cell| {
+        let mut buf = cell.borrow_mut();
+        if buf.len() < need {
+            buf.resize(need, MaybeUninit::uninit());
+        }
+        f(MemStack::new(&mut buf[..need]))
+    })
 }
 
 #[cfg(test)]
@@ -292,6 +387,58 @@ mod tests {
         assert!(fresh
             .iter()
             .zip(&reused)
+            .all(|(x, y)| x.to_bits() == y.to_bits()));
+    }
+
+    #[test]
+    fn a_reused_value_array_gives_faers_own_factor_bit_for_bit() {
+        // `factor_reusing` calls faer's numeric factorization directly, into a value array lent
+        // by an earlier factor of another matrix: the solution must equal the one from faer's
+        // `Llt` wrapper (the path this replaced) bit for bit, whatever the array held.
+        use faer::linalg::solvers::Solve;
+        use faer::sparse::linalg::solvers::{Llt, SymbolicLlt};
+        let (p, t) = grid(90);
+        let n = p.len();
+        let row: Vec<u32> = (0..n as u32).collect();
+        let l = stiffness(&p, &t, &row, n);
+        let heat = |c: f64| -> Vec<f64> { (0..n).map(|r| c * (1.0 + (r % 5) as f64)).collect() };
+        let (first, second) = (heat(1e-3), heat(2.5e-3));
+        let pattern = SpdPattern::analyze(&l).expect("pattern");
+        let mut st = SolveStats::default();
+        let old = pattern
+            .factor_reusing(&l, &first, &mut st, Vec::new())
+            .expect("first");
+        let f = pattern
+            .factor_reusing(&l, &second, &mut st, old.into_values())
+            .expect("second");
+        let k = 5;
+        let b: Vec<f64> = (0..n * k)
+            .map(|i| ((i * 104_729) % 997) as f64 * 1e-3)
+            .collect();
+        let mut ours = b.clone();
+        f.solve_in_place(&mut ours, k).expect("solve");
+
+        let mut a = l.clone();
+        for (r, &d) in a.diag.clone().iter().enumerate() {
+            a.values[d] += second[r];
+        }
+        let mean = a.diag.iter().map(|&d| a.values[d].abs()).sum::<f64>() / n as f64;
+        for &d in &a.diag {
+            a.values[d] += FIRST_SHIFT * mean;
+        }
+        faer::set_global_parallelism(Par::Seq);
+        let sym = SymbolicSparseColMatRef::new_checked(n, n, &a.col_ptr, None, &a.row_idx);
+        let llt = Llt::try_new_with_symbolic(
+            SymbolicLlt::try_new(sym, Side::Lower).expect("symbolic"),
+            SparseColMatRef::new(sym, &a.values),
+            Side::Lower,
+        )
+        .expect("llt");
+        let mut theirs = b;
+        llt.solve_in_place(MatMut::from_column_major_slice_mut(&mut theirs, n, k));
+        assert!(ours
+            .iter()
+            .zip(&theirs)
             .all(|(x, y)| x.to_bits() == y.to_bits()));
     }
 }
