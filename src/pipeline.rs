@@ -14,7 +14,7 @@ use crate::embed::{Embedding, OrientationMode, PENALTY_TERMS};
 use crate::error::RigError;
 use crate::mesh::{self, PreparedMesh};
 use crate::progress::{Progress, Stage};
-use crate::rig::{Rig, RigJoint, RigPenalty};
+use crate::rig::{Rig, RigJoint, RigPenalty, Status};
 use crate::skeleton::Skeleton;
 use crate::skin::{self, Skin};
 use crate::util::ms_since;
@@ -189,7 +189,23 @@ impl Pipeline {
         edit::replay_sidecar(prepared, field, rig, &mut s, &self.config.skin, timings);
         rig.warnings.extend(s.warnings.iter().cloned());
         rig.skin = Some(s.weights.clone());
+        judge_articulation(prepared, rig, &s);
         Ok(s)
+    }
+}
+
+/// A rig whose skin moves the body with one joint does not articulate the shape: `low_confidence`
+/// with the reason ([`crate::confidence::articulation`]), whatever the embedding's own status.
+fn judge_articulation(prepared: &PreparedMesh, rig: &mut Rig, skin: &Skin) {
+    let Some(reason) = crate::confidence::articulation::rigid_body(prepared, &rig.joints, skin)
+    else {
+        return;
+    };
+    rig.status = Status::LowConfidence;
+    rig.warnings.push(format!("low confidence: {reason}"));
+    rig.confidence_reasons.push(reason);
+    for t in rig.templates.iter_mut().filter(|t| t.chosen) {
+        t.status = Some(Status::LowConfidence);
     }
 }
 

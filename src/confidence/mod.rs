@@ -18,6 +18,7 @@
 //! The user's pins are evidence: a chain holding a pinned joint is not judged for its length, its
 //! symmetry with its mirror, for standing apart from the body, or by the shape checks.
 
+pub mod articulation;
 pub mod parts;
 pub mod shape;
 
