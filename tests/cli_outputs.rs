@@ -21,6 +21,13 @@ fn ok(out: &std::process::Output) {
     );
 }
 
+/// Write the procedural demo humanoid to `path` as OBJ; returns the text written.
+fn write_humanoid(path: &std::path::Path) -> String {
+    let text = geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh);
+    std::fs::write(path, &text).unwrap();
+    text
+}
+
 #[test]
 fn attach_reads_a_minimal_skeleton_with_parents_by_name_and_index() {
     let dir = tempfile::tempdir().unwrap();
@@ -77,11 +84,7 @@ fn attach_reads_a_minimal_skeleton_with_parents_by_name_and_index() {
 fn attach_rejects_a_skeleton_with_an_unknown_parent_naming_file_and_joint() {
     let dir = tempfile::tempdir().unwrap();
     let mesh = dir.path().join("body.obj");
-    std::fs::write(
-        &mesh,
-        geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh),
-    )
-    .unwrap();
+    write_humanoid(&mesh);
     let skel = dir.path().join("bad.json");
     std::fs::write(
         &skel,
@@ -108,11 +111,7 @@ fn attach_rejects_a_skeleton_with_an_unknown_parent_naming_file_and_joint() {
 fn rig_format_png_writes_the_thumbnail() {
     let dir = tempfile::tempdir().unwrap();
     let mesh = dir.path().join("hero.obj");
-    std::fs::write(
-        &mesh,
-        geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh),
-    )
-    .unwrap();
+    write_humanoid(&mesh);
     let out = dir.path().join("out");
     ok(&geppetto(&[
         "rig".as_ref(),
@@ -222,11 +221,7 @@ fn geppetto_in(cwd: &std::path::Path, args: &[&std::ffi::OsStr]) -> std::process
 fn edit_pose_and_animate_find_the_rigs_mesh_from_another_folder() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
-    std::fs::write(
-        p.join("hero.obj"),
-        geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh),
-    )
-    .unwrap();
+    write_humanoid(&p.join("hero.obj"));
     ok(&geppetto_in(p, &["rig".as_ref(), "hero.obj".as_ref()]));
     let rig = p.join("rigged/hero.rig.json");
     assert_eq!(Rig::load(&rig).unwrap().mesh, "hero.obj");
@@ -331,8 +326,7 @@ fn a_missing_file_is_reported_once() {
 fn pose_refuses_to_overwrite_the_mesh_or_the_rig() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
-    let text = geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh);
-    std::fs::write(p.join("hero.obj"), &text).unwrap();
+    let text = write_humanoid(&p.join("hero.obj"));
     ok(&geppetto_in(p, &["rig".as_ref(), "hero.obj".as_ref()]));
     let rig_text = std::fs::read(p.join("rigged/hero.rig.json")).unwrap();
     for target in ["hero.obj", "./hero.obj", "rigged/hero.rig.json"] {
@@ -364,11 +358,7 @@ fn pose_refuses_to_overwrite_the_mesh_or_the_rig() {
 fn watch_refuses_an_output_folder_that_holds_the_watched_folder() {
     let dir = tempfile::tempdir().unwrap();
     let p = dir.path();
-    std::fs::write(
-        p.join("hero.obj"),
-        geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh),
-    )
-    .unwrap();
+    write_humanoid(&p.join("hero.obj"));
     for out_dir in [".", ".."] {
         let out = geppetto_in(
             p,
