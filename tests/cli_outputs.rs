@@ -320,6 +320,42 @@ fn a_missing_file_is_reported_once() {
     }
 }
 
+/// `edit --magnitude J -1` (or a negative smoothness) got clap's "unexpected argument '-1'"
+/// (exit 2); the value now reaches the edit's own check, which names the rule it breaks.
+#[test]
+fn edit_names_the_rule_a_negative_magnitude_or_smoothness_breaks() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path();
+    write_humanoid(&p.join("hero.obj"));
+    ok(&geppetto_in(p, &["rig".as_ref(), "hero.obj".as_ref()]));
+    for (flag, value, rule) in [
+        ("--magnitude", "-1", "c must be > 0, got -1"),
+        ("--smoothness", "-0.5", "b must lie in [0, 0.95], got -0.5"),
+    ] {
+        let args = ["edit", "rigged/hero.rig.json", flag, "Spine", value];
+        let args: Vec<&std::ffi::OsStr> = args.iter().map(|a| a.as_ref()).collect();
+        let out = geppetto_in(p, &args);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(1), "{flag} {value}: {err}");
+        assert!(err.contains(rule), "{flag} {value}: {err}");
+    }
+}
+
+/// `rig DIR` said "unsupported file type"; it names the folder as a folder and the command that
+/// rigs one.
+#[test]
+fn rig_of_a_folder_says_it_is_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let folder = dir.path().join("assets.obj");
+    std::fs::create_dir(&folder).unwrap();
+    let out = geppetto(&["rig".as_ref(), folder.as_os_str()]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("assets.obj"), "{err}");
+    assert!(err.contains("a folder, not a mesh file"), "{err}");
+    assert!(err.contains("geppetto watch"), "{err}");
+}
+
 /// `pose RIG --out hero.obj` replaced the artist's mesh with the posed one; it must refuse (as
 /// `animate` does) and leave the mesh and the rig untouched.
 #[test]

@@ -198,10 +198,12 @@ pub struct EditArgs {
     #[arg(long, num_args = 4, value_names = ["J", "DX", "DY", "DZ"], action = clap::ArgAction::Append, allow_negative_numbers = true)]
     pub range: Vec<String>,
     /// Influence magnitude: heat constant C (> 0, default 1) of J's bones.
-    #[arg(long, num_args = 2, value_names = ["J", "C"], action = clap::ArgAction::Append)]
+    /// (A negative C reaches the edit's own check, which names the rule, instead of clap's
+    /// "unexpected argument".)
+    #[arg(long, num_args = 2, value_names = ["J", "C"], action = clap::ArgAction::Append, allow_negative_numbers = true)]
     pub magnitude: Vec<String>,
     /// Influence smoothness: bi-Laplacian share B in [0, 0.95] of J's weights (default 0).
-    #[arg(long, num_args = 2, value_names = ["J", "B"], action = clap::ArgAction::Append)]
+    #[arg(long, num_args = 2, value_names = ["J", "B"], action = clap::ArgAction::Append, allow_negative_numbers = true)]
     pub smoothness: Vec<String>,
     /// Zero threshold of the region search (default 1e-2; at least the prune level 1e-4); larger gives smaller
     /// regions and a weight error of about this size at the region's border.

@@ -69,6 +69,9 @@ pub enum LoadError {
     /// The extension is not one of the supported formats.
     #[error("unsupported file type (expected .obj, .glb, .gltf, .fbx, .off or .ply)")]
     UnsupportedFormat,
+    /// The path is a folder (`geppetto rig DIR` said "unsupported file type").
+    #[error("a folder, not a mesh file (`geppetto watch FOLDER --headless --once` rigs every mesh in a folder)")]
+    Folder,
     /// A syntax or structure error at a line (text formats).
     #[error("line {line}: {message}")]
     Syntax {
@@ -107,9 +110,17 @@ fn line_prefix(line: Option<usize>) -> String {
     line.map(|l| format!("line {l}: ")).unwrap_or_default()
 }
 
+/// The format `path` names by its extension; a folder is refused as such, whatever its name.
+fn format_of(path: &Path) -> Result<MeshFormat, LoadError> {
+    if path.is_dir() {
+        return Err(LoadError::Folder);
+    }
+    MeshFormat::from_path(path).ok_or(LoadError::UnsupportedFormat)
+}
+
 /// Read a mesh file. See the module docs for what each format keeps.
 pub fn load(path: &Path) -> Result<Mesh, LoadError> {
-    let format = MeshFormat::from_path(path).ok_or(LoadError::UnsupportedFormat)?;
+    let format = format_of(path)?;
     let bytes = std::fs::read(path)?;
     load_bytes(&bytes, format, path.parent())
 }
@@ -147,7 +158,7 @@ pub struct LoadedMesh {
 /// normals, colours; for glTF the whole document). A missing texture or `.mtl` file is a warning
 /// in [`SourceDocument::warnings`], never an error.
 pub fn load_with_source(path: &Path) -> Result<LoadedMesh, LoadError> {
-    let format = MeshFormat::from_path(path).ok_or(LoadError::UnsupportedFormat)?;
+    let format = format_of(path)?;
     let bytes = std::fs::read(path)?;
     load_bytes_with_source(&bytes, format, path.parent())
 }
