@@ -19,6 +19,13 @@ pub fn write_atomic_with(
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
+    if dir.exists() && !dir.is_dir() {
+        // create_dir_all said only "File exists (os error 17)" for `--out FILE`.
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::NotADirectory,
+            format!("{} is a file, not a folder", dir.display()),
+        ));
+    }
     std::fs::create_dir_all(dir)?;
     let mut tmp = tempfile::Builder::new()
         .prefix(".geppetto-tmp-")

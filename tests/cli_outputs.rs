@@ -356,6 +356,41 @@ fn rig_of_a_folder_says_it_is_a_folder() {
     assert!(err.contains("geppetto watch"), "{err}");
 }
 
+/// `rig MESH --out FILE` said "File exists (os error 17)"; it names the file as not a folder.
+#[test]
+fn rig_out_a_file_says_it_is_not_a_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = dir.path().join("hero.obj");
+    write_humanoid(&mesh);
+    let file = dir.path().join("notes.txt");
+    std::fs::write(&file, "mine").unwrap();
+    let out = geppetto(&[
+        "rig".as_ref(),
+        mesh.as_os_str(),
+        "--out".as_ref(),
+        file.as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(err.contains("notes.txt is a file, not a folder"), "{err}");
+    assert_eq!(std::fs::read_to_string(&file).unwrap(), "mine");
+}
+
+/// `score --poses 0` printed a deformation error of 0.000 (a perfect score from no poses).
+#[test]
+fn score_refuses_zero_poses() {
+    let out = geppetto(&[
+        "score".as_ref(),
+        "a.rig.json".as_ref(),
+        "b.gltf".as_ref(),
+        "--poses".as_ref(),
+        "0".as_ref(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("--poses must be at least 1"), "{err}");
+}
+
 /// `pose RIG --out hero.obj` replaced the artist's mesh with the posed one; it must refuse (as
 /// `animate` does) and leave the mesh and the rig untouched.
 #[test]

@@ -7,6 +7,13 @@ use crate::measure::score::{format_table, score_files, ScoreOptions};
 
 /// Run `geppetto score`. Exit 0 on success, 1 when a file cannot be read or scored.
 pub fn run(args: &ScoreArgs) -> anyhow::Result<ExitCode> {
+    if args.poses == 0 {
+        // With no poses the deformation error printed as 0.000, a perfect score.
+        eprintln!(
+            "error: --poses must be at least 1 (the deformation error is a mean over the poses)"
+        );
+        return Ok(ExitCode::from(2));
+    }
     let opts = ScoreOptions {
         mesh: args.mesh.clone(),
         poses: args.poses,
