@@ -27,7 +27,22 @@ pub const BODY_AREA_SHARE: f64 = 0.5;
 /// The reason the rig does not articulate its body, if it does not: the body shell (at least
 /// [`BODY_AREA_SHARE`] of the area) follows one joint rigidly while the rig has two or more bones.
 pub fn rigid_body(mesh: &PreparedMesh, joints: &[RigJoint], skin: &Skin) -> Option<String> {
-    if bone_count(joints) < 2 {
+    // Most rigs bind no shell rigidly: settle that before measuring any area.
+    let rigid: Vec<(usize, &str, Option<f64>)> = skin
+        .shells
+        .iter()
+        .filter_map(|b| match b {
+            ShellBinding::Part {
+                shell,
+                joint,
+                share,
+                ..
+            } => Some((*shell, joint.as_str(), Some(*share))),
+            ShellBinding::Rigid { shell, joint, .. } => Some((*shell, joint.as_str(), None)),
+            _ => None,
+        })
+        .collect();
+    if rigid.is_empty() || bone_count(joints) < 2 {
         return None;
     }
     let shells = skin::shell_vertex_lists(mesh);
@@ -44,16 +59,7 @@ pub fn rigid_body(mesh: &PreparedMesh, joints: &[RigJoint], skin: &Skin) -> Opti
     if total <= 0.0 || body_area < BODY_AREA_SHARE * total {
         return None;
     }
-    let (joint, share) = skin.shells.iter().find_map(|b| match b {
-        ShellBinding::Part {
-            shell,
-            joint,
-            share,
-            ..
-        } if *shell == body => Some((joint.as_str(), Some(*share))),
-        ShellBinding::Rigid { shell, joint, .. } if *shell == body => Some((joint.as_str(), None)),
-        _ => None,
-    })?;
+    let &(_, joint, share) = rigid.iter().find(|r| r.0 == body)?;
     let carried = share.map_or(String::new(), |s| {
         format!(" ({:.0} % of its weight)", 100.0 * s)
     });
