@@ -35,8 +35,10 @@ impl Pipeline {
     /// skinned builds it here, beside the embedding: the system depends on the prepared mesh
     /// alone, and built on the other core while the embedding's parallel work fills in around
     /// it, it leaves the skin stage's critical path (there it was joined with the much shorter
-    /// heat sources). Same system, so the same weights, bit for bit, on any number of threads;
-    /// and the embedding holds little memory, so the run's peak (the skin stage's) is unchanged.
+    /// heat sources). Same system, so the same weights, bit for bit, on any number of threads.
+    /// It costs memory: the system is alive while the discretization and embedding are, which
+    /// raised the peak on big meshes (230k triangles 161 → 199 MB, 922k 657 → 713 MB;
+    /// bench/results.md, "Stop 15 on the merged tree").
     #[allow(clippy::type_complexity)]
     pub(super) fn choose_and_heat(
         &self,
