@@ -5,7 +5,9 @@
 //! nothing (the original Pinocchio uses bone b = joint b+1 → parent, weights per bone; we map them to
 //! the joint that moves the bone). Artist skeletons end heads, hands and tails at joints with no
 //! child: such a *leaf* that is not an end marker gets a virtual segment continuing its parent
-//! bone's direction until it leaves the surface, so it owns the part of the mesh beyond it.
+//! bone's direction until it leaves the surface, so it owns the part of the mesh beyond it. The
+//! segment also stops at the first surface the ray meets ([`Surface::first_hit`]): a leaf inside an
+//! inner shell (an eye in its eyeball, a tooth) owns that shell, not the patch of skin beyond it.
 
 use crate::geom::{P3, V3};
 
@@ -38,6 +40,59 @@ impl Bone {
     }
 }
 
+/// The welded surface, normalized frame, for the leaves' first ray hit.
+#[derive(Clone, Copy)]
+pub struct Surface<'a> {
+    /// Vertex positions (normalized frame).
+    pub positions: &'a [P3],
+    /// Triangles (indices into `positions`).
+    pub triangles: &'a [[u32; 3]],
+}
+
+impl Surface<'_> {
+    /// Distance along the unit ray `start + t·u` (t > 0) to the first triangle it meets, if any
+    /// (Möller–Trumbore; both sides count). Brute force: it runs once per leaf joint, and the
+    /// smallest hit does not depend on the triangles' order.
+    pub fn first_hit(&self, start: &P3, u: &V3) -> Option<f64> {
+        let mut best: Option<f64> = None;
+        for t in self.triangles {
+            let [a, b, c] = t.map(|i| self.positions.get(i as usize));
+            let (Some(a), Some(b), Some(c)) = (a, b, c) else {
+                continue;
+            };
+            if let Some(d) = ray_triangle(start, u, a, b, c) {
+                if best.is_none_or(|x| d < x) {
+                    best = Some(d);
+                }
+            }
+        }
+        best
+    }
+}
+
+/// Distance along `u` from `o` to triangle `abc`, if the ray (t > 0) meets it.
+fn ray_triangle(o: &P3, u: &V3, a: &P3, b: &P3, c: &P3) -> Option<f64> {
+    let (e1, e2) = (b - a, c - a);
+    let pv = u.cross(&e2);
+    let det = e1.dot(&pv);
+    if det.abs() <= 1e-18 {
+        return None;
+    }
+    let inv = 1.0 / det;
+    let tv = o - a;
+    let bu = tv.dot(&pv) * inv;
+    if !(0.0..=1.0).contains(&bu) {
+        return None;
+    }
+    let qv = tv.cross(&e1);
+    let bv = u.dot(&qv) * inv;
+    if bv < 0.0 || bu + bv > 1.0 {
+        return None;
+    }
+    let t = e2.dot(&qv) * inv;
+    (t > 0.0).then_some(t)
+}
+
 /// Step of the surface march for virtual leaf segments, normalized units.
 const MARCH_STEP: f64 = 0.0025;
 /// Longest virtual segment, normalized units (the whole unit cube).
@@ -47,7 +102,11 @@ const MARCH_MAX: f64 = 1.5;
 /// **normalized frame**; `sdf` is the signed distance (negative inside) used to extend leaves.
 /// Out-of-range parents are treated as roots. A lone joint with no parent and no children that is
 /// not an end marker becomes a point bone, so every non-end joint can own vertices.
-pub fn bones(joints: &[(P3, Option<usize>, bool)], sdf: &dyn Fn(&P3) -> f64) -> Vec<Bone> {
+pub fn bones(
+    joints: &[(P3, Option<usize>, bool)],
+    sdf: &dyn Fn(&P3) -> f64,
+    surface: Option<Surface<'_>>,
+) -> Vec<Bone> {
     let n = joints.len();
     let parent = |j: usize| joints[j].1.filter(|&p| p < n && p != j);
     let mut has_child = vec![false; n];
@@ -73,7 +132,7 @@ pub fn bones(joints: &[(P3, Option<usize>, bool)], sdf: &dyn Fn(&P3) -> f64) -> 
             .unwrap_or_else(V3::zeros);
         out.push(Bone {
             a: joint.0,
-            b: extend_leaf(&joint.0, &dir, sdf),
+            b: extend_leaf(&joint.0, &dir, sdf, surface),
             joint: j as u32,
         });
     }
@@ -82,7 +141,7 @@ pub fn bones(joints: &[(P3, Option<usize>, bool)], sdf: &dyn Fn(&P3) -> f64) -> 
 
 /// March from `start` along `dir` while the field says inside; returns the last inside point
 /// (`start` itself if it is outside, or if `dir` is zero).
-fn extend_leaf(start: &P3, dir: &V3, sdf: &dyn Fn(&P3) -> f64) -> P3 {
+fn extend_leaf(start: &P3, dir: &V3, sdf: &dyn Fn(&P3) -> f64, surface: Option<Surface<'_>>) -> P3 {
     let len = dir.norm();
     if len <= 1e-12 || !len.is_finite() || sdf(start) >= 0.0 {
         return *start;
@@ -97,6 +156,9 @@ fn extend_leaf(start: &P3, dir: &V3, sdf: &dyn Fn(&P3) -> f64) -> P3 {
         }
         // Far from the surface the field bounds the free distance, so stride by it.
         t += MARCH_STEP.max(-f * 0.9);
+    }
+    if let Some(hit) = surface.and_then(|s| s.first_hit(start, &u)) {
+        t = t.min(hit);
     }
     start + u * t
 }
@@ -115,7 +177,7 @@ mod tests {
             (P3::new(0.0, -0.5, 0.0), Some(0), false),
             (P3::new(0.0, -0.8, 0.0), Some(2), true), // end marker
         ];
-        let b = bones(&joints, &sdf);
+        let b = bones(&joints, &sdf, None);
         let owners: Vec<u32> = b.iter().map(|b| b.joint).collect();
         assert_eq!(owners, vec![0, 0, 2, 1]);
         let virt = b[3];
@@ -125,6 +187,27 @@ mod tests {
             virt.b
         );
         assert!(virt.b.x.abs() < 1e-12);
+    }
+
+    #[test]
+    fn a_leaf_inside_an_inner_shell_stops_at_that_shell() {
+        // A body (unit ball, by its field) holding an eyeball (a small box around the leaf).
+        let sdf = |p: &P3| p.coords.norm() - 1.0;
+        let (positions, triangles) =
+            crate::geom::box_mesh(P3::new(-0.1, -0.1, -0.1), P3::new(0.1, 0.1, 0.1));
+        let surface = Surface {
+            positions: &positions,
+            triangles: &triangles,
+        };
+        let joints = vec![
+            (P3::new(0.0, -0.5, 0.0), None, false),
+            (P3::new(0.0, 0.0, 0.0), Some(0), false), // the eye: a leaf in its eyeball
+        ];
+        let alone = bones(&joints, &sdf, None)[1];
+        assert!((alone.b.y - 1.0).abs() < 0.01, "{:?}", alone.b);
+        let inner = bones(&joints, &sdf, Some(surface))[1];
+        assert!((inner.b.y - 0.1).abs() < 1e-9, "{:?}", inner.b);
+        assert_eq!(inner.joint, 1);
     }
 
     #[test]

@@ -99,7 +99,11 @@ fn joint_bones(
         .iter()
         .map(|j| (norm.to_normalized(&j.point()), j.parent, j.end))
         .collect();
-    bones::bones(&nj, sdf)
+    let surface = bones::Surface {
+        positions: &mesh.positions,
+        triangles: &mesh.triangles,
+    };
+    bones::bones(&nj, sdf, Some(surface))
 }
 
 /// The heat system of the likely diffused vertices (from `cache`, or built and kept there) and

@@ -274,7 +274,15 @@ impl<'a> Session<'a> {
     /// The heat-emitting segments between the joints' handles (virtual bones, facts §5.1),
     /// normalized frame. With every handle on its joint these are the plain solver's bones.
     pub fn virtual_bones(&self) -> Vec<Bone> {
-        bones::bones(&self.joint_tuples(true), self.sdf)
+        bones::bones(&self.joint_tuples(true), self.sdf, Some(self.surface()))
+    }
+
+    /// The welded surface, for the leaves' first ray hit ([`bones::Surface`]).
+    fn surface(&self) -> bones::Surface<'_> {
+        bones::Surface {
+            positions: &self.mesh.positions,
+            triangles: &self.mesh.triangles,
+        }
     }
 
     fn joint_tuples(&self, handles: bool) -> Vec<(P3, Option<usize>, bool)> {

@@ -17,7 +17,7 @@ impl Session<'_> {
     /// Rebuild the proxy regions (after a hierarchy change; facts §3.2: not after moves).
     pub(super) fn rebuild_regions(&mut self) {
         let tuples = self.joint_tuples(false);
-        let bones = bones::bones(&tuples, self.sdf);
+        let bones = bones::bones(&tuples, self.sdf, Some(self.surface()));
         let ends = bone_ends(&self.joints);
         let pos: Vec<P3> = tuples.iter().map(|t| t.0).collect();
         self.region_of =
