@@ -8,7 +8,15 @@
 //! bone's direction until it leaves the surface, so it owns the part of the mesh beyond it. The
 //! segment also stops at the first surface the ray meets ([`Surface::first_hit`]): a leaf inside an
 //! inner shell (an eye in its eyeball, a tooth) owns that shell, not the patch of skin beyond it.
+//!
+//! Heat comes from the part of a bone inside the surface (BP07 §4 assumes the skeleton is inside):
+//! an artist's bone whose child end pokes out of a thin part (a fin, a tail tip, an ear) ends where
+//! it leaves the surface ([`trim_child_end`]). Otherwise the vertices beyond the exit point have
+//! their closest bone point in the air, cannot see it through the inside, and take their heat from
+//! a farther bone of another part. Only the child end is trimmed, so there is still one bone per
+//! link (the edit regions rely on that order).
 
+use super::heat::VISIBILITY_TOLERANCE;
 use crate::geom::{P3, V3};
 
 /// A heat-emitting segment, normalized frame.
@@ -117,7 +125,7 @@ pub fn bones(
             if !joints[p].2 {
                 out.push(Bone {
                     a: joints[p].0,
-                    b: joint.0,
+                    b: trim_child_end(&joints[p].0, &joint.0, sdf),
                     joint: p as u32,
                 });
             }
@@ -138,6 +146,61 @@ pub fn bones(
     }
     out
 }
+
+/// The child end of the bone `a → b` (parent → child), moved back along the bone to where it comes
+/// within [`VISIBILITY_TOLERANCE`] of the inside when the bone starts inside and ends outside (found
+/// by marching in [`MARCH_STEP`]s, then bisection). A bone that starts outside (a ground-level root
+/// → hips, a prop's outside parent) is kept whole, as before: trimming its parent end would turn
+/// its inside part into a heat source the artist never weights.
+pub fn trim_child_end(a: &P3, b: &P3, sdf: &dyn Fn(&P3) -> f64) -> P3 {
+    let outside = |p: &P3| sdf(p) > VISIBILITY_TOLERANCE;
+    if !outside(b) || outside(a) {
+        return *b;
+    }
+    match entry(b, a, &outside) {
+        Some(t) => b + (a - b) * t,
+        None => *b,
+    }
+}
+
+/// The fraction t ∈ [0, 1] of `from → to` where the segment first stops being `outside`, if it
+/// does (0 when `from` is not outside).
+fn entry(from: &P3, to: &P3, outside: &dyn Fn(&P3) -> bool) -> Option<f64> {
+    if !outside(from) {
+        return Some(0.0);
+    }
+    let len = (to - from).norm();
+    if len <= 1e-12 {
+        return None;
+    }
+    let step = (MARCH_STEP / len).min(1.0);
+    let at = |t: f64| from + (to - from) * t;
+    let mut lo = 0.0;
+    let hit = loop {
+        let t = (lo + step).min(1.0);
+        if !outside(&at(t)) {
+            break t;
+        }
+        if t >= 1.0 {
+            return None;
+        }
+        lo = t;
+    };
+    // The crossing lies in (lo, hit]: halve it down to far below the field's accuracy.
+    let mut hi = hit;
+    for _ in 0..BISECTIONS {
+        let mid = 0.5 * (lo + hi);
+        if outside(&at(mid)) {
+            lo = mid;
+        } else {
+            hi = mid;
+        }
+    }
+    Some(hi)
+}
+
+/// Bisection steps of [`entry`]: a march step of 0.0025 units halved 20 times is ~2.4e-9 units.
+const BISECTIONS: usize = 20;
 
 /// March from `start` along `dir` while the field says inside; returns the last inside point
 /// (`start` itself if it is outside, or if `dir` is zero).
@@ -208,6 +271,23 @@ mod tests {
         let inner = bones(&joints, &sdf, Some(surface))[1];
         assert!((inner.b.y - 0.1).abs() < 1e-9, "{:?}", inner.b);
         assert_eq!(inner.joint, 1);
+    }
+
+    #[test]
+    fn a_bone_leaving_the_surface_ends_where_it_leaves() {
+        let sdf = |p: &P3| p.coords.norm() - 1.0; // unit ball
+        let o = P3::new(0.0, 0.0, 0.0);
+        let inside = P3::new(0.0, 0.5, 0.0);
+        assert_eq!(trim_child_end(&o, &inside, &sdf), inside);
+        // Out at the child end: it stops where the field reaches the tolerance.
+        let b = trim_child_end(&o, &P3::new(0.0, 2.0, 0.0), &sdf);
+        assert!((b.y - (1.0 + VISIBILITY_TOLERANCE)).abs() < 1e-6, "{b:?}");
+        assert!(b.x.abs() < 1e-12 && b.z.abs() < 1e-12);
+        // A bone coming from outside (a ground-level root to the hips) is kept whole.
+        let ground = P3::new(0.0, -3.0, 0.0);
+        assert_eq!(trim_child_end(&ground, &inside, &sdf), inside);
+        let far = P3::new(0.0, 3.0, 0.0);
+        assert_eq!(trim_child_end(&ground, &far, &sdf), far);
     }
 
     #[test]
