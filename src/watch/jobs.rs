@@ -15,8 +15,10 @@ use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
 use crate::choose::Template;
+use crate::error::RigError;
 use crate::export::{write_rig_to, Format, GlbSource};
 use crate::learn;
+use crate::mesh::load::Companion;
 use crate::mesh::Mesh;
 use crate::naming::output_base;
 use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
@@ -62,6 +64,10 @@ pub enum JobEvent {
         id: u64,
         /// Outcome.
         result: JobResult,
+        /// The files besides the mesh that this job's load read or looked for (buffers, `.mtl`,
+        /// textures), as the loader saw them; `None` when the job did not get as far as a load
+        /// that says (cancelled, no skeleton, a failure after loading): the previous list holds.
+        companions: Option<Vec<Companion>>,
     },
 }
 
@@ -240,18 +246,22 @@ fn worker(shared: &Shared) {
             cancel: &cancel,
             last_percent: AtomicU32::new(u32::MAX),
         };
-        let (result, label) =
-            catch_unwind(AssertUnwindSafe(|| run_job(&shared.ctx, &path, &progress)))
-                .unwrap_or_else(|payload| {
-                    let text = format!("internal error (panic): {}", panic_text(&payload));
-                    (JobResult::Failed(text), None)
-                });
+        let Ran {
+            result,
+            companions,
+            label,
+        } = catch_unwind(AssertUnwindSafe(|| run_job(&shared.ctx, &path, &progress)))
+            .unwrap_or_else(|payload| {
+                let text = format!("internal error (panic): {}", panic_text(&payload));
+                Ran::ended(JobResult::Failed(text))
+            });
         // Report before freeing the slot: the next job of this asset cannot start (and report
         // `Started`) before this `Finished`, so consumers see events in order.
         (shared.sink)(JobEvent::Finished {
             path: path.clone(),
             id,
             result,
+            companions,
         });
         // The hint label needs one more (unhinted) search: it runs after the rig is shown, so a
         // hint re-run's thumbnail does not wait for training data.
@@ -294,28 +304,61 @@ impl HintLabel {
     }
 }
 
+/// What a job produced: its result, the companions its load saw, and the hint label to record
+/// once the result is reported.
+struct Ran {
+    result: JobResult,
+    companions: Option<Vec<Companion>>,
+    label: Option<HintLabel>,
+}
+
+impl Ran {
+    /// A job that ended without a load that says what it read.
+    fn ended(result: JobResult) -> Self {
+        Self {
+            result,
+            companions: None,
+            label: None,
+        }
+    }
+}
+
 /// One rig: pipeline, outputs, thumbnail; and the hint label to record once it is reported.
-fn run_job(
-    ctx: &JobContext,
-    path: &Path,
-    progress: &JobProgress<'_>,
-) -> (JobResult, Option<HintLabel>) {
+fn run_job(ctx: &JobContext, path: &Path, progress: &JobProgress<'_>) -> Ran {
     let skeleton = match (ctx.skeleton_for)(path) {
         Ok(s) => s,
-        Err(e) => return (JobResult::Failed(e), None),
+        Err(e) => return Ran::ended(JobResult::Failed(e)),
     };
     let req = match RigRequest::with_sidecar(path, skeleton) {
         Ok(r) => r,
-        Err(e) => return (JobResult::Failed(e.to_string()), None),
+        Err(e) => return Ran::ended(JobResult::Failed(e.to_string())),
     };
     let outcome = match ctx.pipeline.rig(&req, progress) {
         Ok(o) => o,
-        Err(e) if e.is_cancelled() => return (JobResult::Cancelled, None),
-        Err(e) => return (JobResult::Failed(e.to_string()), None),
+        Err(e) if e.is_cancelled() => return Ran::ended(JobResult::Cancelled),
+        Err(e) => {
+            // A load that failed says which companion files it looked at (a missing `.bin`).
+            let companions = match &e {
+                RigError::Load { companions, .. } => Some(companions.clone()),
+                _ => None,
+            };
+            return Ran {
+                result: JobResult::Failed(e.to_string()),
+                companions,
+                label: None,
+            };
+        }
     };
     if progress.cancelled() {
-        return (JobResult::Cancelled, None);
+        return Ran::ended(JobResult::Cancelled);
     }
+    let companions = Some(
+        outcome
+            .source
+            .as_ref()
+            .map(|s| s.companions.clone())
+            .unwrap_or_default(),
+    );
     progress.enter(Stage::Export);
     let mut outputs = Vec::new();
     let mut output_errors = Vec::new();
@@ -352,7 +395,11 @@ fn run_job(
         output_errors,
         thumbnail,
     };
-    (JobResult::Done(Box::new(done)), label)
+    Ran {
+        result: JobResult::Done(Box::new(done)),
+        companions,
+        label,
+    }
 }
 
 struct JobProgress<'a> {
