@@ -60,17 +60,7 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
 
 fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
     match change {
-        FsChange::Ready(path) => {
-            let i = app.ensure(&path);
-            app.assets[i].queued = true;
-            app.assets[i].empty = false;
-            app.push_log(format!("changed: {}", app.rel(&path)));
-            // A mesh can also be another asset's companion (rare, but a file is a file).
-            let users = app.companions.dependents_of(&path);
-            let mut fx = vec![Effect::Rig(path.clone())];
-            fx.extend(requeue(app, users, &path, "changed"));
-            fx
-        }
+        FsChange::Ready(path) => on_ready(app, path),
         FsChange::File { path, stat } => {
             let users = app.companions.file_changed(&path, stat);
             let what = if stat.is_some() { "changed" } else { "gone" };
@@ -88,12 +78,7 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
             // A job on its earlier content is moot.
             vec![Effect::Cancel(path)]
         }
-        FsChange::Removed(path) => {
-            let users = app.companions.dependents_of(&path);
-            let mut fx = on_removed(app, path.clone());
-            fx.extend(requeue(app, users, &path, "gone"));
-            fx
-        }
+        FsChange::Removed(path) => on_removed(app, path),
         FsChange::HintsChanged { mesh, text } => on_hints_changed(app, mesh, text),
         FsChange::ScanDone(meshes) => {
             for m in &meshes {
@@ -130,6 +115,19 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
             Vec::new()
         }
     }
+}
+
+/// A mesh is new or changed: rig it, and the assets that read it as a companion (rare, but a
+/// file is a file).
+fn on_ready(app: &mut App, path: PathBuf) -> Vec<Effect> {
+    let i = app.ensure(&path);
+    app.assets[i].queued = true;
+    app.assets[i].empty = false;
+    app.push_log(format!("changed: {}", app.rel(&path)));
+    let users = app.companions.dependents_of(&path);
+    let mut fx = vec![Effect::Rig(path.clone())];
+    fx.extend(requeue(app, users, &path, "changed"));
+    fx
 }
 
 /// Re-rig `assets`, whose last loads read (or looked for) `file`, which changed or is gone. An
@@ -169,8 +167,10 @@ fn recheck(app: &mut App, asset: &Path) -> Vec<Effect> {
     )
 }
 
-/// A mesh was deleted: forget it, move the selection and drop its draft, cancel its job.
+/// A mesh was deleted: forget it, move the selection and drop its draft, cancel its job; re-rig
+/// the assets that read it as a companion.
 fn on_removed(app: &mut App, path: PathBuf) -> Vec<Effect> {
+    let users = app.companions.dependents_of(&path);
     app.companions.forget(&path);
     app.assets.retain(|a| a.path != path);
     if app.selected.as_deref() == Some(&path) {
@@ -181,7 +181,9 @@ fn on_removed(app: &mut App, path: PathBuf) -> Vec<Effect> {
         app.draft = None;
     }
     app.push_log(format!("removed: {}", app.rel(&path)));
-    vec![Effect::Cancel(path)]
+    let mut fx = requeue(app, users, &path, "gone");
+    fx.insert(0, Effect::Cancel(path));
+    fx
 }
 
 /// A mesh's hints sidecar changed on disk: take the new hints (unless it is the echo of our own

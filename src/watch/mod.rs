@@ -10,6 +10,7 @@ pub use crate::glob;
 pub mod ingest;
 pub mod jobs;
 pub mod notifier;
+mod run;
 
 pub use companions::Companions;
 pub use config::{WatchConfig, WatchSettings};
