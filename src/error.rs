@@ -21,6 +21,9 @@ pub enum RigError {
         path: PathBuf,
         /// Cause.
         source: LoadError,
+        /// The files besides the mesh that the load read or looked for before failing (a
+        /// missing or short `.bin`): a watcher re-rigs when one of them changes.
+        companions: Vec<crate::mesh::load::Companion>,
     },
     /// The mesh is empty or has no volume.
     #[error("{}: {source}", path.display())]

@@ -248,6 +248,7 @@ impl Harness {
             path: mesh(name),
             id,
             result: JobResult::Done(Box::new(done)),
+            companions: None,
         });
     }
 
@@ -350,6 +351,7 @@ fn busy_folder() -> Harness {
         result: JobResult::Failed(
             "/assets/broken.obj: line 3: expected 3 numbers after 'v', found 'v 1 2'".into(),
         ),
+        companions: None,
     });
     h.at(10.0);
     h.job(JobEvent::Started {
@@ -638,6 +640,7 @@ fn cancelled_job_goes_back_to_queued_and_removed_file_disappears() {
         path: mesh("dragon.obj"),
         id: 4,
         result: JobResult::Cancelled,
+        companions: None,
     });
     assert_eq!(h.app.counts().4, 1, "queued again");
     h.effects.clear();
@@ -666,6 +669,7 @@ fn events_of_a_superseded_job_are_ignored() {
         path: mesh("dragon.obj"),
         id: 4,
         result: JobResult::Cancelled,
+        companions: None,
     });
     let i = h.app.find(&mesh("dragon.obj")).unwrap();
     assert!(matches!(

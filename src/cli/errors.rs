@@ -34,6 +34,7 @@ mod tests {
         let rig = crate::error::RigError::Load {
             path: "hero.obj".into(),
             source: load,
+            companions: Vec::new(),
         };
         let e = anyhow::Error::new(rig).context("preparing hero.obj");
         assert_eq!(

@@ -72,27 +72,7 @@ fn closest_reference(bvh: &Bvh, p: &V3, hint: Option<u32>) -> Option<Hit> {
     let mut node = 0usize;
     while let Some(&n) = bvh.nodes.get(node) {
         if n.count > 0 {
-            let first = n.first as usize;
-            let end = (first + n.count as usize).min(bvh.tris.len());
-            for slot in first..end {
-                let pl = &bvh.planes[slot];
-                let h = pl.n.dot(p) - pl.off;
-                if h * h >= best2 {
-                    continue;
-                }
-                let t = &bvh.tris[slot];
-                let (q, f) = closest_on_triangle(p, t);
-                let d2 = (q - p).norm_squared();
-                if d2 < best2 {
-                    best2 = d2;
-                    best = Some(Hit {
-                        dist2: d2,
-                        point: q,
-                        slot: slot as u32,
-                        feature: f,
-                    });
-                }
-            }
+            scan_leaf_reference(bvh, p, n.first, n.count, &mut best, &mut best2);
         } else {
             let l = n.first as usize;
             let (dl, dr) = match (bvh.nodes.get(l), bvh.nodes.get(l + 1)) {
@@ -130,6 +110,38 @@ fn closest_reference(bvh: &Bvh, p: &V3, hint: Option<u32>) -> Option<Hit> {
         }
     }
     best
+}
+
+/// The leaf part of [`closest_reference`]: the triangles `first..first + count`, each skipped
+/// when its plane is already farther than the best distance.
+fn scan_leaf_reference(
+    bvh: &Bvh,
+    p: &V3,
+    first: u32,
+    count: u32,
+    best: &mut Option<Hit>,
+    best2: &mut f64,
+) {
+    let first = first as usize;
+    let end = (first + count as usize).min(bvh.tris.len());
+    for slot in first..end {
+        let pl = &bvh.planes[slot];
+        let h = pl.n.dot(p) - pl.off;
+        if h * h >= *best2 {
+            continue;
+        }
+        let (q, f) = closest_on_triangle(p, &bvh.tris[slot]);
+        let d2 = (q - p).norm_squared();
+        if d2 < *best2 {
+            *best2 = d2;
+            *best = Some(Hit {
+                dist2: d2,
+                point: q,
+                slot: slot as u32,
+                feature: f,
+            });
+        }
+    }
 }
 
 /// Bit-for-bit equality of two answers: distance, point, slot and feature.

@@ -194,18 +194,8 @@ pub fn test_cell<E: Evaluate>(
     }
     // Points whose split test the Lipschitz bound already answers (bit j: `NON_CORNER[j]`).
     // (Computed only now: a cropped cell needs no bounds.)
-    let settled = if skip {
-        let mut b = from_corners.unwrap_or_else(|| Bounds::from_corners(corners, half));
-        b.add_center(center, half);
-        b.settled(&at, prm.tol)
-    } else {
-        0
-    };
-    let mut lat = [0.0f64; 27];
-    for (m, v) in corners.iter().enumerate() {
-        lat[lattice::corner_index(m)] = *v;
-    }
-    lat[13] = center;
+    let settled = settled_points(skip, from_corners, corners, center, half, &at, prm.tol);
+    let mut lat = lattice_of(corners, center);
     // A corner's interpolant is its own value: only the centre and the 18 other points can split.
     let mut split = level == 0 || (center - at[lattice::CENTRE]).abs() > prm.tol;
     // Evaluated in lattice order, the unsettled points first: the order fixes each query's hint.
@@ -222,12 +212,56 @@ pub fn test_cell<E: Evaluate>(
         return Tested::Leaf;
     }
     // The children need every lattice value as corners.
+    fill_settled(ex, &mut lat, settled, lo, h, known, anchors);
+    Tested::Split(lat, known)
+}
+
+/// The points whose split test the Lipschitz bound answers (bit j: `NON_CORNER[j]`), from the
+/// corners' bounds (`from_corners`, when the corner test already built them) and the centre;
+/// none without the skip.
+fn settled_points(
+    skip: bool,
+    from_corners: Option<Bounds>,
+    corners: &[f64; 8],
+    center: f64,
+    half: f64,
+    at: &[f64; 19],
+    tol: f64,
+) -> u32 {
+    if !skip {
+        return 0;
+    }
+    let mut b = from_corners.unwrap_or_else(|| Bounds::from_corners(corners, half));
+    b.add_center(center, half);
+    b.settled(at, tol)
+}
+
+/// A cell's 27 lattice values with its corners and centre filled in (the rest zero).
+fn lattice_of(corners: &[f64; 8], center: f64) -> [f64; 27] {
+    let mut lat = [0.0f64; 27];
+    for (m, v) in corners.iter().enumerate() {
+        lat[lattice::corner_index(m)] = *v;
+    }
+    lat[13] = center;
+    lat
+}
+
+/// Evaluate the points the bound settled (bit j of `settled`), in lattice order, after the
+/// unsettled ones: a split cell's children need every lattice value as corners.
+fn fill_settled<E: Evaluate>(
+    ex: &mut E,
+    lat: &mut [f64; 27],
+    settled: u32,
+    lo: [u32; 3],
+    h: u32,
+    known: Option<bool>,
+    anchors: &[Anchor],
+) {
     for (j, &idx) in NON_CORNER.iter().enumerate() {
         if settled >> j & 1 == 1 {
             lat[idx] = ex.value(lattice_key(lo, h, idx), known, anchors);
         }
     }
-    Tested::Split(lat, known)
 }
 
 /// The exact value at the centre of the cell at `lo` with side `side` (lattice units), with the

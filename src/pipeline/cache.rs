@@ -92,9 +92,11 @@ impl Pipeline {
         timings: &mut BTreeMap<String, f64>,
     ) -> Result<(mesh::Mesh, Option<Arc<mesh::load::SourceDocument>>, u64), RigError> {
         let loaded = run_stage(progress, Stage::Load, timings, || {
-            mesh::load::load_with_source(path).map_err(|source| RigError::Load {
+            let (loaded, companions) = mesh::load::load_tracked(path);
+            loaded.map_err(|source| RigError::Load {
                 path: path.to_path_buf(),
                 source,
+                companions,
             })
         })?;
         let (mesh, source) = (loaded.mesh, loaded.source.map(Arc::new));

@@ -169,6 +169,9 @@ pub struct App {
     pub headless: bool,
     /// The initial scan finished.
     pub scan_done: bool,
+    /// Which assets depend on which other files (buffers, `.mtl`, textures), as their last loads
+    /// saw them.
+    pub companions: crate::watch::Companions,
     /// The app clock.
     pub now: Instant,
     /// Quit requested.
@@ -205,6 +208,7 @@ impl App {
             edit_sessions: 0,
             headless: false,
             scan_done: false,
+            companions: crate::watch::Companions::default(),
             now,
             quit: false,
         }

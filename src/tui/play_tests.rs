@@ -40,6 +40,7 @@ pub(in crate::tui) fn rigged(app: &mut App, name: &str, id: u64) {
             path,
             id,
             result: JobResult::Done(Box::new(done)),
+            companions: Some(Vec::new()),
         }),
     );
 }

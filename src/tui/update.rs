@@ -1,7 +1,7 @@
 //! `update(&mut App, Msg) -> Vec<Effect>`: the one place state changes (style anchor P8). Keys and
 //! mouse go to [`super::keys`]; watcher and job events are handled here. No I/O, no waiting.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use super::app::{App, Effect, LastRun, Msg, RigInfo, ThumbKey, ThumbRequest};
@@ -60,12 +60,11 @@ pub fn update(app: &mut App, msg: Msg) -> Vec<Effect> {
 
 fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
     match change {
-        FsChange::Ready(path) => {
-            let i = app.ensure(&path);
-            app.assets[i].queued = true;
-            app.assets[i].empty = false;
-            app.push_log(format!("changed: {}", app.rel(&path)));
-            vec![Effect::Rig(path)]
+        FsChange::Ready(path) => on_ready(app, path),
+        FsChange::File { path, stat } => {
+            let users = app.companions.file_changed(&path, stat);
+            let what = if stat.is_some() { "changed" } else { "gone" };
+            requeue(app, users, &path, what)
         }
         FsChange::Empty(path) => {
             let i = app.ensure(&path);
@@ -118,8 +117,61 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
     }
 }
 
-/// A mesh was deleted: forget it, move the selection and drop its draft, cancel its job.
-fn on_removed(app: &mut App, path: std::path::PathBuf) -> Vec<Effect> {
+/// A mesh is new or changed: rig it, and the assets that read it as a companion (rare, but a
+/// file is a file).
+fn on_ready(app: &mut App, path: PathBuf) -> Vec<Effect> {
+    let i = app.ensure(&path);
+    app.assets[i].queued = true;
+    app.assets[i].empty = false;
+    app.push_log(format!("changed: {}", app.rel(&path)));
+    let users = app.companions.dependents_of(&path);
+    let mut fx = vec![Effect::Rig(path.clone())];
+    fx.extend(requeue(app, users, &path, "changed"));
+    fx
+}
+
+/// Re-rig `assets`, whose last loads read (or looked for) `file`, which changed or is gone. An
+/// asset already queued or rigging is left alone: a queued job reads the new file, and a running
+/// one is compared with it when it finishes ([`recheck`]).
+fn requeue(app: &mut App, assets: Vec<PathBuf>, file: &Path, what: &str) -> Vec<Effect> {
+    let mut fx = Vec::new();
+    for asset in assets {
+        let Some(i) = app.find(&asset) else { continue };
+        let a = &mut app.assets[i];
+        if asset == file || a.empty || a.queued || a.running.is_some() {
+            continue;
+        }
+        a.queued = true;
+        let line = format!(
+            "{what}: {} (read by {}); re-rigging",
+            app.rel(file),
+            app.rel(&asset)
+        );
+        app.push_log(line);
+        fx.push(Effect::Rig(asset));
+    }
+    fx
+}
+
+/// A rig finished: if a companion it read changed meanwhile (a `.bin` copied in after the
+/// `.gltf`, a texture re-saved mid-rig), rig again.
+fn recheck(app: &mut App, asset: &Path) -> Vec<Effect> {
+    let Some(file) = app.companions.stale(asset).map(Path::to_path_buf) else {
+        return Vec::new();
+    };
+    requeue(
+        app,
+        vec![asset.to_path_buf()],
+        &file,
+        "changed while rigging",
+    )
+}
+
+/// A mesh was deleted: forget it, move the selection and drop its draft, cancel its job; re-rig
+/// the assets that read it as a companion.
+fn on_removed(app: &mut App, path: PathBuf) -> Vec<Effect> {
+    let users = app.companions.dependents_of(&path);
+    app.companions.forget(&path);
     app.assets.retain(|a| a.path != path);
     if app.selected.as_deref() == Some(&path) {
         let first = app.order().first().map(|&i| app.assets[i].path.clone());
@@ -129,12 +181,14 @@ fn on_removed(app: &mut App, path: std::path::PathBuf) -> Vec<Effect> {
         app.draft = None;
     }
     app.push_log(format!("removed: {}", app.rel(&path)));
-    vec![Effect::Cancel(path)]
+    let mut fx = requeue(app, users, &path, "gone");
+    fx.insert(0, Effect::Cancel(path));
+    fx
 }
 
 /// A mesh's hints sidecar changed on disk: take the new hints (unless it is the echo of our own
 /// write) and re-rig.
-fn on_hints_changed(app: &mut App, mesh: std::path::PathBuf, text: Option<String>) -> Vec<Effect> {
+fn on_hints_changed(app: &mut App, mesh: PathBuf, text: Option<String>) -> Vec<Effect> {
     let Some(i) = app.find(&mesh) else {
         return Vec::new();
     };
@@ -164,6 +218,7 @@ fn on_hints_changed(app: &mut App, mesh: std::path::PathBuf, text: Option<String
 
 fn on_job(app: &mut App, ev: JobEvent) -> Vec<Effect> {
     let now = app.now;
+    let mut fx = Vec::new();
     match ev {
         JobEvent::Started { path, id } => {
             if let Some(a) = app.asset_mut(&path) {
@@ -185,16 +240,28 @@ fn on_job(app: &mut App, ev: JobEvent) -> Vec<Effect> {
                 }
             }
         }
-        JobEvent::Finished { path, id, result } => {
+        JobEvent::Finished {
+            path,
+            id,
+            result,
+            companions,
+        } => {
             let stale = app
                 .find(&path)
                 .is_some_and(|i| app.assets[i].job.is_some_and(|j| j > id));
-            if !stale {
+            if !stale && app.find(&path).is_some() {
+                let cancelled = matches!(result, JobResult::Cancelled);
+                if let Some(list) = companions {
+                    app.companions.record(&path, list);
+                }
                 finished(app, &path, result);
+                if !cancelled {
+                    fx = recheck(app, &path);
+                }
             }
         }
     }
-    Vec::new()
+    fx
 }
 
 fn finished(app: &mut App, path: &Path, result: JobResult) {

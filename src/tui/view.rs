@@ -251,7 +251,28 @@ pub fn detail_lines(app: &App) -> Vec<Line<'static>> {
         }
         Some(LastRun::Rigged(r)) => super::rig_view::rig_lines(app, a, r, &mut out),
     }
+    companion_lines(app, a, &mut out);
     out
+}
+
+/// The files the last load read besides the mesh (buffers, `.mtl`, textures): a change to any
+/// re-rigs the asset; a missing one is marked.
+fn companion_lines(app: &App, a: &super::app::Asset, out: &mut Vec<Line<'static>>) {
+    let list = app.companions.of(&a.path);
+    if list.is_empty() {
+        return;
+    }
+    out.push(heading("reads (re-rigged when they change)"));
+    for c in list {
+        let name = format!("  {}", app.rel(&c.path));
+        out.push(match c.stat {
+            Some(_) => Line::from(name),
+            None => Line::from(Span::styled(
+                format!("{name} (missing)"),
+                Style::new().fg(Color::Yellow),
+            )),
+        });
+    }
 }
 
 fn render_status(app: &App, f: &mut Frame, area: Rect) {

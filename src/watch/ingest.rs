@@ -10,33 +10,20 @@
 //!   [`FsChange::Empty`] (waiting for its content), not rigged;
 //! * a ready file whose stat equals the one last reported is not reported again (metadata-only
 //!   events), so an unreadable file is retried on its *next change*;
-//! * a vanished file is reported as removed.
+//! * a vanished file is reported as removed;
+//! * any other file (a texture, a `.bin`, a `.mtl`) settles the same way and is reported as
+//!   [`FsChange::File`] with its stat, or at once when it vanishes; whether an asset depends on
+//!   it is the app's business (the loader says which files each rig read).
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant, SystemTime};
+use std::time::{Duration, Instant};
 
 use super::glob::Glob;
 
-/// What the watcher needs of a file's metadata.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Stat {
-    /// Size in bytes.
-    pub len: u64,
-    /// Modification time, when the file system has one.
-    pub modified: Option<SystemTime>,
-}
-
-impl Stat {
-    /// Stat a regular file; `None` if it does not exist or is not a file.
-    pub fn of(path: &Path) -> Option<Self> {
-        let m = std::fs::metadata(path).ok()?;
-        m.is_file().then(|| Self {
-            len: m.len(),
-            modified: m.modified().ok(),
-        })
-    }
-}
+/// What the watcher needs of a file's metadata: size and modification time, the same record
+/// the loader keeps of each companion file it reads.
+pub use crate::mesh::load::FileStat as Stat;
 
 /// A change the rest of the program acts on.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -56,6 +43,14 @@ pub enum FsChange {
         /// The sidecar's content now.
         text: Option<String>,
     },
+    /// Some other file (not a mesh, not a sidecar) is new, changed and stable, or vanished
+    /// (`stat` is `None`): an asset whose load read it (or looked for it) may need a re-rig.
+    File {
+        /// The file.
+        path: PathBuf,
+        /// Its stat now.
+        stat: Option<Stat>,
+    },
     /// The initial scan finished; these meshes were found.
     ScanDone(Vec<PathBuf>),
     /// A watcher problem (inotify limits, unreadable folder); the watcher keeps running.
@@ -74,6 +69,8 @@ pub enum Class {
     Mesh,
     /// A hints sidecar `dir/NAME.hints.yaml`; the payload is `dir/NAME` (no extension).
     Hints(PathBuf),
+    /// Any other file: a possible companion of some asset (a texture, a `.bin`, a `.mtl`).
+    Other,
     /// Not ours to look at.
     Ignored,
 }
@@ -96,6 +93,8 @@ pub struct Ingest {
     known: BTreeMap<PathBuf, Stat>,
     /// Meshes seen but not yet ready (still settling).
     seen: BTreeSet<PathBuf>,
+    /// Other files reported, with the stat reported.
+    others: BTreeMap<PathBuf, Stat>,
 }
 
 const HINTS_SUFFIX: &str = ".hints.yaml";
@@ -111,6 +110,7 @@ impl Ingest {
             pending: BTreeMap::new(),
             known: BTreeMap::new(),
             seen: BTreeSet::new(),
+            others: BTreeMap::new(),
         }
     }
 
@@ -139,7 +139,7 @@ impl Ingest {
         if self.globs.iter().any(|g| g.matches(rel)) {
             Class::Mesh
         } else {
-            Class::Ignored
+            Class::Other
         }
     }
 
@@ -156,7 +156,18 @@ impl Ingest {
                     Vec::new()
                 }
             }
-            Class::Mesh | Class::Hints(_) => {
+            Class::Other if stat.is_none() => {
+                self.pending.remove(path);
+                self.others
+                    .remove(path)
+                    .map(|_| FsChange::File {
+                        path: path.to_path_buf(),
+                        stat: None,
+                    })
+                    .into_iter()
+                    .collect()
+            }
+            Class::Mesh | Class::Hints(_) | Class::Other => {
                 if matches!(self.classify(path), Class::Mesh) {
                     self.seen.insert(path.to_path_buf());
                 }
@@ -223,6 +234,7 @@ impl Ingest {
                     })
                 }
             },
+            Class::Other => self.other_settled(path, stat),
             Class::Hints(stem) => {
                 let mesh = self.mesh_for_stem(&stem)?;
                 let text = stat.and_then(|_| std::fs::read_to_string(path).ok());
@@ -230,6 +242,19 @@ impl Ingest {
             }
             Class::Ignored => None,
         }
+    }
+
+    /// Another file settled: reported unless its stat is the one reported last (a metadata-only
+    /// event), or it was never reported and is gone.
+    fn other_settled(&mut self, path: &Path, stat: Option<Stat>) -> Option<FsChange> {
+        let before = match stat {
+            Some(s) => self.others.insert(path.to_path_buf(), s),
+            None => self.others.remove(path),
+        };
+        (before != stat).then(|| FsChange::File {
+            path: path.to_path_buf(),
+            stat,
+        })
     }
 
     /// The mesh (known or settling) whose sidecar is `dir/NAME.hints.yaml`: `dir/NAME.*`, or
@@ -270,6 +295,20 @@ impl Ingest {
             if self.known.remove(&p).is_some() {
                 out.push(FsChange::Removed(p));
             }
+        }
+        let others: Vec<PathBuf> = self
+            .others
+            .keys()
+            .filter(|p| p.starts_with(dir) && p.as_path() != dir)
+            .cloned()
+            .collect();
+        for p in others {
+            self.pending.remove(&p);
+            self.others.remove(&p);
+            out.push(FsChange::File {
+                path: p,
+                stat: None,
+            });
         }
         out
     }

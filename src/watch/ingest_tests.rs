@@ -4,6 +4,7 @@
 use super::*;
 use std::cell::RefCell;
 use std::collections::HashMap;
+use std::time::SystemTime;
 
 struct World {
     ingest: Ingest,
@@ -161,16 +162,25 @@ fn editor_temp_file_then_rename_rigs_the_target_once() {
     assert!(w.write("a.obj~", 10, 0).is_empty());
     assert!(w.write(".geppetto-tmp-XYZ", 10, 0).is_empty());
     w.write("a.obj", 20, 10);
-    assert_eq!(w.tick(510), vec![ready("a.obj")]);
+    // The backup `a.obj~` is another file (reported for the app to ignore), never a mesh.
+    let meshes: Vec<FsChange> = w
+        .tick(510)
+        .into_iter()
+        .filter(|c| !matches!(c, FsChange::File { .. }))
+        .collect();
+    assert_eq!(meshes, vec![ready("a.obj")]);
 }
 
 #[test]
-fn outputs_and_non_meshes_are_ignored() {
+fn outputs_are_ignored_and_non_meshes_are_other_files() {
     let w = World::new();
     let c = |s: &str| w.ingest.classify(Path::new(s));
     assert_eq!(c("/assets/rigged/a.glb"), Class::Ignored);
-    assert_eq!(c("/assets/a.png"), Class::Ignored);
-    assert_eq!(c("/assets/a.rig.json"), Class::Ignored);
+    assert_eq!(c("/assets/rigged/a.png"), Class::Ignored);
+    assert_eq!(c("/assets/.hidden/a.png"), Class::Ignored);
+    // Possible companions (textures, buffers, material libraries): watched, never rigged.
+    assert_eq!(c("/assets/a.png"), Class::Other);
+    assert_eq!(c("/assets/a.mtl"), Class::Other);
     assert_eq!(c("/elsewhere/a.obj"), Class::Ignored);
     assert_eq!(c("/assets/x/a.glb"), Class::Mesh);
     assert_eq!(
@@ -220,4 +230,58 @@ fn hints_edit_names_the_mesh() {
     // A sidecar without a mesh is ignored.
     w.write("sub/zzz.hints.yaml", 10, 700);
     assert!(w.tick(2000).is_empty());
+}
+
+fn file(name: &str, len: u64, ms: u64) -> FsChange {
+    FsChange::File {
+        path: PathBuf::from("/assets").join(name),
+        stat: Some(Stat {
+            len,
+            modified: Some(SystemTime::UNIX_EPOCH + Duration::from_millis(ms)),
+        }),
+    }
+}
+
+#[test]
+fn other_files_settle_then_report_changes_and_removals_once() {
+    let mut w = World::new();
+    // A `.bin` copied in chunks: nothing until it is stable, then one report with its stat.
+    w.write("a.bin", 100, 0);
+    assert!(w.tick(300).is_empty());
+    w.write("a.bin", 200, 300);
+    assert!(w.tick(700).is_empty());
+    assert_eq!(w.tick(800), vec![file("a.bin", 200, 300)]);
+    // Touched without a change: nothing; a real change: reported again.
+    w.write("a.bin", 200, 300);
+    assert!(w.tick(1500).is_empty());
+    w.write("a.bin", 201, 1600);
+    assert_eq!(w.tick(2100), vec![file("a.bin", 201, 1600)]);
+    // Deleted: reported at once, with no stat; deleting an unreported file says nothing.
+    assert_eq!(
+        w.delete("a.bin", 2200),
+        vec![FsChange::File {
+            path: "/assets/a.bin".into(),
+            stat: None
+        }]
+    );
+    w.write("b.png", 5, 2300);
+    assert!(w.delete("b.png", 2400).is_empty());
+    assert!(w.tick(4000).is_empty());
+    // Never a mesh: the scan does not list it.
+    assert!(w.ingest.meshes().is_empty());
+}
+
+#[test]
+fn a_folder_renamed_away_reports_its_other_files_gone() {
+    let mut w = World::new();
+    w.write("sub/a.mtl", 10, 0);
+    w.tick(600);
+    let out = w.ingest.vanished_under(Path::new("/assets/sub"));
+    assert_eq!(
+        out,
+        vec![FsChange::File {
+            path: "/assets/sub/a.mtl".into(),
+            stat: None
+        }]
+    );
 }

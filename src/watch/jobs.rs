@@ -14,12 +14,12 @@ use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard};
 use std::thread::JoinHandle;
 
+use super::run::{run_job, Ran};
 use crate::choose::Template;
-use crate::export::{write_rig_to, Format, GlbSource};
-use crate::learn;
+use crate::export::Format;
+use crate::mesh::load::Companion;
 use crate::mesh::Mesh;
-use crate::naming::output_base;
-use crate::pipeline::{Pipeline, RigOutcome, RigRequest};
+use crate::pipeline::Pipeline;
 use crate::progress::{Progress, Stage};
 use crate::rig::Rig;
 
@@ -62,6 +62,10 @@ pub enum JobEvent {
         id: u64,
         /// Outcome.
         result: JobResult,
+        /// The files besides the mesh that this job's load read or looked for (buffers, `.mtl`,
+        /// textures), as the loader saw them; `None` when the job did not get as far as a load
+        /// that says (cancelled, no skeleton, a failure after loading): the previous list holds.
+        companions: Option<Vec<Companion>>,
     },
 }
 
@@ -240,18 +244,22 @@ fn worker(shared: &Shared) {
             cancel: &cancel,
             last_percent: AtomicU32::new(u32::MAX),
         };
-        let (result, label) =
-            catch_unwind(AssertUnwindSafe(|| run_job(&shared.ctx, &path, &progress)))
-                .unwrap_or_else(|payload| {
-                    let text = format!("internal error (panic): {}", panic_text(&payload));
-                    (JobResult::Failed(text), None)
-                });
+        let Ran {
+            result,
+            companions,
+            label,
+        } = catch_unwind(AssertUnwindSafe(|| run_job(&shared.ctx, &path, &progress)))
+            .unwrap_or_else(|payload| {
+                let text = format!("internal error (panic): {}", panic_text(&payload));
+                Ran::ended(JobResult::Failed(text))
+            });
         // Report before freeing the slot: the next job of this asset cannot start (and report
         // `Started`) before this `Finished`, so consumers see events in order.
         (shared.sink)(JobEvent::Finished {
             path: path.clone(),
             id,
             result,
+            companions,
         });
         // The hint label needs one more (unhinted) search: it runs after the rig is shown, so a
         // hint re-run's thumbnail does not wait for training data.
@@ -270,89 +278,6 @@ pub fn panic_text(payload: &Box<dyn std::any::Any + Send>) -> String {
         .map(|s| (*s).to_string())
         .or_else(|| payload.downcast_ref::<String>().cloned())
         .unwrap_or_else(|| "unknown panic".into())
-}
-
-/// An accepted hinted rig, kept to record its training label for Γ (`crate::learn::hints`) after
-/// the rig has been reported.
-struct HintLabel {
-    req: RigRequest,
-    outcome: RigOutcome,
-}
-
-impl HintLabel {
-    /// Appends the labels to the output folder. A failure never fails the rig (it is already
-    /// shown); the label file is training data the user did not ask for, so a write error there
-    /// (the output folder itself failing) is left to the next rig's outputs to report.
-    fn record(&self, ctx: &JobContext, progress: &JobProgress<'_>) {
-        let _ = learn::hints::record(
-            &ctx.pipeline,
-            &self.req,
-            &self.outcome,
-            &ctx.out_dir,
-            progress,
-        );
-    }
-}
-
-/// One rig: pipeline, outputs, thumbnail; and the hint label to record once it is reported.
-fn run_job(
-    ctx: &JobContext,
-    path: &Path,
-    progress: &JobProgress<'_>,
-) -> (JobResult, Option<HintLabel>) {
-    let skeleton = match (ctx.skeleton_for)(path) {
-        Ok(s) => s,
-        Err(e) => return (JobResult::Failed(e), None),
-    };
-    let req = match RigRequest::with_sidecar(path, skeleton) {
-        Ok(r) => r,
-        Err(e) => return (JobResult::Failed(e.to_string()), None),
-    };
-    let outcome = match ctx.pipeline.rig(&req, progress) {
-        Ok(o) => o,
-        Err(e) if e.is_cancelled() => return (JobResult::Cancelled, None),
-        Err(e) => return (JobResult::Failed(e.to_string()), None),
-    };
-    if progress.cancelled() {
-        return (JobResult::Cancelled, None);
-    }
-    progress.enter(Stage::Export);
-    let mut outputs = Vec::new();
-    let mut output_errors = Vec::new();
-    let base = output_base(path, &ctx.root, &ctx.out_dir);
-    let mut formats = ctx.formats.clone();
-    if ctx.thumbnails && !formats.contains(&Format::Png) {
-        formats.push(Format::Png);
-    }
-    // One format at a time, so a missing exporter does not hide the others.
-    for format in &formats {
-        let mesh = &outcome.prepared.input;
-        let glb = GlbSource::of(&outcome);
-        match write_rig_to(&outcome.rig, mesh, glb, &base, std::slice::from_ref(format)) {
-            Ok(paths) => outputs.extend(paths),
-            Err(e) => output_errors.push(e.to_string()),
-        }
-    }
-    let thumbnail = outputs
-        .iter()
-        .find(|p| p.extension().is_some_and(|e| e == "png"))
-        .cloned();
-    let mesh = Arc::new(outcome.prepared.input.clone());
-    let reused_discretization = outcome.reused_discretization;
-    let (rig, label) = if learn::hints::is_candidate(&req, &outcome) {
-        (outcome.rig.clone(), Some(HintLabel { req, outcome }))
-    } else {
-        (outcome.rig, None)
-    };
-    let done = JobDone {
-        mesh,
-        reused_discretization,
-        rig,
-        outputs,
-        output_errors,
-        thumbnail,
-    };
-    (JobResult::Done(Box::new(done)), label)
 }
 
 struct JobProgress<'a> {

@@ -31,7 +31,10 @@ fn finished(rx: &Events, n: usize) -> Vec<(PathBuf, u64, JobResult)> {
     let mut out = Vec::new();
     while out.len() < n {
         let event = rx.recv_timeout(Duration::from_secs(20)).expect("job event");
-        if let JobEvent::Finished { path, id, result } = event {
+        if let JobEvent::Finished {
+            path, id, result, ..
+        } = event
+        {
             out.push((path, id, result));
         }
     }

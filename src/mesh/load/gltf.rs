@@ -15,6 +15,7 @@ use gltf::mesh::Mode;
 use gltf::{Document, Gltf};
 use nalgebra::Matrix4;
 
+use super::companion::Companion;
 use super::gltf_data::{has_dims, read, Buffers};
 use super::gltf_place::{prim_skin, Placement};
 use super::LoadError;
@@ -32,8 +33,13 @@ pub(crate) struct Opened {
     pub world: Vec<Matrix4<f64>>,
 }
 
-/// Parse and validate a document and resolve its buffers.
-pub(crate) fn open(bytes: &[u8], base_dir: Option<&Path>) -> Result<Opened, LoadError> {
+/// Parse and validate a document and resolve its buffers (external buffer files recorded in
+/// `seen`, found or not).
+pub(crate) fn open(
+    bytes: &[u8],
+    base_dir: Option<&Path>,
+    seen: &mut Vec<Companion>,
+) -> Result<Opened, LoadError> {
     let (json, bin) = if bytes.starts_with(b"glTF") {
         split_glb(bytes)?
     } else {
@@ -45,7 +51,7 @@ pub(crate) fn open(bytes: &[u8], base_dir: Option<&Path>) -> Result<Opened, Load
         document: validated(root)?,
         blob: bin.map(<[u8]>::to_vec),
     };
-    let buffers = Buffers::resolve(&mut gltf, base_dir)?;
+    let buffers = Buffers::resolve(&mut gltf, base_dir, seen)?;
     let doc = gltf.document;
     let n = doc.nodes().len();
     let mut parent = vec![None; n];

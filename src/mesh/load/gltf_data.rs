@@ -11,6 +11,7 @@ use gltf::accessor::{DataType, Dimensions};
 use gltf::buffer::Source;
 use gltf::Gltf;
 
+use super::companion::{self, Companion};
 use super::LoadError;
 
 /// Accessors without a buffer view (all zeros, or sparse) may not claim more elements than this:
@@ -22,8 +23,14 @@ pub(crate) struct Buffers(Vec<Vec<u8>>);
 
 impl Buffers {
     /// Resolve every buffer: the GLB `BIN` chunk, `data:` base64 URIs, or files relative to
-    /// `base_dir` ([`LoadError::MissingBuffer`] if absent).
-    pub(crate) fn resolve(gltf: &mut Gltf, base_dir: Option<&Path>) -> Result<Self, LoadError> {
+    /// `base_dir` ([`LoadError::MissingBuffer`] if absent, [`LoadError::ShortBuffer`] if shorter
+    /// than the document says: still being copied, or from another export). External files are
+    /// recorded in `seen`, found or not.
+    pub(crate) fn resolve(
+        gltf: &mut Gltf,
+        base_dir: Option<&Path>,
+        seen: &mut Vec<Companion>,
+    ) -> Result<Self, LoadError> {
         let mut blob = gltf.blob.take();
         let mut out = Vec::new();
         for buffer in gltf.document.buffers() {
@@ -31,7 +38,20 @@ impl Buffers {
                 Source::Bin => blob
                     .take()
                     .ok_or_else(|| LoadError::Invalid("the GLB has no BIN chunk".into()))?,
-                Source::Uri(uri) => read_uri(uri, base_dir)?,
+                Source::Uri(uri) => {
+                    let bytes = read_uri(uri, base_dir, seen)?;
+                    let expected = buffer.length() as u64;
+                    match seen.last() {
+                        Some(c) if (bytes.len() as u64) < expected && !uri.starts_with("data:") => {
+                            return Err(LoadError::ShortBuffer {
+                                path: c.path.clone(),
+                                len: bytes.len() as u64,
+                                expected,
+                            })
+                        }
+                        _ => bytes,
+                    }
+                }
             };
             out.push(bytes);
         }
@@ -48,8 +68,13 @@ impl Buffers {
     }
 }
 
-/// Bytes of a buffer URI: `data:…;base64,…` or a relative file path (percent-decoded).
-pub(crate) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, LoadError> {
+/// Bytes of a buffer URI: `data:…;base64,…` or a relative file path (percent-decoded), which is
+/// recorded in `seen`.
+pub(crate) fn read_uri(
+    uri: &str,
+    base_dir: Option<&Path>,
+    seen: &mut Vec<Companion>,
+) -> Result<Vec<u8>, LoadError> {
     if let Some(rest) = uri.strip_prefix("data:") {
         let (meta, data) = rest
             .split_once(',')
@@ -65,9 +90,10 @@ pub(crate) fn read_uri(uri: &str, base_dir: Option<&Path>) -> Result<Vec<u8>, Lo
     let rel = percent_decode(uri);
     let path = base_dir.unwrap_or_else(|| Path::new("")).join(rel);
     if base_dir.is_none() || !path.is_file() {
+        companion::missing(&path, seen);
         return Err(LoadError::MissingBuffer(path));
     }
-    Ok(std::fs::read(&path)?)
+    Ok(companion::read(&path, seen)?)
 }
 
 /// Decode standard base64 (padding optional, ASCII whitespace ignored).

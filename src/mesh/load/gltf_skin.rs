@@ -86,7 +86,7 @@ impl SkinJoints {
 
 /// Parse a skinned glTF into mesh, joints (parent-first) and weights.
 pub(crate) fn parse_rigged(bytes: &[u8], base_dir: Option<&Path>) -> Result<RiggedMesh, LoadError> {
-    let o = open(bytes, base_dir)?;
+    let o = open(bytes, base_dir, &mut Vec::new())?;
     let skin = o
         .doc
         .skins()

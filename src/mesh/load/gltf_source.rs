@@ -8,6 +8,7 @@ use gltf::accessor::Dimensions;
 use nalgebra::{Matrix4, Vector4};
 use serde_json::{json, Value};
 
+use super::companion::{self, Companion};
 use super::gltf::{split_glb, Opened, PrimRange};
 use super::gltf_data::{base64_decode, has_dims, percent_decode, read};
 use super::source::{image_mime, placeholder_png, sniff_mime, SourceDocument, SourcePrimitive};
@@ -84,7 +85,7 @@ fn embed_images(doc: &mut SourceDocument, base_dir: Option<&Path>) {
         let Some(uri) = image.get("uri").and_then(Value::as_str) else {
             continue;
         };
-        let (bytes, mime) = match image_bytes(uri, base_dir) {
+        let (bytes, mime) = match image_bytes(uri, base_dir, &mut doc.companions) {
             Ok(found) => found,
             Err(problem) => {
                 doc.warnings.push(problem);
@@ -105,7 +106,11 @@ fn embed_images(doc: &mut SourceDocument, base_dir: Option<&Path>) {
 }
 
 /// The bytes and MIME type of an image URI, or a message naming what is missing.
-fn image_bytes(uri: &str, base_dir: Option<&Path>) -> Result<(Vec<u8>, &'static str), String> {
+fn image_bytes(
+    uri: &str,
+    base_dir: Option<&Path>,
+    seen: &mut Vec<Companion>,
+) -> Result<(Vec<u8>, &'static str), String> {
     if let Some(rest) = uri.strip_prefix("data:") {
         let (_, data) = rest
             .split_once(',')
@@ -117,7 +122,7 @@ fn image_bytes(uri: &str, base_dir: Option<&Path>) -> Result<(Vec<u8>, &'static 
     let path = base_dir
         .unwrap_or_else(|| Path::new(""))
         .join(percent_decode(uri));
-    let bytes = std::fs::read(&path).map_err(|e| {
+    let bytes = companion::read(&path, seen).map_err(|e| {
         format!(
             "texture {} cannot be read ({e}); kept as a blank image",
             path.display()

@@ -3,6 +3,7 @@
 //! Every loader keeps the input's vertex order and count: `Mesh::positions[i]` is the file's i-th
 //! vertex (for glTF: primitives concatenated in document order, in world space, bind pose).
 
+pub mod companion;
 mod fbx;
 mod fbx_source;
 mod gltf;
@@ -25,6 +26,7 @@ use thiserror::Error;
 
 use super::Mesh;
 use crate::skeleton::rigged::{RigJoint, SkinTable};
+pub use companion::{Companion, FileStat};
 pub use source::{SourceDocument, SourcePrimitive};
 
 /// The file formats Geppetto reads, chosen by extension (case-insensitive).
@@ -103,6 +105,17 @@ pub enum LoadError {
     /// A referenced external file (glTF buffer) is missing.
     #[error("missing external buffer {0}")]
     MissingBuffer(PathBuf),
+    /// A referenced external buffer is shorter than the document says (still being copied, or
+    /// left from another export).
+    #[error("external buffer {path} is {len} bytes, the document says {expected} (still being written, or from another export?)")]
+    ShortBuffer {
+        /// The buffer file.
+        path: PathBuf,
+        /// Its size.
+        len: u64,
+        /// The document's `byteLength`.
+        expected: u64,
+    },
 }
 
 /// `"line N: "` for text-format errors, nothing otherwise.
@@ -135,7 +148,7 @@ pub fn load_bytes(
     match format {
         MeshFormat::Obj => obj::parse(bytes),
         MeshFormat::Glb | MeshFormat::Gltf => {
-            let opened = gltf::open(bytes, base_dir)?;
+            let opened = gltf::open(bytes, base_dir, &mut Vec::new())?;
             Ok(gltf::assemble(&opened, false)?.mesh)
         }
         MeshFormat::Off => off::parse(bytes),
@@ -158,9 +171,21 @@ pub struct LoadedMesh {
 /// normals, colours; for glTF the whole document). A missing texture or `.mtl` file is a warning
 /// in [`SourceDocument::warnings`], never an error.
 pub fn load_with_source(path: &Path) -> Result<LoadedMesh, LoadError> {
-    let format = format_of(path)?;
-    let bytes = std::fs::read(path)?;
-    load_bytes_with_source(&bytes, format, path.parent())
+    load_tracked(path).0
+}
+
+/// [`load_with_source`], and the files besides `path` that it read or looked for (its
+/// [`companion`]s), also when it fails: a `.gltf` whose `.bin` is missing or short names it, so a
+/// watcher knows which file arriving may fix the asset. On success the list equals the
+/// document's [`SourceDocument::companions`].
+pub fn load_tracked(path: &Path) -> (Result<LoadedMesh, LoadError>, Vec<Companion>) {
+    let mut seen = Vec::new();
+    let result = format_of(path).and_then(|format| {
+        let bytes = std::fs::read(path)?;
+        with_source(&bytes, format, path.parent(), &mut seen)
+    });
+    companion::dedup(&mut seen);
+    (result, seen)
 }
 
 /// [`load_with_source`] from memory; `base_dir` resolves external buffers, images and `.mtl`
@@ -170,28 +195,39 @@ pub fn load_bytes_with_source(
     format: MeshFormat,
     base_dir: Option<&Path>,
 ) -> Result<LoadedMesh, LoadError> {
-    match format {
+    with_source(bytes, format, base_dir, &mut Vec::new())
+}
+
+/// [`load_bytes_with_source`], recording companions in `seen` as they are read (buffers first,
+/// then images, libraries and textures); the document gets the same list.
+fn with_source(
+    bytes: &[u8],
+    format: MeshFormat,
+    base_dir: Option<&Path>,
+    seen: &mut Vec<Companion>,
+) -> Result<LoadedMesh, LoadError> {
+    let mut loaded = match format {
         MeshFormat::Glb | MeshFormat::Gltf => {
-            let opened = gltf::open(bytes, base_dir)?;
+            let opened = gltf::open(bytes, base_dir, seen)?;
             let a = gltf::assemble(&opened, false)?;
             let source =
                 gltf_source::source_document(bytes, base_dir, &opened, &a.mesh, &a.ranges)?;
-            Ok(LoadedMesh {
+            LoadedMesh {
                 mesh: a.mesh,
                 source: Some(source),
-            })
+            }
         }
         MeshFormat::Obj => {
             let (mesh, extras) = obj::parse_full(bytes)?;
             let source = obj_source::obj_source(&mesh, &extras, base_dir);
-            Ok(LoadedMesh { mesh, source })
+            LoadedMesh { mesh, source }
         }
         MeshFormat::Fbx => {
             let (mesh, source) = fbx_source::parse_with_source(bytes, base_dir)?;
-            Ok(LoadedMesh {
+            LoadedMesh {
                 mesh,
                 source: Some(source),
-            })
+            }
         }
         MeshFormat::Ply | MeshFormat::Off => {
             let (mesh, colors) = if format == MeshFormat::Ply {
@@ -200,9 +236,15 @@ pub fn load_bytes_with_source(
                 off::parse_full(bytes)?
             };
             let source = colors.map(|c| source::colored_source(&mesh, &c));
-            Ok(LoadedMesh { mesh, source })
+            LoadedMesh { mesh, source }
         }
+    };
+    if let Some(doc) = &mut loaded.source {
+        seen.append(&mut doc.companions);
+        companion::dedup(seen);
+        doc.companions = seen.clone();
     }
+    Ok(loaded)
 }
 
 /// A mesh with an artist rig, read from a skinned glTF.

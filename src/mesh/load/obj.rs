@@ -91,19 +91,7 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, ObjExtras), LoadError> {
                 for t in toks {
                     corners.push(corner(t, line_no, &positions, &ex)?);
                 }
-                let n = corners.len() - start;
-                if n < 3 {
-                    return Err(syntax(
-                        line_no,
-                        format!("face has {n} vertices, expected ≥ 3"),
-                    ));
-                }
-                faces.push(Face {
-                    line: line_no,
-                    start,
-                    end: corners.len(),
-                    material,
-                });
+                faces.push(face(line_no, start, corners.len(), material)?);
             }
             b"usemtl" => material = Some(material_index(&mut ex, rest_of(body))),
             // Kept whole: `mtllib hero skin.mtl` is one file with a space (what Blender writes for
@@ -126,6 +114,28 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, ObjExtras), LoadError> {
         },
         ex,
     ))
+}
+
+/// The face of corners `start..end` read on line `line_no`; fewer than 3 corners is an error.
+fn face(
+    line_no: usize,
+    start: usize,
+    end: usize,
+    material: Option<usize>,
+) -> Result<Face, LoadError> {
+    let n = end - start;
+    if n < 3 {
+        return Err(syntax(
+            line_no,
+            format!("face has {n} vertices, expected ≥ 3"),
+        ));
+    }
+    Ok(Face {
+        line: line_no,
+        start,
+        end,
+        material,
+    })
 }
 
 /// A `v` line's position (its first three numbers; a colour after them is ignored).

@@ -15,6 +15,7 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
+use super::companion;
 use super::obj::ObjExtras;
 use super::source::{SourceDocument, SourcePrimitive};
 use super::text::{logical_lines, tokens};
@@ -116,7 +117,7 @@ pub(crate) fn obj_source(
     let mut library: Vec<MtlMaterial> = Vec::new();
     for lib in ex.mtllibs.iter().flat_map(|line| library_names(dir, line)) {
         let path = dir.join(lib.replace('\\', "/"));
-        match std::fs::read(&path) {
+        match companion::read(&path, &mut doc.companions) {
             Ok(bytes) => library.extend(parse_mtl(&bytes).into_iter().map(|mut m| {
                 // Textures are relative to the .mtl file.
                 let mdir = path.parent().unwrap_or(dir).to_path_buf();

@@ -13,6 +13,8 @@ use std::path::Path;
 
 use serde_json::{json, Map, Value};
 
+use super::companion::{self, Companion};
+
 /// A glTF document that the rig is written into (see the module docs).
 #[derive(Clone, Debug, Default)]
 pub struct SourceDocument {
@@ -25,6 +27,9 @@ pub struct SourceDocument {
     /// Non-fatal problems found while loading (missing textures or `.mtl` files), each naming
     /// the file.
     pub warnings: Vec<String>,
+    /// The files besides the mesh file that the load read or looked for (buffers, images,
+    /// `.mtl` libraries), each once, in the order first read.
+    pub companions: Vec<Companion>,
 }
 
 /// One glTF primitive and where its vertices come from.
@@ -183,7 +188,8 @@ impl SourceDocument {
         );
         let mut tried = None;
         for path in candidates {
-            if let Ok(bytes) = std::fs::read(&path) {
+            // Every candidate is recorded: one appearing later would change what is found.
+            if let Ok(bytes) = companion::read(&path, &mut self.companions) {
                 return self.texture_from_bytes(&bytes, &path.display().to_string());
             }
             tried.get_or_insert(path);
