@@ -383,3 +383,49 @@ fn a_limb_along_the_view_direction_is_reported() {
         "no along-the-view diagnostic: {d:?}"
     );
 }
+
+#[test]
+fn a_figure_of_separate_parts_is_low_confidence() {
+    // Held-out check (bench/results.md, "Unseen characters, round 2"): a blocky figure whose
+    // limbs, head and torso are separate pieces with gaps between them. The outline falls into
+    // separate parts; each is hung from the nearest joint, a guessed hierarchy that must not say
+    // `ok` (the template path says the same of bones crossing between separate parts).
+    let caps = vec![
+        (p(0.0, -0.3), p(0.0, 0.5), 0.2),      // torso
+        (p(0.0, 1.0), p(0.0, 1.01), 0.17),     // head, a gap above the torso
+        (p(-0.42, 0.5), p(-0.42, -0.1), 0.08), // arms, a gap beside it
+        (p(0.42, 0.5), p(0.42, -0.1), 0.08),
+        (p(-0.12, -0.75), p(-0.12, -1.0), 0.1), // legs, a gap below it
+        (p(0.12, -0.75), p(0.12, -1.0), 0.1),
+    ];
+    let f = build(&shape(&caps), CurveMode::Robust);
+    println!("separate: {:?}", f.confidence);
+    let reasons = &f.confidence.reasons;
+    assert!(
+        reasons.iter().any(|r| r.contains("across a gap")),
+        "separate parts bridged without a reason: status {:?}, reasons {reasons:?}, diagnostics {:?}",
+        f.confidence.status,
+        f.report.diagnostics
+    );
+    assert_eq!(f.confidence.status, geppetto::rig::Status::LowConfidence);
+
+    // One connected figure (the same limbs touching the torso) is not affected.
+    let joined = vec![
+        (p(0.0, -0.3), p(0.0, 0.5), 0.2),
+        (p(0.0, 0.5), p(0.0, 0.9), 0.17),
+        (p(0.0, 0.45), p(-0.42, -0.1), 0.08),
+        (p(0.0, 0.45), p(0.42, -0.1), 0.08),
+        (p(0.0, -0.3), p(-0.12, -1.0), 0.1),
+        (p(0.0, -0.3), p(0.12, -1.0), 0.1),
+    ];
+    let f = build(&shape(&joined), CurveMode::Robust);
+    println!("joined: {:?}", f.confidence);
+    assert!(
+        !f.confidence
+            .reasons
+            .iter()
+            .any(|r| r.contains("across a gap")),
+        "a connected figure was reported as bridged: {:?}",
+        f.confidence.reasons
+    );
+}

@@ -6,7 +6,8 @@
 //! * a branch pointing along the view: Eq. 3's second direction degenerates;
 //! * a second silhouette that found no surface (a degenerate second direction);
 //! * visible outline tips that got no branch (pruned as noise, yet large);
-//! * joints outside the mesh; no limbs at all (a blob).
+//! * joints outside the mesh; no limbs at all (a blob);
+//! * separate outline parts hung from the nearest joint across a gap (a guessed hierarchy).
 
 use super::joints::Built;
 use super::prune::{Branch, Pruned, VISIBLE_TIP};
@@ -126,9 +127,14 @@ fn check_joints(i: &Inputs, d: &mut Diagnostics) {
         d.warnings
             .push(format!("{outside} joint(s) lie just outside the mesh"));
     }
+    // A part the outline shows apart from the rest is hung from the nearest joint: nothing in
+    // the silhouette says which part it belongs to, so the hierarchy across the gap is a guess
+    // (an arm box bridged to a hip corner, a leg hung from the other leg). The template embedding
+    // lowers confidence for bones that cross between separate parts for the same reason
+    // (`confidence::assess_with`); here it does too, so a guessed hierarchy never says `ok`.
     if i.built.bridged_parts > 0 {
-        d.warnings.push(format!(
-            "{} separate outline part(s) joined to the nearest joint across a gap",
+        d.reasons.push(format!(
+            "{} separate outline part(s) joined to the nearest joint across a gap: the outline shows no connection, so which joint each hangs from is a guess",
             i.built.bridged_parts
         ));
     }
