@@ -149,7 +149,7 @@ pub fn bones(
 
 /// The child end of the bone `a → b` (parent → child), moved back along the bone to where it comes
 /// within [`VISIBILITY_TOLERANCE`] of the inside when the bone starts inside and ends outside (found
-/// by marching in [`MARCH_STEP`]s, then bisection). A bone that starts outside (a ground-level root
+/// by marching in `MARCH_STEP`s, then bisection). A bone that starts outside (a ground-level root
 /// → hips, a prop's outside parent) is kept whole, as before: trimming its parent end would turn
 /// its inside part into a heat source the artist never weights.
 pub fn trim_child_end(a: &P3, b: &P3, sdf: &dyn Fn(&P3) -> f64) -> P3 {
