@@ -8,10 +8,12 @@
 //! with more chains accumulates more penalty for an equally good fit. Dividing by the chain count
 //! makes the human (6 chains) and the quadruped (7, with the tail) comparable.
 
+use std::path::Path;
 use std::sync::Arc;
 
 use crate::confidence::{self, Confidence};
 use crate::curveskel::{self, CurveFit, CurveMode};
+use crate::embed::hints::{Hints, HintsError};
 use crate::embed::reduced::Reduced;
 use crate::embed::{EmbedError, EmbedOptions, Embedding, OrientationMode};
 use crate::rig::Status;
@@ -54,6 +56,20 @@ impl Template {
         } else {
             load_template(name).map(|s| Self::Fixed(Arc::new(s)))
         }
+    }
+
+    /// The template a hints file at `path` asks for (`skeleton:`, [`Hints::template_name`]), if
+    /// any; an error names the hints file.
+    pub fn from_hints(hints: &Hints, path: &Path) -> Result<Option<Self>, HintsError> {
+        let Some(name) = hints.template_name(path) else {
+            return Ok(None);
+        };
+        Self::parse(&name)
+            .map(Some)
+            .map_err(|source| HintsError::Template {
+                path: path.to_path_buf(),
+                source,
+            })
     }
 
     /// `auto` or the template's name.

@@ -13,9 +13,10 @@ use crate::skin::SkinOptions;
 /// The built-in `config/rig.yaml`.
 pub const DEFAULT_RIG_YAML: &str = include_str!("../config/rig.yaml");
 
-/// Γ by term name (see [`crate::embed::PENALTY_TERMS`]).
+/// Γ by term name (see [`crate::embed::PENALTY_TERMS`]). A term left out of the file keeps the
+/// built-in value, as in the other sections.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct PenaltyWeights {
     /// Chain length.
     pub length: f64,
@@ -37,6 +38,25 @@ pub struct PenaltyWeights {
     pub disjoint: f64,
 }
 
+impl Default for PenaltyWeights {
+    /// The original's Γ ([`EmbedOptions::default`], which `config/rig.yaml` repeats).
+    fn default() -> Self {
+        let [length, global_direction, asymmetry, shared_path, foot, zero_length, direction, mid_limb_end, disjoint] =
+            EmbedOptions::default().weights;
+        Self {
+            length,
+            global_direction,
+            asymmetry,
+            shared_path,
+            foot,
+            zero_length,
+            direction,
+            mid_limb_end,
+            disjoint,
+        }
+    }
+}
+
 impl PenaltyWeights {
     /// In `PENALTY_TERMS` order.
     pub fn as_array(&self) -> [f64; 9] {
@@ -54,9 +74,9 @@ impl PenaltyWeights {
     }
 }
 
-/// Search budget.
+/// Search budget (a setting left out keeps the built-in value).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct SearchBudget {
     /// Expanded nodes.
     pub max_nodes: usize,
@@ -66,17 +86,34 @@ pub struct SearchBudget {
     pub safety_millis: u64,
 }
 
-/// The whole engine configuration file.
+impl Default for SearchBudget {
+    fn default() -> Self {
+        let e = EmbedOptions::default();
+        Self {
+            max_nodes: e.max_nodes,
+            work_per_joint_vertex: e.work_per_joint_vertex,
+            safety_millis: e.safety_millis,
+        }
+    }
+}
+
+/// The whole engine configuration file. A section or setting left out keeps the built-in value,
+/// so a file holding only the one setting a user changes is a valid `--config` (it was refused
+/// with "missing field `penalties`").
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RigConfig {
     /// Discretization tunables.
+    #[serde(default)]
     pub discretize: DiscretizeOptions,
     /// Γ.
+    #[serde(default)]
     pub penalties: PenaltyWeights,
     /// Search budget.
+    #[serde(default)]
     pub search: SearchBudget,
     /// Skin tunables.
+    #[serde(default)]
     pub skin: SkinOptions,
 }
 
@@ -88,14 +125,18 @@ impl Default for RigConfig {
 }
 
 impl RigConfig {
-    /// Parse YAML; errors carry the path, line and column.
+    /// Parse YAML and check every value's range ([`RigConfig::check`]); errors carry the path,
+    /// and the line and column or the setting.
     pub fn parse(text: &str, path: &Path) -> Result<Self, ConfigError> {
-        parse_yaml(text, path)
+        let config: Self = parse_yaml(text, path)?;
+        config.check(path)?;
+        Ok(config)
     }
 
-    /// Read a config file.
+    /// Read a config file ([`RigConfig::parse`]).
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
-        load_yaml(path)
+        let text = read_text(path)?;
+        Self::parse(&text, path)
     }
 
     /// Embedding options (orientation mode left at its default; the caller sets it).
@@ -137,6 +178,19 @@ pub enum ConfigError {
         /// What is wrong and what it can be.
         message: String,
     },
+    /// A setting of the file has a value outside its range (a zero heat constant, a negative
+    /// penalty weight, NaN…), which would otherwise give a rig silently wrong.
+    #[error("{}: setting `{setting}` is {value}; {rule}", path.display())]
+    OutOfRange {
+        /// The file.
+        path: PathBuf,
+        /// The setting, as written in the YAML (`skin.heat`).
+        setting: String,
+        /// The value found.
+        value: String,
+        /// What it must be.
+        rule: String,
+    },
     /// The folder to watch cannot be opened.
     #[error("{}: cannot watch: {cause}", path.display())]
     Folder {
@@ -157,12 +211,17 @@ pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &Path) -> Result<T, Con
 
 /// Read and parse a settings YAML file ([`parse_yaml`]).
 pub fn load_yaml<T: DeserializeOwned>(path: &Path) -> Result<T, ConfigError> {
-    let text = std::fs::read_to_string(path).map_err(|cause| ConfigError::Io {
+    parse_yaml(&read_text(path)?, path)
+}
+
+fn read_text(path: &Path) -> Result<String, ConfigError> {
+    std::fs::read_to_string(path).map_err(|cause| ConfigError::Io {
         path: path.to_path_buf(),
         cause,
-    })?;
-    parse_yaml(&text, path)
+    })
 }
+
+mod check;
 
 #[cfg(test)]
 mod tests {

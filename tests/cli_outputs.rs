@@ -451,3 +451,106 @@ fn watch_refuses_an_output_folder_that_holds_the_watched_folder() {
     }
     assert_eq!(std::fs::read_dir(p).unwrap().count(), 1, "nothing written");
 }
+
+/// A hints file's `skeleton:` that names no template is reported against the hints file (it said
+/// only "unknown skeleton 'dragon'", so the user looked for it on the command line), and a
+/// relative template path in it is beside the hints file, whatever the working folder.
+#[test]
+fn a_hints_files_skeleton_is_read_relative_to_it_and_errors_name_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = dir.path().join("assets");
+    std::fs::create_dir(&assets).unwrap();
+    let c = geppetto::demo::quadruped(1);
+    let mesh = assets.join("bull.obj");
+    std::fs::write(&mesh, geppetto::mesh::write::obj_string(&c.mesh)).unwrap();
+    let hints = assets.join("bull.hints.yaml");
+    std::fs::write(&hints, "skeleton: dragon\n").unwrap();
+    let rig = |cwd: &std::path::Path| {
+        geppetto_in(
+            cwd,
+            &[
+                "rig".as_ref(),
+                mesh.as_os_str(),
+                "--out".as_ref(),
+                dir.path().join("out").as_os_str(),
+                "--format".as_ref(),
+                "json".as_ref(),
+            ],
+        )
+    };
+    let out = rig(dir.path());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("bull.hints.yaml: skeleton: unknown skeleton 'dragon'"),
+        "{err}"
+    );
+    // The shipped quadruped template saved as a file beside the mesh, named relatively.
+    let template = geppetto::skeleton::BUILTIN
+        .iter()
+        .find(|(n, _)| *n == "quadruped")
+        .unwrap()
+        .1;
+    let template = template.replace("name: quadruped", "name: beast");
+    std::fs::write(assets.join("beast.yaml"), template).unwrap();
+    std::fs::write(&hints, "skeleton: beast.yaml\n").unwrap();
+    ok(&rig(dir.path()));
+    assert_eq!(
+        Rig::load(&dir.path().join("out/bull.rig.json"))
+            .unwrap()
+            .skeleton,
+        "beast"
+    );
+}
+
+/// A hint far outside the mesh (another unit, another frame) is an error naming the hints file
+/// and the hint; it dragged the joint out of the body into a forced fit whose warnings never
+/// mentioned the hint.
+#[test]
+fn a_hint_far_outside_the_mesh_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = dir.path().join("hero.obj");
+    write_humanoid(&mesh);
+    std::fs::write(
+        dir.path().join("hero.hints.yaml"),
+        "hints:\n  - joint: LeftHand\n    position: [50, 50, 50]\n",
+    )
+    .unwrap();
+    let out = geppetto(&[
+        "rig".as_ref(),
+        mesh.as_os_str(),
+        "--out".as_ref(),
+        dir.path().join("out").as_os_str(),
+    ]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(
+        err.contains("hero.hints.yaml: hint 0 (LeftHand)") && err.contains("outside the mesh"),
+        "{err}"
+    );
+    assert!(!dir.path().join("out/hero.rig.json").exists());
+}
+
+/// `pose --max-degrees nan` wrote an OBJ of NaN vertices; a negative angle got clap's
+/// "unexpected argument '-3'". Both are refused, naming the option.
+#[test]
+fn pose_refuses_a_max_degrees_that_is_no_angle() {
+    for bad in ["nan", "inf", "-30"] {
+        let out = geppetto(&[
+            "pose".as_ref(),
+            "hero.rig.json".as_ref(),
+            "--random".as_ref(),
+            "3".as_ref(),
+            "--max-degrees".as_ref(),
+            bad.as_ref(),
+            "--out".as_ref(),
+            "posed.obj".as_ref(),
+        ]);
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{bad}: {err}");
+        assert!(
+            err.contains("--max-degrees") && err.contains("not a rotation angle"),
+            "{bad}: {err}"
+        );
+    }
+}

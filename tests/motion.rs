@@ -252,6 +252,30 @@ fn bad_clip_fails_with_file_and_line() {
     );
 }
 
+/// A clip whose joints share no names with any rig (no feet, toes or upper legs) says so and
+/// lists its joints (it said only "cannot tell which way the clip's character faces").
+#[test]
+fn clip_with_foreign_joint_names_lists_them() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("robot.bvh");
+    let text = "HIERARCHY\nROOT base\n{\n OFFSET 0 0 0\n CHANNELS 6 Xposition Yposition \
+        Zposition Zrotation Yrotation Xrotation\n JOINT thigh_l\n {\n  OFFSET 1 -2 0\n  \
+        CHANNELS 3 Zrotation Yrotation Xrotation\n  End Site\n  {\n   OFFSET 0 -3 0\n  }\n \
+        }\n}\nMOTION\nFrames: 1\nFrame Time: 0.04\n0 0 0 0 0 0 0 0 0\n";
+    std::fs::write(&path, text).expect("write");
+    let rig = Rig {
+        orientation: "+Y up, +Z forward".into(),
+        ..Rig::default()
+    };
+    let err = motion_for(&rig, &MotionSource::Bvh(path))
+        .expect_err("no joint matches")
+        .to_string();
+    assert!(
+        err.contains("`robot`") && err.contains("base, thigh_l"),
+        "{err}"
+    );
+}
+
 /// The mesh's axes do not matter: the walk on a rig turned to +Z up (orientation recorded) is the
 /// walk on the upright rig, turned the same way.
 #[test]

@@ -237,8 +237,8 @@ pub struct PoseArgs {
     /// Random pose from this seed (each joint rotated up to --max-degrees about a random axis).
     #[arg(long)]
     pub random: Option<u64>,
-    /// Largest random rotation per joint, degrees.
-    #[arg(long, default_value_t = 30.0)]
+    /// Largest random rotation per joint, degrees (0 to 360).
+    #[arg(long, default_value_t = 30.0, allow_negative_numbers = true, value_parser = max_degrees)]
     pub max_degrees: f64,
     /// The mesh (default: the `mesh` path recorded in the rig).
     #[arg(long)]
@@ -389,4 +389,14 @@ pub struct DemoArgs {
     /// Force the image protocol: auto, kitty, sixel, iterm2, halfblocks (tmux users).
     #[arg(long)]
     pub protocol: Option<String>,
+}
+
+/// `--max-degrees`: a number the library accepts as an angle
+/// ([`crate::skin::pose::check_max_degrees`]).
+fn max_degrees(text: &str) -> Result<f64, String> {
+    let d: f64 = text
+        .trim()
+        .parse()
+        .map_err(|_| format!("'{text}' is not a number of degrees"))?;
+    crate::skin::pose::check_max_degrees(d).map_err(|e| e.to_string())
 }

@@ -315,13 +315,19 @@ fn distinct(meshes: &[PathBuf]) -> Vec<PathBuf> {
 /// A sidecar's `skeleton:` overrides `--skeleton` for its mesh (a per-asset choice beats the
 /// command's); says so on stderr when they differ.
 fn sidecar_template(req: &mut RigRequest, cli_choice: &str) -> Result<(), RigError> {
-    let Some(name) = req.hints.as_ref().and_then(|(h, _)| h.skeleton.clone()) else {
+    let Some((hints, path)) = &req.hints else {
+        return Ok(());
+    };
+    let Some(name) = hints.skeleton.clone() else {
         return Ok(());
     };
     if name.eq_ignore_ascii_case(cli_choice) {
         return Ok(());
     }
-    req.skeleton = crate::choose::Template::parse(&name)?;
+    let Some(template) = crate::choose::Template::from_hints(hints, path)? else {
+        return Ok(());
+    };
+    req.skeleton = template;
     eprintln!(
         "note: {}: skeleton '{name}' from its hints file (instead of '{cli_choice}')",
         req.mesh_path.display()

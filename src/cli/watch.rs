@@ -70,6 +70,7 @@ pub fn settings(args: &WatchArgs) -> anyhow::Result<WatchSettings> {
         s.poll = Some(Duration::from_millis(config.poll_ms.max(50)));
     }
     s.check_output()?;
+    s.check_workers()?;
     Ok(s)
 }
 

@@ -63,6 +63,17 @@ pub fn sidecar_path(mesh: &Path) -> PathBuf {
 impl EditLog {
     /// Parse YAML; `path` names the file in errors.
     pub fn parse(text: &str, path: &Path) -> Result<Self, SidecarError> {
+        // An empty file (or one of comments only) holds no edits, as an empty hints file holds
+        // no hints; it was "edits not applied: unexpected end of input" on every re-rig.
+        if text
+            .lines()
+            .all(|l| l.trim().is_empty() || l.trim_start().starts_with('#'))
+        {
+            return Ok(Self {
+                version: VERSION,
+                edits: Vec::new(),
+            });
+        }
         let log: Self = serde_saphyr::from_str(text).map_err(|e| SidecarError::Parse {
             path: path.to_path_buf(),
             message: e.to_string(),
@@ -131,6 +142,15 @@ pub fn replay(session: &mut Session, edits: &[EditOp]) -> Result<Vec<String>, su
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_empty_sidecar_holds_no_edits() {
+        for text in ["", "\n  \n", "# cleared by hand\n"] {
+            let log = EditLog::parse(text, Path::new("x.edits.yaml")).unwrap();
+            assert!(log.edits.is_empty(), "{text:?}");
+        }
+        assert!(EditLog::parse("edits: 5\n", Path::new("x.edits.yaml")).is_err());
+    }
 
     #[test]
     fn round_trip_and_strict_parse() {

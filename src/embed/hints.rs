@@ -16,12 +16,16 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
 
-use crate::geom::{JointId, P3};
+use crate::geom::{Aabb, JointId, P3};
 use crate::mesh::Normalization;
 use crate::skeleton::Skeleton;
 
 /// Default hint radius, relative to the mesh's largest extent.
 pub const DEFAULT_RADIUS_FRACTION: f64 = 0.04;
+
+/// How far outside the mesh's bounding box a hint position may lie, relative to its largest
+/// side: a pin on the surface of an extremity, placed by eye, may miss the box by a little.
+pub const NEAR_FRACTION: f64 = 0.1;
 
 /// The contents of a hints file.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
@@ -114,6 +118,15 @@ pub enum HintsError {
         /// Comma-separated known joint names.
         known: String,
     },
+    /// The file's `skeleton:` names no template (it said "unknown skeleton 'dragon'" without
+    /// saying that the name came from this file rather than the command line).
+    #[error("{path}: skeleton: {source}")]
+    Template {
+        /// File.
+        path: PathBuf,
+        /// Why the template could not be loaded.
+        source: crate::skeleton::SkeletonError,
+    },
     /// Non-finite position or non-positive radius, or a joint pinned twice.
     #[error("{path}: hint {index} ({joint}): {message}")]
     Invalid {
@@ -199,15 +212,77 @@ impl Hints {
         }
     }
 
-    /// Check names against `skeleton` and map positions to the normalized frame.
-    /// `max_extent_mesh` is the mesh's largest bounding-box side (for the default radius).
+    /// The file's `skeleton:` as a template name for [`crate::skeleton::load_template`]: a
+    /// relative `.yaml` path is taken relative to the hints file's folder (where the mesh is),
+    /// not the working folder, so the watcher and `rig` from anywhere find the same file.
+    pub fn template_name(&self, path: &Path) -> Option<String> {
+        let name = self.skeleton.as_deref()?.trim();
+        let lower = name.to_ascii_lowercase();
+        let file = Path::new(name);
+        let is_yaml = lower.ends_with(".yaml") || lower.ends_with(".yml");
+        Some(match path.parent() {
+            Some(dir) if is_yaml && file.is_relative() => dir.join(file).display().to_string(),
+            _ => name.to_owned(),
+        })
+    }
+
+    /// Every position of the file (pins and curve branch ends) lies near the mesh: within its
+    /// bounding box `bbox` (mesh frame) grown by [`NEAR_FRACTION`] of its largest side. A pin far
+    /// outside (a position in other units, or another file's frame) dragged its joint out of the
+    /// body, and the rig came back as a forced fit whose warnings never named the hint.
+    pub fn check_positions(&self, bbox: &Aabb, path: &Path) -> Result<(), HintsError> {
+        let margin = NEAR_FRACTION * bbox.max_extent();
+        let far = |p: &[f64; 3]| {
+            (0..3).any(|k| {
+                !p[k].is_finite() || p[k] < bbox.min[k] - margin || p[k] > bbox.max[k] + margin
+            })
+        };
+        let describe = |p: &[f64; 3]| {
+            format!(
+                "position [{}, {}, {}] is {}outside the mesh, whose bounding box is [{:.4}, {:.4}, {:.4}] to [{:.4}, {:.4}, {:.4}] (positions are in the mesh's own frame and units)",
+                p[0], p[1], p[2], if p.iter().all(|c| c.is_finite()) { "far " } else { "not finite, " },
+                bbox.min.x, bbox.min.y, bbox.min.z, bbox.max.x, bbox.max.y, bbox.max.z
+            )
+        };
+        if let Some((index, h)) = self
+            .hints
+            .iter()
+            .enumerate()
+            .find(|(_, h)| far(&h.position))
+        {
+            return Err(HintsError::Invalid {
+                path: path.to_path_buf(),
+                index,
+                joint: h.joint.clone(),
+                message: describe(&h.position),
+            });
+        }
+        let ends = self.curve.iter().flat_map(|c| {
+            let add = c.add_ends.iter().map(|p| ("add_ends", p));
+            add.chain(c.remove_ends.iter().map(|p| ("remove_ends", p)))
+        });
+        for (list, p) in ends {
+            if far(p) {
+                return Err(HintsError::Parse {
+                    path: path.to_path_buf(),
+                    message: format!("curve.{list}: {}", describe(p)),
+                });
+            }
+        }
+        Ok(())
+    }
+
+    /// Check names against `skeleton`, positions against the mesh's bounding box `bbox` (mesh
+    /// frame, [`Hints::check_positions`]; its largest side sets the default radius), and map
+    /// positions to the normalized frame.
     pub fn resolve(
         &self,
         skeleton: &Skeleton,
         norm: &Normalization,
-        max_extent_mesh: f64,
+        bbox: &Aabb,
         path: &Path,
     ) -> Result<Vec<ResolvedHint>, HintsError> {
+        let max_extent_mesh = bbox.max_extent();
         let mut out: Vec<ResolvedHint> = Vec::with_capacity(self.hints.len());
         for (index, h) in self.hints.iter().enumerate() {
             let invalid = |message: String| HintsError::Invalid {
@@ -240,6 +315,7 @@ impl Hints {
                 radius: norm.len_to_normalized(radius_mesh),
             });
         }
+        self.check_positions(bbox, path)?;
         Ok(out)
     }
 
@@ -284,3 +360,7 @@ fn unknown_joint(skeleton: &Skeleton, path: &Path, index: usize, joint: &str) ->
         known,
     }
 }
+
+#[cfg(test)]
+#[path = "hints_tests.rs"]
+mod tests;

@@ -51,7 +51,7 @@ pub fn retarget(
         .iter()
         .map(|t| t.translation.vector)
         .collect();
-    let clip_frame = clip_character_frame(clip, &rest_clip_file)?;
+    let clip_frame = clip_character_frame(clip, name, &rest_clip_file)?;
     let c_src = UnitQuaternion::from_rotation_matrix(&clip_frame.mesh_to_character);
     let rest_clip: Vec<V3> = rest_clip_file.iter().map(|p| c_src * p).collect();
 
@@ -118,12 +118,7 @@ fn check_coverage(
         return Err(MotionError::NoMatch(format!(
             "clip `{name}` and the rig share only {count} joints by name (need {MIN_MATCHED}); \
              clip joints: {}",
-            clip.joints
-                .iter()
-                .map(|j| j.name.as_str())
-                .take(12)
-                .collect::<Vec<_>>()
-                .join(", ")
+            clip_joint_list(clip)
         )));
     }
     Ok(())
@@ -131,7 +126,11 @@ fn check_coverage(
 
 /// The clip's character frame: BVH's +Y up; forward along its feet (foot to toe), else derived
 /// from the side names assuming the anatomical convention (left = up × forward).
-fn clip_character_frame(clip: &Bvh, rest: &[V3]) -> Result<CharacterFrame, MotionError> {
+fn clip_character_frame(
+    clip: &Bvh,
+    name: &str,
+    rest: &[V3],
+) -> Result<CharacterFrame, MotionError> {
     let names: Vec<String> = clip.joints.iter().map(|j| j.name.clone()).collect();
     let roles: HashMap<String, usize> = match_roles(&names).into_iter().collect();
     let up = V3::y();
@@ -149,9 +148,27 @@ fn clip_character_frame(clip: &Bvh, rest: &[V3]) -> Result<CharacterFrame, Motio
             forward = (rest[*l] - rest[*r]).cross(&up);
         }
     }
+    // Without named feet or hips the clip's joints share no names with any rig either: say so,
+    // with the names it has (the bare "cannot tell which way it faces" sent users to the axes).
     CharacterFrame::from_up_forward(up, forward).ok_or_else(|| {
-        MotionError::NoMatch("cannot tell which way the clip's character faces".into())
+        MotionError::NoMatch(format!(
+            "clip `{name}` has no joints named like feet and toes or upper legs (e.g. LeftFoot, \
+             LeftToeBase, LeftUpLeg), so neither which way its character faces nor which rig \
+             joints it drives can be told; clip joints: {}",
+            clip_joint_list(clip)
+        ))
     })
+}
+
+/// The clip's first joint names, for error messages.
+fn clip_joint_list(clip: &Bvh) -> String {
+    let names: Vec<&str> = clip.joints.iter().map(|j| j.name.as_str()).collect();
+    let more = names.len().saturating_sub(12);
+    let mut list = names[..names.len().min(12)].join(", ");
+    if more > 0 {
+        list.push_str(&format!(" and {more} more"));
+    }
+    list
 }
 
 /// Which side (+1: +X of the character frame) the `Left*` legs (else arms) are on.

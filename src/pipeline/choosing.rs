@@ -299,7 +299,8 @@ impl Pipeline {
         let norm = &prepared.normalization;
         let to_norm = |p: &[f64; 3]| norm.to_normalized(&crate::geom::P3::from(*p));
         let mut hints = crate::curveskel::CurveHints::default();
-        if let Some((h, _)) = &req.hints {
+        if let Some((h, hp)) = &req.hints {
+            h.check_positions(&prepared.input.aabb(), hp)?;
             hints.pins = h
                 .hints
                 .iter()
@@ -338,9 +339,9 @@ impl Pipeline {
         prepared: &PreparedMesh,
         skel: &Skeleton,
     ) -> Result<Vec<ResolvedHint>, RigError> {
-        let extent = prepared.input.aabb().max_extent();
+        let bbox = prepared.input.aabb();
         Ok(match &req.hints {
-            Some((h, hp)) => h.resolve(skel, &prepared.normalization, extent, hp)?,
+            Some((h, hp)) => h.resolve(skel, &prepared.normalization, &bbox, hp)?,
             None => Vec::new(),
         })
     }

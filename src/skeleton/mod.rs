@@ -63,7 +63,7 @@ impl Skeleton {
 #[derive(Debug, Error)]
 pub enum SkeletonError {
     /// Neither a built-in name nor a readable file.
-    #[error("unknown skeleton '{0}' (built-in: human, quadruped, horse, centaur; or a path to a .yaml file)")]
+    #[error("unknown skeleton '{0}' (auto, curve, a built-in template: human, quadruped, horse, centaur; or a path to a .yaml file)")]
     Unknown(String),
     /// The file could not be read.
     #[error("{path}: {source}")]

@@ -16,6 +16,24 @@ use nalgebra::{Isometry3, Translation3, Unit, UnitQuaternion};
 use crate::geom::{P3, V3};
 use crate::skeleton::rigged::{RigJoint, SkinTable};
 
+/// Largest angle accepted for [`Pose::random`]'s `max_degrees`: a full turn.
+pub const MAX_DEGREES_LIMIT: f64 = 360.0;
+
+/// A largest random rotation that is no angle: NaN turned every posed vertex into NaN (the OBJ
+/// was written all the same), infinity likewise.
+#[derive(Clone, Copy, Debug, thiserror::Error)]
+#[error("{0} is not a rotation angle: give degrees from 0 to {MAX_DEGREES_LIMIT}")]
+pub struct MaxDegreesError(pub f64);
+
+/// `max_degrees` if [`Pose::random`] can use it (finite, from 0 to [`MAX_DEGREES_LIMIT`]).
+pub fn check_max_degrees(max_degrees: f64) -> Result<f64, MaxDegreesError> {
+    if (0.0..=MAX_DEGREES_LIMIT).contains(&max_degrees) {
+        Ok(max_degrees)
+    } else {
+        Err(MaxDegreesError(max_degrees))
+    }
+}
+
 /// A rotation per joint, about the joint's bind position, in the joint's parent's posed frame
 /// (mesh frame axes). One entry per joint of the rig, same order.
 #[derive(Clone, Debug, PartialEq)]
@@ -169,6 +187,16 @@ mod tests {
             j("mid", Some(0), 1.0),
             j("tip", Some(1), 2.0),
         ]
+    }
+
+    #[test]
+    fn max_degrees_must_be_an_angle() {
+        for bad in [f64::NAN, f64::INFINITY, -30.0, 361.0] {
+            assert!(check_max_degrees(bad).is_err(), "{bad}");
+        }
+        for ok in [0.0, 30.0, 360.0] {
+            assert_eq!(check_max_degrees(ok).unwrap(), ok);
+        }
     }
 
     #[test]

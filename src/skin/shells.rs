@@ -98,14 +98,29 @@ pub(super) fn bind_parts(
         };
     }
     if !bound.is_empty() {
-        out.warnings.push(format!(
-            "{} of {} shells are rigid parts (one joint carries ≥ {:.0} % of the weight) and follow it alone: {}",
+        out.warnings.push(parts_warning(
             bound.len(),
             shells.len(),
-            100.0 * opts.rigid_share,
-            summarize(&bound)
+            opts.rigid_share,
+            &bound,
         ));
     }
+}
+
+/// The warning for `count` of `total` shells bound as rigid parts. A share of 0 is the many-part
+/// rule (`pipeline::attach::skin_options`: every shell follows the joint carrying most of it);
+/// it read "one joint carries ≥ 0 % of the weight".
+fn parts_warning(count: usize, total: usize, share: f64, bound: &[String]) -> String {
+    let rule = if share <= 0.0 {
+        "the character is made of many parts: each follows the joint carrying most of its weight"
+            .to_owned()
+    } else {
+        format!("one joint carries ≥ {:.0} % of its weight", 100.0 * share)
+    };
+    format!(
+        "{count} of {total} shells are rigid parts that follow one joint alone ({rule}): {}",
+        summarize(bound)
+    )
 }
 
 /// Bind every vertex of a shell to the joint of the bone that comes closest to the shell.
@@ -186,4 +201,21 @@ pub(super) fn summarize(items: &[String]) -> String {
         s.push_str(&format!(" and {} more", items.len() - SHOWN));
     }
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::parts_warning;
+
+    #[test]
+    fn parts_warning_states_the_rule_used() {
+        let bound = vec!["shell 0 → Hips".to_owned()];
+        let many = parts_warning(1, 3, 0.0, &bound);
+        assert!(
+            !many.contains("0 %") && many.contains("many parts"),
+            "{many}"
+        );
+        let share = parts_warning(1, 3, 0.9, &bound);
+        assert!(share.contains("≥ 90 %"), "{share}");
+    }
 }

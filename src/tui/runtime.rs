@@ -136,22 +136,36 @@ impl Runtime {
 /// rules and default. An unreadable sidecar falls back to the settings (the rig then reports the
 /// sidecar's problem itself).
 pub fn template_for(settings: &WatchSettings, mesh: &std::path::Path) -> String {
-    crate::embed::hints::Hints::load_sidecar(mesh)
+    sidecar_template(mesh).map_or_else(|| settings.skeleton_for(mesh).to_string(), |(n, _)| n)
+}
+
+/// The sidecar's template name ([`crate::embed::hints::Hints::template_name`]) and the sidecar.
+fn sidecar_template(mesh: &std::path::Path) -> Option<(String, std::path::PathBuf)> {
+    let path = crate::embed::hints::sidecar_path(mesh);
+    let hints = crate::embed::hints::Hints::load_sidecar(mesh)
         .ok()
-        .flatten()
-        .and_then(|h| h.skeleton)
-        .unwrap_or_else(|| settings.skeleton_for(mesh).to_string())
+        .flatten()?;
+    hints.template_name(&path).map(|n| (n, path))
 }
 
 /// Load each template once; a template that fails to load fails every job that needs it, with the
-/// loader's message.
+/// loader's message (naming the hints file when the name came from one).
 fn skeleton_loader(settings: WatchSettings) -> SkeletonFn {
     let cache: Mutex<HashMap<String, Result<Template, String>>> = Mutex::new(HashMap::new());
     Box::new(move |mesh| {
-        let name = template_for(&settings, mesh);
+        let sidecar = sidecar_template(mesh);
+        let name = sidecar.as_ref().map_or_else(
+            || settings.skeleton_for(mesh).to_string(),
+            |(n, _)| n.clone(),
+        );
         let mut c = cache.lock().unwrap_or_else(|e| e.into_inner());
         c.entry(name.clone())
-            .or_insert_with(|| Template::parse(&name).map_err(|e| e.to_string()))
+            .or_insert_with(|| {
+                Template::parse(&name).map_err(|e| match &sidecar {
+                    Some((_, path)) => format!("{}: skeleton: {e}", path.display()),
+                    None => e.to_string(),
+                })
+            })
             .clone()
     })
 }

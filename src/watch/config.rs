@@ -104,6 +104,10 @@ impl WatchConfig {
     }
 }
 
+/// Most worker threads the watcher starts: each rig holds a mesh's distance field and solver, so
+/// more workers than this only exhaust memory and threads.
+pub const MAX_WORKERS: usize = 256;
+
 /// Everything the watcher needs, resolved against the watched folder.
 #[derive(Clone, Debug)]
 pub struct WatchSettings {
@@ -169,6 +173,21 @@ impl WatchSettings {
             poll: None,
             motion: motion_source(&config.motion.clip, &root)?,
             root,
+        })
+    }
+
+    /// Refuse a worker count no machine runs: `workers: 100000` failed with a bare "Resource
+    /// temporarily unavailable (os error 11)" from the thread spawner.
+    pub fn check_workers(&self) -> Result<(), ConfigError> {
+        if self.workers <= MAX_WORKERS {
+            return Ok(());
+        }
+        Err(ConfigError::Invalid {
+            setting: "workers (--workers)".into(),
+            message: format!(
+                "{} worker threads: at most {MAX_WORKERS} (0 in the file: one per core but one)",
+                self.workers
+            ),
         })
     }
 
@@ -321,6 +340,21 @@ mod tests {
             s.out_dir = good;
             assert!(s.check_output().is_ok());
         }
+    }
+
+    /// A worker count past [`MAX_WORKERS`] is refused naming the setting (the thread spawner's
+    /// "Resource temporarily unavailable" named nothing).
+    #[test]
+    fn too_many_workers_are_refused_naming_the_setting() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut s = WatchSettings::resolve(&WatchConfig::default(), dir.path()).unwrap();
+        assert!(s.check_workers().is_ok(), "the default");
+        s.workers = 100_000;
+        let e = s.check_workers().unwrap_err().to_string();
+        assert!(
+            e.contains("`workers (--workers)`") && e.contains("100000"),
+            "{e}"
+        );
     }
 
     /// `watch hero.obj` is refused: a file is not a folder to watch.

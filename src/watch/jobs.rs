@@ -155,13 +155,19 @@ impl JobPool {
             sink,
         });
         let mut threads = Vec::new();
-        for i in 0..workers.max(1) {
+        let count = workers.max(1);
+        for i in 0..count {
             let s = shared.clone();
-            threads.push(
-                std::thread::Builder::new()
-                    .name(format!("{WORKER_THREAD_PREFIX}-{i}"))
-                    .spawn(move || worker(&s))?,
-            );
+            let spawned = std::thread::Builder::new()
+                .name(format!("{WORKER_THREAD_PREFIX}-{i}"))
+                .spawn(move || worker(&s))
+                .map_err(|e| {
+                    std::io::Error::new(
+                        e.kind(),
+                        format!("cannot start worker thread {} of {count}: {e}", i + 1),
+                    )
+                })?;
+            threads.push(spawned);
         }
         Ok(Self { shared, threads })
     }

@@ -23,8 +23,28 @@ pub(super) fn open(bytes: &[u8]) -> Result<ufbx::SceneRoot, LoadError> {
         ignore_animation: true,
         ..Default::default()
     };
-    ufbx::load_memory(bytes, opts)
-        .map_err(|e| LoadError::Invalid(format!("FBX: {}", e.description.to_string().trim())))
+    ufbx::load_memory(bytes, opts).map_err(|e| LoadError::Invalid(fbx_message(&e)))
+}
+
+/// ufbx's description, with its detail (e.g. the version found) and, where the description is
+/// the generic "Failed to load", the kind of failure: a cut-off file read only "FBX: Failed to
+/// load".
+fn fbx_message(e: &ufbx::Error) -> String {
+    let mut text = format!("FBX: {}", e.description.to_string().trim());
+    let info = e.info().trim();
+    if !info.is_empty() {
+        text.push_str(&format!(" ({info})"));
+    }
+    let kind = match e.type_ {
+        ufbx::ErrorType::TruncatedFile => Some("the file is cut off before its end"),
+        ufbx::ErrorType::UnrecognizedFileFormat => Some("not an FBX file"),
+        ufbx::ErrorType::BadIndex => Some("a face uses a vertex index out of range"),
+        _ => None,
+    };
+    if let Some(kind) = kind {
+        text.push_str(&format!(": {kind}"));
+    }
+    text
 }
 
 /// The mesh nodes of a scene, in node order.
