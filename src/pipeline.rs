@@ -130,19 +130,18 @@ impl Pipeline {
         if !curve_asked && multi::use_multipart(req.method, &prepared) {
             return self.rig_multipart(req, prepared, source, timings, t_total, progress);
         }
-        let (disc, reused) = match cached {
-            Some((_, d)) => (d, true),
-            None => (
-                self.discretize_stage(path, key, &prepared, progress, &mut timings)?,
-                false,
-            ),
+        let (disc, reused, heat) = match cached {
+            Some((_, d)) => (d, true, self.heat_cache(key)),
+            None => {
+                let (disc, heat) =
+                    self.discretize_and_heat(req, key, &prepared, progress, &mut timings);
+                (disc?, false, heat)
+            }
         };
 
         let src = source.as_deref();
         check(progress, Stage::Embed)?;
-        // The heat system is the cached mesh's, or built on the other core during the embedding.
-        let (chosen, heat) =
-            self.choose_and_heat(req, &prepared, &disc, reused.then_some(key), progress);
+        let chosen = self.choose(req, &prepared, &disc, progress);
         let (mut rig, fit) = rig_from_choice(req, &prepared, &disc, chosen?, src, &mut timings);
         let skin = if req.skin {
             check(progress, Stage::Skin)?;

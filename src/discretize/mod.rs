@@ -19,6 +19,7 @@ pub mod lazy;
 pub mod medial;
 mod octree;
 pub mod paths;
+mod pseudo;
 pub mod ray;
 pub mod shells;
 pub mod spheres;

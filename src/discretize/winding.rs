@@ -56,6 +56,24 @@ pub struct SlotNormals {
     vertex: [V3; 3],
 }
 
+impl SlotNormals {
+    /// The pseudo-normals of a slot: its face's, its edges' (`k`: from vertex `k` to `k + 1`) and
+    /// its vertices'.
+    pub(super) fn new(face: V3, edge: [V3; 3], vertex: [V3; 3]) -> Self {
+        Self { face, edge, vertex }
+    }
+
+    /// Every component's bits (tests compare constructions bit for bit).
+    #[cfg(test)]
+    pub(super) fn bits(&self) -> Vec<u64> {
+        std::iter::once(&self.face)
+            .chain(&self.edge)
+            .chain(&self.vertex)
+            .flat_map(|v| v.iter().map(|x| x.to_bits()).collect::<Vec<_>>())
+            .collect()
+    }
+}
+
 /// How the field decides inside/outside. Built once per mesh.
 #[derive(Clone, Debug)]
 pub enum Sign {
@@ -68,7 +86,7 @@ pub enum Sign {
 impl Sign {
     /// Choose the method for `bvh` built from `triangles` over `positions` (normalized frame).
     pub fn new(bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Self {
-        match pseudo_normals(bvh, positions, triangles) {
+        match super::pseudo::pseudo_normals(bvh, positions, triangles) {
             Some(n) => Sign::PseudoNormal(n),
             None => Sign::Winding(Box::new(Shells::new(positions, triangles))),
         }
@@ -295,86 +313,6 @@ pub(super) fn directed_edges(triangles: &[[u32; 3]]) -> Option<DirectedEdges> {
         }
     }
     Some(directed)
-}
-
-/// Angle-weighted pseudo-normals, or `None` unless the mesh is one watertight shell (every
-/// undirected edge used exactly once in each direction) with positive signed volume.
-pub(super) fn pseudo_normals(
-    bvh: &Bvh,
-    positions: &[P3],
-    triangles: &[[u32; 3]],
-) -> Option<Vec<SlotNormals>> {
-    if bvh.tris.len() != triangles.len() || triangles.is_empty() {
-        return None;
-    }
-    let directed = directed_edges(triangles)?;
-    let face = unit_face_normals(positions, triangles);
-    let mut vertex = vec![V3::zeros(); positions.len()];
-    let mut volume = 0.0;
-    let mut parent: Vec<u32> = (0..triangles.len() as u32).collect();
-    for (ti, t) in triangles.iter().enumerate() {
-        let p = |k: usize| positions[t[k] as usize].coords;
-        volume += p(0).dot(&p(1).cross(&p(2))) / 6.0;
-        for k in 0..3 {
-            let e1 = (p((k + 1) % 3) - p(k)).try_normalize(0.0);
-            let e2 = (p((k + 2) % 3) - p(k)).try_normalize(0.0);
-            if let (Some(e1), Some(e2)) = (e1, e2) {
-                vertex[t[k] as usize] += face[ti] * e1.dot(&e2).clamp(-1.0, 1.0).acos();
-            }
-            let twin = *directed.get(&edge(t[(k + 1) % 3], t[k]))?;
-            union(&mut parent, ti as u32, twin);
-        }
-    }
-    let root = find(&mut parent, 0);
-    if volume <= 0.0 || (0..triangles.len() as u32).any(|i| find(&mut parent, i) != root) {
-        return None;
-    }
-    Some(
-        bvh.tri_ids
-            .iter()
-            .map(|&ti| slot_normals(ti, triangles, &face, &vertex, &directed))
-            .collect(),
-    )
-}
-
-/// Each triangle's unit normal (zero for a degenerate one, which then weighs nothing).
-fn unit_face_normals(positions: &[P3], triangles: &[[u32; 3]]) -> Vec<V3> {
-    triangles
-        .iter()
-        .map(|t| {
-            let p = |k: usize| positions[t[k] as usize].coords;
-            (p(1) - p(0))
-                .cross(&(p(2) - p(0)))
-                .try_normalize(0.0)
-                .unwrap_or_else(V3::zeros)
-        })
-        .collect()
-}
-
-/// The pseudo-normals of triangle `ti`: its face normal, each edge's sum of the two faces
-/// meeting there (the twin across the edge, from `directed`), and its vertices' angle-weighted
-/// normals (Bærentzen & Aanæs 2005).
-fn slot_normals(
-    ti: u32,
-    triangles: &[[u32; 3]],
-    face: &[V3],
-    vertex: &[V3],
-    directed: &DirectedEdges,
-) -> SlotNormals {
-    let t = triangles[ti as usize];
-    let f = face[ti as usize];
-    let edge = [0, 1, 2].map(|k| {
-        let twin = directed
-            .get(&edge(t[(k + 1) % 3], t[k]))
-            .copied()
-            .unwrap_or(ti);
-        f + face[twin as usize]
-    });
-    SlotNormals {
-        face: f,
-        edge,
-        vertex: [0, 1, 2].map(|k| vertex[t[k] as usize]),
-    }
 }
 
 pub(super) fn find(parent: &mut [u32], mut i: u32) -> u32 {

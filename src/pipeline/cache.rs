@@ -6,13 +6,13 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::sync::Arc;
 
-use super::{prepare, run_stage, Discretized, Pipeline};
+use super::{prepare, run_stage, Discretized, Pipeline, RigRequest};
 use crate::config::RigConfig;
 use crate::discretize::{self, Discretization};
 use crate::error::RigError;
 use crate::mesh::{self, PreparedMesh};
 use crate::progress::{Progress, Stage};
-use crate::skin::SystemCache;
+use crate::skin::{likely_system, SystemCache};
 
 /// How many meshes' discretizations the cache keeps.
 pub(super) const CACHE_CAPACITY: usize = 16;
@@ -82,6 +82,34 @@ impl Pipeline {
         let disc = Arc::new(disc);
         self.cache_put(key, prepared.clone(), disc.clone());
         Ok(disc)
+    }
+
+    /// The discretize stage of a one-off rig ([`Self::discretize_stage`]) and, when it is skinned,
+    /// the heat system the skin stage will use, built beside it. The system depends on the
+    /// prepared mesh alone; built on the other core while the field's parallel work fills in
+    /// around it, its serial parts (stiffness, AMD ordering: about a second of one core on a
+    /// 922k-triangle mesh) leave the critical path. Beside the embedding (before), they ran
+    /// nearly alone on big meshes, whose embedding takes a few ms. Same system, so the same
+    /// weights, bit for bit, on any number of threads. A re-run of a cached mesh takes the system
+    /// its cache entry keeps instead ([`Self::heat_cache`]).
+    pub(super) fn discretize_and_heat(
+        &self,
+        req: &RigRequest,
+        key: u64,
+        prepared: &Arc<PreparedMesh>,
+        progress: &dyn Progress,
+        timings: &mut BTreeMap<String, f64>,
+    ) -> (
+        Result<Arc<Discretization>, RigError>,
+        Option<Arc<SystemCache>>,
+    ) {
+        rayon::join(
+            || self.discretize_stage(&req.mesh_path, key, prepared, progress, timings),
+            || {
+                req.skin
+                    .then(|| Arc::new(SystemCache::once(likely_system(prepared))))
+            },
+        )
     }
 
     /// Load `path` (the load stage): the mesh, the file's own document (glTF, textured OBJ, FBX) and the cache key (mesh content and discretization options).

@@ -15,7 +15,6 @@ use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::rig::Status;
 use crate::skeleton::Skeleton;
-use crate::skin::{likely_system, SystemCache};
 
 use super::{Pipeline, RigRequest};
 
@@ -30,39 +29,6 @@ pub(super) struct Chosen {
 }
 
 impl Pipeline {
-    /// [`Self::choose`] and the heat system the skin stage will use. A re-run of a cached mesh
-    /// (`cached_key`) takes the system its cache entry keeps for re-runs. A one-off rig that is
-    /// skinned builds it here, beside the embedding: the system depends on the prepared mesh
-    /// alone, and built on the other core while the embedding's parallel work fills in around
-    /// it, it leaves the skin stage's critical path (there it was joined with the much shorter
-    /// heat sources). Same system, so the same weights, bit for bit, on any number of threads.
-    /// It costs memory: the system is alive while the discretization and embedding are, which
-    /// raised the peak on big meshes (230k triangles 161 → 199 MB, 922k 657 → 713 MB;
-    /// bench/results.md, "Stop 15 on the merged tree").
-    #[allow(clippy::type_complexity)]
-    pub(super) fn choose_and_heat(
-        &self,
-        req: &RigRequest,
-        prepared: &PreparedMesh,
-        disc: &Discretization,
-        cached_key: Option<u64>,
-        progress: &dyn Progress,
-    ) -> (Result<Chosen, RigError>, Option<Arc<SystemCache>>) {
-        if let Some(key) = cached_key {
-            return (
-                self.choose(req, prepared, disc, progress),
-                self.heat_cache(key),
-            );
-        }
-        rayon::join(
-            || self.choose(req, prepared, disc, progress),
-            || {
-                req.skin
-                    .then(|| Arc::new(SystemCache::once(likely_system(prepared))))
-            },
-        )
-    }
-
     /// Embed and assess each candidate template (one, or every shipped one under `auto`) on the
     /// shared discretization, keep the best (see [`choose::best`]); apply the "another template fits
     /// far better" check. Templates are tried one after another in a fixed order, so the choice does

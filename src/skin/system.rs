@@ -74,7 +74,7 @@ impl HeatSystem {
 /// (the watcher's hint re-runs): the system depends on the mesh alone, so a re-run clones it
 /// instead of assembling and ordering it again — the same matrix and ordering, bit for bit.
 /// A [`SystemCache::once`] cache instead hands its system over on first use (a one-off rig that
-/// built it ahead, beside the embedding).
+/// built it ahead, beside the discretization).
 #[derive(Debug, Default)]
 pub struct SystemCache {
     kept: Mutex<Option<HeatSystem>>,
@@ -119,7 +119,7 @@ impl SystemCache {
 }
 
 /// The heat system over `mesh`'s likely diffused set: what [`super::skin_with_sdf`] builds
-/// first, so building it ahead (beside the embedding, which does not need it) and handing it
+/// first, so building it ahead (beside the discretization, which does not need it) and handing it
 /// over in a [`SystemCache::once`] gives the same weights, bit for bit.
 pub fn likely_system(mesh: &PreparedMesh) -> HeatSystem {
     HeatSystem::build(mesh, likely_set(mesh))
