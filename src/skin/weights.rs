@@ -170,9 +170,12 @@ fn adopt(
         .into_iter()
         .collect();
     if !empty.is_empty() {
+        let (n, verb) = match empty.len() {
+            1 => ("1 joint owns".to_string(), "it"),
+            n => (format!("{n} joints own"), "them"),
+        };
         warnings.push(format!(
-            "{} joints own bones but no vertex can see them: {}",
-            empty.len(),
+            "{n} bones but no vertex can see {verb}: {}",
             summarize(&empty)
         ));
     }

@@ -51,17 +51,23 @@ pub fn enter(app: &mut App) -> Vec<Effect> {
     fx
 }
 
-/// Leave edit mode; with unsaved edits the first request only warns.
+/// Leave edit mode; with unsaved edits the first request only warns, and only the same request
+/// again confirms it (`E` then `q` must not quit and drop the edits: the `q` was never asked).
 pub fn leave(app: &mut App, quit: bool) -> Vec<Effect> {
     let Some(e) = app.edit.as_mut() else {
         return Vec::new();
     };
-    if e.dirty() && !e.confirm_leave {
+    if e.dirty() && !(e.confirm_leave && e.quit_after == quit) {
         e.confirm_leave = true;
         e.quit_after = quit;
         let n = e.ops.len();
+        let again = if quit {
+            "press q again to quit"
+        } else {
+            "press E again to leave"
+        };
         app.message = Some(format!(
-            "{n} unsaved edit(s): w saves them; press again to leave without saving"
+            "{n} unsaved edit(s): w saves them; {again} without saving"
         ));
         return Vec::new();
     }

@@ -312,6 +312,20 @@ fn insert_selects_the_new_joint_and_align_completes_a_leafs_chain() {
 }
 
 #[test]
+fn a_quit_after_a_leave_warning_asks_again_instead_of_dropping_the_edits() {
+    let mut app = editing();
+    update(&mut app, key(KeyCode::Left));
+    answer_move(&mut app);
+    assert!(update(&mut app, key(KeyCode::Char('E'))).is_empty());
+    let fx = update(&mut app, key(KeyCode::Char('q')));
+    assert!(fx.is_empty(), "the q was never confirmed: {fx:?}");
+    assert!(!app.quit && app.edit.is_some());
+    assert!(app.message.as_deref().unwrap_or("").contains("press q again to quit"));
+    let fx = update(&mut app, key(KeyCode::Char('q')));
+    assert!(app.quit, "the second q quits: {fx:?}");
+}
+
+#[test]
 fn save_sends_the_stack_and_leaving_unsaved_asks_first() {
     let mut app = editing();
     update(&mut app, key(KeyCode::Left));
