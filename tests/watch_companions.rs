@@ -4,72 +4,17 @@
 //! disappearing re-rigs the assets that read it, and the GLB shows the new material or texture.
 //! Generous deadlines (`GEPPETTO_TEST_DEADLINE_S`); assertions are about eventual state.
 
-use std::path::{Path, PathBuf};
-use std::sync::mpsc::{self, Receiver};
-use std::time::{Duration, Instant};
+mod watch_support;
 
-use geppetto::config::RigConfig;
+use std::path::Path;
+use std::time::Duration;
+
 use geppetto::mesh::Mesh;
-use geppetto::tui::app::{App, LastRun, Msg, RowStatus};
-use geppetto::tui::runtime::Runtime;
-use geppetto::tui::update;
-use geppetto::watch::{WatchConfig, WatchSettings};
+use geppetto::tui::app::{LastRun, RowStatus};
 use serde_json::{json, Value};
-
-fn deadline() -> Duration {
-    let secs = std::env::var("GEPPETTO_TEST_DEADLINE_S")
-        .ok()
-        .and_then(|s| s.parse().ok())
-        .unwrap_or(300);
-    Duration::from_secs(secs)
-}
-
-struct Rt {
-    app: App,
-    rt: Runtime,
-    rx: Receiver<Msg>,
-    _dir: tempfile::TempDir,
-}
+use watch_support::{dump, Rt};
 
 impl Rt {
-    fn start() -> Self {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = WatchSettings::resolve(&WatchConfig::default(), dir.path()).unwrap();
-        s.settle = Duration::from_millis(400);
-        s.debounce = Duration::from_millis(100);
-        s.workers = 2;
-        let (tx, rx) = mpsc::channel();
-        let mut app = App::new(s.root.clone(), s.out_dir.clone(), Instant::now());
-        app.headless = true;
-        let rt = Runtime::start(&s, RigConfig::default(), None, tx).unwrap();
-        Self {
-            app,
-            rt,
-            rx,
-            _dir: dir,
-        }
-    }
-
-    fn root(&self) -> PathBuf {
-        self.app.root.clone()
-    }
-
-    /// Process messages until `pred` holds; panics with the app state after the deadline.
-    fn until(&mut self, what: &str, pred: impl Fn(&App) -> bool) {
-        let t = Instant::now();
-        while !pred(&self.app) {
-            assert!(
-                t.elapsed() < deadline(),
-                "timed out waiting for {what}; state:\n{}",
-                dump(&self.app)
-            );
-            if let Ok(msg) = self.rx.recv_timeout(Duration::from_millis(50)) {
-                let fx = update(&mut self.app, msg);
-                self.rt.execute(fx);
-            }
-        }
-    }
-
     /// Wait until `path` has finished at least `runs` rigs and nothing more is queued or running.
     fn runs(&mut self, path: &Path, runs: u32) {
         self.until(&format!("{} run {runs}", path.display()), |a| {
@@ -78,12 +23,6 @@ impl Rt {
                 x.runs >= runs && !x.queued && x.running.is_none()
             })
         });
-    }
-
-    /// Keep processing for `d` (to see that nothing else happens).
-    fn idle(&mut self, d: Duration) {
-        let end = Instant::now() + d;
-        self.until("idle", |_| Instant::now() >= end);
     }
 
     fn status(&self, path: &Path) -> RowStatus {
@@ -118,21 +57,6 @@ impl Rt {
             .map(|v| v.as_f64().unwrap())
             .collect()
     }
-}
-
-fn dump(app: &App) -> String {
-    app.assets
-        .iter()
-        .map(|a| {
-            let err = match &a.last {
-                Some(LastRun::Failed(e)) => e.clone(),
-                _ => String::new(),
-            };
-            format!("  {} {:?} runs={} {err}", a.name, a.status(), a.runs)
-        })
-        .chain(app.log.iter().rev().take(12).map(|l| format!("  log: {l}")))
-        .collect::<Vec<_>>()
-        .join("\n")
 }
 
 fn rigged(s: RowStatus) -> bool {

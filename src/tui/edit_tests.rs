@@ -320,7 +320,11 @@ fn a_quit_after_a_leave_warning_asks_again_instead_of_dropping_the_edits() {
     let fx = update(&mut app, key(KeyCode::Char('q')));
     assert!(fx.is_empty(), "the q was never confirmed: {fx:?}");
     assert!(!app.quit && app.edit.is_some());
-    assert!(app.message.as_deref().unwrap_or("").contains("press q again to quit"));
+    assert!(app
+        .message
+        .as_deref()
+        .unwrap_or("")
+        .contains("press q again to quit"));
     let fx = update(&mut app, key(KeyCode::Char('q')));
     assert!(app.quit, "the second q quits: {fx:?}");
 }
