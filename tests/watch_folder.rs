@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use geppetto::tui::app::{App, RowStatus};
-use watch_support::{dump, Rt};
+use watch_support::Rt;
 
 fn rigged(app: &App, path: &Path) -> bool {
     app.find(path).is_some_and(|i| {
