@@ -25,7 +25,14 @@ pub fn run(args: &LearnArgs) -> anyhow::Result<ExitCode> {
         seed: args.seed,
         ..Search::default()
     };
-    let mut all = match labels::read(&args.labels) {
+    let read = labels::read(&args.labels).and_then(|l| {
+        // With --collect the corpus supplies labels; alone, files without any are an input error.
+        if !args.collect {
+            labels::require_some(&l, &args.labels)?;
+        }
+        Ok(l)
+    });
+    let mut all = match read {
         Ok(l) => l,
         Err(e) => {
             eprintln!("error: {e}");

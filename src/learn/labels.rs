@@ -59,6 +59,25 @@ pub fn read(paths: &[impl AsRef<Path>]) -> Result<Vec<Label>, LearnError> {
     Ok(out)
 }
 
+/// An error naming the (first) file when `paths` held no label at all: learning from them alone
+/// would fail with the learner's "0 labels read", which does not say where it looked.
+pub fn require_some(labels: &[Label], paths: &[impl AsRef<Path>]) -> Result<(), LearnError> {
+    if let (true, Some(first)) = (labels.is_empty(), paths.first()) {
+        let more = match paths.len() {
+            1 => String::new(),
+            n => format!(" (nor do the other {} file(s))", n - 1),
+        };
+        return Err(LearnError::Input {
+            path: first.as_ref().to_path_buf(),
+            message: format!(
+                "holds no labels{more}: one JSON object per line, as `geppetto learn --collect` \
+                 or the watcher writes them"
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// Parse JSON-lines text (`path` names it in errors).
 pub fn parse(text: &str, path: &Path) -> Result<Vec<Label>, LearnError> {
     let mut out = Vec::new();
@@ -150,6 +169,20 @@ mod tests {
             good,
             cd_j2j: Some(3.5),
         }
+    }
+
+    #[test]
+    fn an_empty_labels_file_is_named() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("empty.jsonl");
+        std::fs::write(&p, "\n\n").unwrap();
+        let got = read(&[&p]).unwrap();
+        let e = require_some(&got, &[&p]).unwrap_err().to_string();
+        assert!(
+            e.contains("empty.jsonl") && e.contains("holds no labels"),
+            "{e}"
+        );
+        assert!(require_some(&[label(true, 0.1)], &[&p]).is_ok());
     }
 
     #[test]

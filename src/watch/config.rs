@@ -151,6 +151,15 @@ impl WatchSettings {
                 "a file, not a folder (`geppetto rig FILE` rigs one mesh)",
             )));
         }
+        if config.globs.is_empty() {
+            // `globs: []` matched nothing: the watcher rigged no file and `--once` said "0 ok".
+            return Err(ConfigError::Invalid {
+                setting: "globs".into(),
+                message: "no mesh patterns, so no file would ever be rigged (list at least one; \
+                          the built-in config/default.yaml has \"**/*.obj\", \"**/*.glb\", …)"
+                    .into(),
+            });
+        }
         let out_dir = if config.output.is_absolute() {
             config.output.clone()
         } else {
@@ -340,6 +349,20 @@ mod tests {
             s.out_dir = good;
             assert!(s.check_output().is_ok());
         }
+    }
+
+    /// `globs: []` is refused naming the setting (it rigged nothing, and `--once` said "0 ok").
+    #[test]
+    fn empty_globs_are_refused_naming_the_setting() {
+        let dir = tempfile::tempdir().unwrap();
+        let none = WatchConfig {
+            globs: Vec::new(),
+            ..WatchConfig::default()
+        };
+        let e = WatchSettings::resolve(&none, dir.path())
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("globs") && e.contains("no mesh patterns"), "{e}");
     }
 
     /// A worker count past [`MAX_WORKERS`] is refused naming the setting (the thread spawner's
