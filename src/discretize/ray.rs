@@ -100,27 +100,53 @@ fn hits_box(p: &V3, inv: &V3, n: &Node) -> bool {
     t0 <= t1 + BOX_SLACK
 }
 
-/// +1 if the ray leaves through `t` (along its counter-clockwise normal), −1 if it enters, 0 if
-/// it misses (Möller & Trumbore 1997), None if the hit is ambiguous.
+/// Where a ray `p + t·d` meets the plane of a triangle (Möller & Trumbore 1997): barycentric
+/// `u`, `v` (the third is `1 − u − v`), the distance `along` the ray in units of |d|, and the
+/// determinant, whose sign tells the side (`det = −d·(e1×e2)`).
+#[derive(Clone, Copy, Debug)]
+pub struct PlaneHit {
+    /// Weight of the triangle's second vertex.
+    pub u: f64,
+    /// Weight of its third vertex.
+    pub v: f64,
+    /// Ray parameter of the hit.
+    pub along: f64,
+    /// e1·(d×e2): negative when the ray runs along the counter-clockwise normal.
+    pub det: f64,
+}
+
+/// The ray `p + t·d` against the plane of triangle `v`, or None when the ray is parallel to it
+/// (|det| at most `PARALLEL`·|e1|·|e2|). Shared by the winding crossings here and the skin's
+/// leaf segments (`skin::bones::Surface::first_hit`).
 #[inline]
-fn crossing(p: &V3, d: &V3, t: &Tri) -> Option<i64> {
-    let e1 = t.v[1] - t.v[0];
-    let e2 = t.v[2] - t.v[0];
+pub fn plane_hit(p: &V3, d: &V3, v: &[V3; 3]) -> Option<PlaneHit> {
+    let e1 = v[1] - v[0];
+    let e2 = v[2] - v[0];
     let h = d.cross(&e2);
     let det = e1.dot(&h);
     if det.abs() <= PARALLEL * e1.norm() * e2.norm() {
-        return Some(0);
+        return None;
     }
     let inv = 1.0 / det;
-    let s = p - t.v[0];
+    let s = p - v[0];
     let u = s.dot(&h) * inv;
     let q = s.cross(&e1);
     let v = d.dot(&q) * inv;
+    let along = e2.dot(&q) * inv;
+    Some(PlaneHit { u, v, along, det })
+}
+
+/// +1 if the ray leaves through `t` (along its counter-clockwise normal), −1 if it enters, 0 if
+/// it misses ([`plane_hit`]), None if the hit is ambiguous.
+#[inline]
+fn crossing(p: &V3, d: &V3, t: &Tri) -> Option<i64> {
+    let Some(PlaneHit { u, v, along, det }) = plane_hit(p, d, &t.v) else {
+        return Some(0);
+    };
     let w = 1.0 - u - v;
     if u < -EDGE_MARGIN || v < -EDGE_MARGIN || w < -EDGE_MARGIN {
         return Some(0);
     }
-    let along = e2.dot(&q) * inv;
     if along < -ON_SURFACE {
         return Some(0);
     }

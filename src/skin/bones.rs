@@ -17,6 +17,7 @@
 //! link (the edit regions rely on that order).
 
 use super::heat::VISIBILITY_TOLERANCE;
+use crate::discretize::ray::plane_hit;
 use crate::geom::{P3, V3};
 
 /// A heat-emitting segment, normalized frame.
@@ -78,27 +79,11 @@ impl Surface<'_> {
     }
 }
 
-/// Distance along `u` from `o` to triangle `abc`, if the ray (t > 0) meets it.
+/// Distance along `u` from `o` to triangle `abc`, if the ray (t > 0) meets it (edges count).
 fn ray_triangle(o: &P3, u: &V3, a: &P3, b: &P3, c: &P3) -> Option<f64> {
-    let (e1, e2) = (b - a, c - a);
-    let pv = u.cross(&e2);
-    let det = e1.dot(&pv);
-    if det.abs() <= 1e-18 {
-        return None;
-    }
-    let inv = 1.0 / det;
-    let tv = o - a;
-    let bu = tv.dot(&pv) * inv;
-    if !(0.0..=1.0).contains(&bu) {
-        return None;
-    }
-    let qv = tv.cross(&e1);
-    let bv = u.dot(&qv) * inv;
-    if bv < 0.0 || bu + bv > 1.0 {
-        return None;
-    }
-    let t = e2.dot(&qv) * inv;
-    (t > 0.0).then_some(t)
+    let h = plane_hit(&o.coords, u, &[a.coords, b.coords, c.coords])?;
+    let inside = h.u >= 0.0 && h.v >= 0.0 && h.u + h.v <= 1.0;
+    (inside && h.along > 0.0).then_some(h.along)
 }
 
 /// Step of the surface march for virtual leaf segments, normalized units.
@@ -163,12 +148,9 @@ pub fn trim_child_end(a: &P3, b: &P3, sdf: &dyn Fn(&P3) -> f64) -> P3 {
     }
 }
 
-/// The fraction t ∈ [0, 1] of `from → to` where the segment first stops being `outside`, if it
-/// does (0 when `from` is not outside).
+/// The fraction t ∈ (0, 1] of `from → to` (`from` outside) where the segment first stops being
+/// `outside`, if it does.
 fn entry(from: &P3, to: &P3, outside: &dyn Fn(&P3) -> bool) -> Option<f64> {
-    if !outside(from) {
-        return Some(0.0);
-    }
     let len = (to - from).norm();
     if len <= 1e-12 {
         return None;
