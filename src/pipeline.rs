@@ -115,10 +115,28 @@ impl Pipeline {
 
     /// Rig one mesh: the stages in order. Hint re-runs reuse the cached discretization.
     pub fn rig(&self, req: &RigRequest, progress: &dyn Progress) -> Result<RigOutcome, RigError> {
+        self.rig_noting(req, progress, &mut Vec::new())
+    }
+
+    /// [`Self::rig`], putting in `seen` the files besides the mesh that the load read or looked
+    /// for (a `.gltf`'s buffers, an `.obj`'s `.mtl`), also when a later stage fails: a watcher
+    /// re-rigs the asset when one of them changes, e.g. a `.bin` whose first geometry was flat.
+    pub fn rig_noting(
+        &self,
+        req: &RigRequest,
+        progress: &dyn Progress,
+        seen: &mut Vec<mesh::load::Companion>,
+    ) -> Result<RigOutcome, RigError> {
         let t_total = Instant::now();
         let path = &req.mesh_path;
         let mut timings = BTreeMap::new();
-        let (mesh, source, key) = self.load(path, progress, &mut timings)?;
+        let loaded = self.load(path, progress, &mut timings);
+        match &loaded {
+            Ok((_, Some(source), _)) => seen.clone_from(&source.companions),
+            Err(RigError::Load { companions, .. }) => seen.clone_from(companions),
+            _ => seen.clear(),
+        }
+        let (mesh, source, key) = loaded?;
         let cached = self.cache_get(key);
         let prepared = match &cached {
             Some((p, _)) => p.clone(),

@@ -30,7 +30,7 @@ fn a_joint_move_changes_weights_only_inside_its_region_and_agrees_with_global() 
     let f = Fixture::new();
     let sdf = sdf_of(&f.mesh);
     let mut s = session(&f.mesh, &sdf);
-    s.set_eps(1e-4);
+    s.set_eps(1e-4).unwrap();
     let before = s.welded_rows().to_vec();
     let j4 = joints()[4].position;
     let watch_hot: Vec<bool> = s
@@ -107,7 +107,7 @@ fn insert_and_delete_keep_the_invariants() {
     let sdf = sdf_of(&f.mesh);
     let mut s = session(&f.mesh, &sdf);
     // At the prune level the region keeps every non-zero weight: insert + delete is then exact.
-    s.set_eps(1e-4);
+    s.set_eps(1e-4).unwrap();
     let before = s.welded_rows().to_vec();
     s.apply(&EditOp::InsertJoint {
         child: "j5".into(),

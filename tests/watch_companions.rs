@@ -100,7 +100,11 @@ fn png(rgba: [u8; 4]) -> Vec<u8> {
 
 /// The box figure as a `.gltf` with its positions and indices in the external buffer `bin`.
 fn gltf_with_bin(bin: &str) -> (String, Vec<u8>) {
-    let m = figure();
+    gltf_of(&figure(), bin)
+}
+
+/// `m` as a `.gltf` with its positions and indices in the external buffer `bin`.
+fn gltf_of(m: &Mesh, bin: &str) -> (String, Vec<u8>) {
     let mut data = Vec::new();
     let (mut lo, mut hi) = ([f32::MAX; 3], [f32::MIN; 3]);
     for p in &m.positions {
@@ -152,6 +156,33 @@ fn a_gltf_whose_bin_arrives_late_is_rigged_when_it_lands() {
     assert!(r.app.out_dir.join("body.glb").is_file());
     // The buffer is a companion, never an asset.
     assert_eq!(r.app.assets.len(), 1);
+}
+
+/// The `.bin` of a `.gltf` whose first rig loaded it and then failed (flat geometry: nothing to
+/// rig) is followed too: saving a fixed `.bin` re-rigs the asset. Only a failed *load* used to
+/// report its companions, so this asset stayed failed until the `.gltf` itself was touched.
+#[test]
+fn a_bin_fixed_after_a_failed_rig_rerigs_the_asset() {
+    let mut r = Rt::start();
+    let mut flat = figure();
+    for p in &mut flat.positions {
+        p[2] = 0.0;
+    }
+    let (gltf, flat_bin) = gltf_of(&flat, "plate.bin");
+    let (_, bin) = gltf_with_bin("plate.bin");
+    assert_eq!(flat_bin.len(), bin.len(), "one .gltf fits both buffers");
+    let b = r.root().join("plate.bin");
+    std::fs::write(&b, flat_bin).unwrap();
+    let g = r.root().join("plate.gltf");
+    std::fs::write(&g, gltf).unwrap();
+    r.runs(&g, 1);
+    let e = r.failure(&g).expect("flat geometry fails after loading");
+    assert!(e.contains("flat"), "{e}");
+    // Only the buffer changes (the exporter re-saves its data; the .gltf text is the same).
+    std::fs::write(&b, bin).unwrap();
+    r.runs(&g, 2);
+    assert!(rigged(r.status(&g)), "{}", dump(&r.app));
+    assert!(r.app.out_dir.join("plate.glb").is_file());
 }
 
 #[test]

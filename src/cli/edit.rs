@@ -9,7 +9,7 @@ use anyhow::Context;
 use super::rig::load_config;
 use super::EditArgs;
 use crate::edit::sidecar::{sidecar_path, EditLog, VERSION};
-use crate::edit::{EditOp, EditOutcome, Session};
+use crate::edit::{check_eps, EditOp, EditOutcome, Session};
 use crate::export::{write_rig_with, GlbSource};
 use crate::geom::P3;
 use crate::measure::bench::edit::max_diff;
@@ -23,6 +23,11 @@ pub fn run(args: &EditArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::from(2));
     };
     let config = load_config(args.config.as_deref())?;
+    // Before the rig is loaded and solved (seconds on a big mesh).
+    if let Some(Err(e)) = args.eps.map(|eps| check_eps(eps, config.skin.prune)) {
+        eprintln!("error: --eps: {e}");
+        return Ok(ExitCode::from(2));
+    }
     let rig = Rig::load(&args.rig)?;
     let mesh = super::pose::rig_mesh(&args.rig, &rig, args.mesh.as_deref())?;
     let req = AttachRequest {
@@ -42,7 +47,7 @@ pub fn run(args: &EditArgs) -> anyhow::Result<ExitCode> {
     let sdf = |p: &P3| vis.eval(p);
     let mut session = Session::new(&base.prepared, &sdf, rig.joints.clone(), &base.skin, opts)?;
     if let Some(eps) = args.eps {
-        session.set_eps(eps);
+        session.set_eps(eps)?;
     }
     let mut outcomes = Vec::new();
     for op in &ops {

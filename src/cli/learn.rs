@@ -6,11 +6,47 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Context;
+use clap::Args;
 
 use super::rig::load_config;
-use super::LearnArgs;
 use crate::embed::PENALTY_TERMS;
 use crate::learn::{self, collect, iterate, labels, loo, optimize::Search, Learned};
+
+/// `geppetto learn`.
+#[derive(Debug, Args)]
+pub struct LearnArgs {
+    /// Label files (JSON lines: `--collect` output, or `geppetto-labels.jsonl` from a watched
+    /// folder's output).
+    pub labels: Vec<PathBuf>,
+    /// First label the corpus meshes that have an artist rig (searches under many Γ; slow), write
+    /// them to --labels-out, and learn from them too.
+    #[arg(long)]
+    pub collect: bool,
+    /// Where --collect writes its labels.
+    #[arg(long, default_value = "learn-labels.jsonl")]
+    pub labels_out: PathBuf,
+    /// The corpus folder (default: $GEPPETTO_CORPUS, else ../shared/corpus).
+    #[arg(long)]
+    pub corpus: Option<PathBuf>,
+    /// Write the learned Γ as a config/rig.yaml-shaped file here (use it with --config).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+    /// Seed of the random starts (and of --collect's random Γ).
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Evaluate leave-one-character-out on the corpus: learn without each character, rig it with
+    /// that Γ and with the configured Γ, compare CD-J2J (real searches; slow).
+    #[arg(long)]
+    pub leave_one_out: bool,
+    /// The paper's loop: search the corpus characters again under the learned Γ (and under each
+    /// character's leave-one-out Γ), label the new embeddings, re-learn, until no new ones; the
+    /// grown label set is written to --labels-out.
+    #[arg(long)]
+    pub iterate: bool,
+    /// Engine configuration whose Γ is the baseline (default: the built-in config/rig.yaml).
+    #[arg(long)]
+    pub config: Option<PathBuf>,
+}
 
 /// Run `geppetto learn`. Exit 0 on success, 1 when an input cannot be read or nothing can be
 /// learned, 2 for usage errors.

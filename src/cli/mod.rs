@@ -18,6 +18,7 @@ use std::path::PathBuf;
 use clap::{Args, Parser, Subcommand};
 
 use crate::export::Format;
+pub use learn::LearnArgs;
 
 /// Geppetto: automatic rigging for character meshes.
 #[derive(Debug, Parser)]
@@ -53,42 +54,6 @@ pub enum Command {
     /// Learn the penalty weights Γ by maximum margin from labelled embeddings (corpus artist rigs,
     /// users' hints); write a config/rig.yaml-shaped file for --config.
     Learn(LearnArgs),
-}
-
-/// `geppetto learn`.
-#[derive(Debug, Args)]
-pub struct LearnArgs {
-    /// Label files (JSON lines: `--collect` output, or `geppetto-labels.jsonl` from a watched
-    /// folder's output).
-    pub labels: Vec<PathBuf>,
-    /// First label the corpus meshes that have an artist rig (searches under many Γ; slow), write
-    /// them to --labels-out, and learn from them too.
-    #[arg(long)]
-    pub collect: bool,
-    /// Where --collect writes its labels.
-    #[arg(long, default_value = "learn-labels.jsonl")]
-    pub labels_out: PathBuf,
-    /// The corpus folder (default: $GEPPETTO_CORPUS, else ../shared/corpus).
-    #[arg(long)]
-    pub corpus: Option<PathBuf>,
-    /// Write the learned Γ as a config/rig.yaml-shaped file here (use it with --config).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
-    /// Seed of the random starts (and of --collect's random Γ).
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Evaluate leave-one-character-out on the corpus: learn without each character, rig it with
-    /// that Γ and with the configured Γ, compare CD-J2J (real searches; slow).
-    #[arg(long)]
-    pub leave_one_out: bool,
-    /// The paper's loop: search the corpus characters again under the learned Γ (and under each
-    /// character's leave-one-out Γ), label the new embeddings, re-learn, until no new ones; the
-    /// grown label set is written to --labels-out.
-    #[arg(long)]
-    pub iterate: bool,
-    /// Engine configuration whose Γ is the baseline (default: the built-in config/rig.yaml).
-    #[arg(long)]
-    pub config: Option<PathBuf>,
 }
 
 /// `geppetto rig`.
@@ -205,9 +170,10 @@ pub struct EditArgs {
     /// Influence smoothness: bi-Laplacian share B in [0, 0.95] of J's weights (default 0).
     #[arg(long, num_args = 2, value_names = ["J", "B"], action = clap::ArgAction::Append, allow_negative_numbers = true)]
     pub smoothness: Vec<String>,
-    /// Zero threshold of the region search (default 1e-2; at least the prune level 1e-4); larger gives smaller
-    /// regions and a weight error of about this size at the region's border.
-    #[arg(long)]
+    /// Zero threshold of the region search (default 1e-2; from the prune level 1e-4 up to, not
+    /// including, 1); larger gives smaller regions and a weight error of about this size at the
+    /// region's border.
+    #[arg(long, allow_negative_numbers = true)]
     pub eps: Option<f64>,
     /// Also solve globally; report its time and the largest weight difference.
     #[arg(long)]
@@ -362,7 +328,7 @@ pub struct WatchArgs {
     /// Skeleton template (`auto`, the default, tries the shipped templates).
     #[arg(long)]
     pub skeleton: Option<String>,
-    /// Worker threads (default: cores - 1, at least 1).
+    /// Worker threads; 0 = cores − 1, at least 1 (default from the config: 0).
     #[arg(long)]
     pub workers: Option<usize>,
     /// Poll the folder instead of using OS events (network filesystems, WSL).

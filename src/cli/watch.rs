@@ -55,7 +55,8 @@ pub fn settings(args: &WatchArgs) -> anyhow::Result<WatchSettings> {
         s.skeleton_rules.clear();
     }
     if let Some(w) = args.workers {
-        s.workers = w.max(1);
+        // 0 as in the file: one per core but one (it meant one worker here, cores − 1 there).
+        s.workers = crate::watch::config::worker_count(w);
     }
     if let Some(m) = &args.motion {
         // A path on the command line is relative to where the user typed it.

@@ -30,52 +30,15 @@ struct Rule<'a> {
 impl RigConfig {
     /// Every value in its range, else [`ConfigError::OutOfRange`] naming `path` and the setting.
     pub fn check(&self, path: &Path) -> Result<(), ConfigError> {
-        let d = &self.discretize;
-        let s = &self.skin;
-        let b = &self.search;
         let tol_rule = format!(
             "it must be between {} and {MAX_TOLERANCE} (normalized units: the model's largest side is 0.9)",
             DiscretizeOptions::MIN_TOLERANCE
         );
         let depth_rule = format!("it must be an integer from {MIN_DEPTH} to {MAX_DEPTH}");
-        let mut rules = vec![
-            Rule {
-                setting: "discretize.tolerance",
-                value: d.tolerance,
-                ok: (DiscretizeOptions::MIN_TOLERANCE..=MAX_TOLERANCE).contains(&d.tolerance),
-                rule: &tol_rule,
-            },
-            Rule {
-                setting: "discretize.max_depth",
-                value: f64::from(d.max_depth),
-                ok: (MIN_DEPTH..=MAX_DEPTH).contains(&d.max_depth),
-                rule: &depth_rule,
-            },
-            positive_count("discretize.max_spheres", d.max_spheres as f64),
-            positive_count("search.max_nodes", b.max_nodes as f64),
-            positive_count(
-                "search.work_per_joint_vertex",
-                b.work_per_joint_vertex as f64,
-            ),
-            positive_count("search.safety_millis", b.safety_millis as f64),
-            Rule {
-                setting: "skin.heat",
-                value: s.heat,
-                ok: s.heat.is_finite() && s.heat > 0.0,
-                rule: "it must be a positive number (c in H = c/d²; 1 is the original's)",
-            },
-            fraction("skin.prune", s.prune),
-            positive_count("skin.max_influences", s.max_influences as f64),
-            fraction("skin.relative_prune", s.relative_prune),
-            Rule {
-                setting: "skin.rigid_share",
-                value: s.rigid_share,
-                ok: s.rigid_share.is_finite() && s.rigid_share >= 0.0,
-                rule: "it must be a number ≥ 0 (a share of the weight; above 1: never)",
-            },
-        ];
         let terms = crate::embed::PENALTY_TERMS;
         let names: Vec<String> = terms.iter().map(|t| format!("penalties.{t}")).collect();
+        let mut rules = self.discretize_and_search_rules(&tol_rule, &depth_rule);
+        rules.extend(self.skin_rules());
         for (name, w) in names.iter().zip(self.penalties.as_array()) {
             rules.push(Rule {
                 setting: name,
@@ -93,6 +56,59 @@ impl RigConfig {
             }),
             None => Ok(()),
         }
+    }
+
+    /// The `discretize` and `search` sections' rules.
+    fn discretize_and_search_rules<'a>(
+        &self,
+        tol_rule: &'a str,
+        depth_rule: &'a str,
+    ) -> Vec<Rule<'a>> {
+        let d = &self.discretize;
+        let b = &self.search;
+        vec![
+            Rule {
+                setting: "discretize.tolerance",
+                value: d.tolerance,
+                ok: (DiscretizeOptions::MIN_TOLERANCE..=MAX_TOLERANCE).contains(&d.tolerance),
+                rule: tol_rule,
+            },
+            Rule {
+                setting: "discretize.max_depth",
+                value: f64::from(d.max_depth),
+                ok: (MIN_DEPTH..=MAX_DEPTH).contains(&d.max_depth),
+                rule: depth_rule,
+            },
+            positive_count("discretize.max_spheres", d.max_spheres as f64),
+            positive_count("search.max_nodes", b.max_nodes as f64),
+            positive_count(
+                "search.work_per_joint_vertex",
+                b.work_per_joint_vertex as f64,
+            ),
+            positive_count("search.safety_millis", b.safety_millis as f64),
+        ]
+    }
+
+    /// The `skin` section's rules.
+    fn skin_rules(&self) -> Vec<Rule<'static>> {
+        let s = &self.skin;
+        vec![
+            Rule {
+                setting: "skin.heat",
+                value: s.heat,
+                ok: s.heat.is_finite() && s.heat > 0.0,
+                rule: "it must be a positive number (c in H = c/d²; 1 is the original's)",
+            },
+            fraction("skin.prune", s.prune),
+            positive_count("skin.max_influences", s.max_influences as f64),
+            fraction("skin.relative_prune", s.relative_prune),
+            Rule {
+                setting: "skin.rigid_share",
+                value: s.rigid_share,
+                ok: s.rigid_share.is_finite() && s.rigid_share >= 0.0,
+                rule: "it must be a number ≥ 0 (a share of the weight; above 1: never)",
+            },
+        ]
     }
 }
 

@@ -24,7 +24,7 @@ pub mod sidecar;
 pub mod skeleton;
 pub mod sources;
 
-pub use session::{EditOutcome, Session, REGION_EPS};
+pub use session::{check_eps, EditOutcome, Session, REGION_EPS};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;

@@ -43,9 +43,11 @@ impl Default for MotionConfig {
 /// The clip setting that picks the built-in cycle suited to the rig's template.
 pub const AUTO_CLIP: &str = "auto";
 
-/// The watch configuration file, as written.
+/// The watch configuration file, as written. A setting left out keeps the built-in value, so a
+/// file holding only what the user changes (`workers: 2`) is valid; it was refused with
+/// "missing field `globs`", unlike `config/rig.yaml`.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
+#[serde(deny_unknown_fields, default)]
 pub struct WatchConfig {
     /// Mesh globs, relative to the watched folder.
     pub globs: Vec<String>,
@@ -60,7 +62,6 @@ pub struct WatchConfig {
     /// Default skeleton template.
     pub skeleton: String,
     /// Per-file skeleton overrides, first match wins.
-    #[serde(default)]
     pub skeleton_rules: Vec<SkeletonRule>,
     /// Stability interval before a changed file is rigged, milliseconds.
     pub settle_ms: u64,
@@ -69,17 +70,27 @@ pub struct WatchConfig {
     /// Poll interval for `--poll`, milliseconds.
     pub poll_ms: u64,
     /// The clip the UI plays (a missing section means `auto`).
-    #[serde(default)]
     pub motion: MotionConfig,
 }
 
 impl Default for WatchConfig {
+    /// The values `config/default.yaml` writes out (a unit test holds them equal); what a
+    /// setting left out of a file keeps.
     fn default() -> Self {
-        Self::parse(
-            DEFAULT_WATCH_YAML,
-            Path::new("config/default.yaml (built in)"),
-        )
-        .expect("the built-in config/default.yaml parses (checked by a unit test)")
+        let globs = ["obj", "glb", "gltf", "fbx", "off", "ply"];
+        Self {
+            globs: globs.iter().map(|e| format!("**/*.{e}")).collect(),
+            output: PathBuf::from("rigged"),
+            formats: vec![Format::Json, Format::Glb],
+            workers: 0,
+            protocol: "auto".into(),
+            skeleton: "auto".into(),
+            skeleton_rules: Vec::new(),
+            settle_ms: 500,
+            debounce_ms: 200,
+            poll_ms: 1000,
+            motion: MotionConfig::default(),
+        }
     }
 }
 
@@ -94,14 +105,28 @@ impl WatchConfig {
         crate::config::load_yaml(path)
     }
 
-    /// Worker count: the configured value, or cores − 1 (at least 1) when 0.
+    /// Worker count: the configured value, or cores − 1 (at least 1) when 0 ([`worker_count`]).
     pub fn worker_count(&self) -> usize {
-        if self.workers > 0 {
-            return self.workers;
-        }
-        let cores = std::thread::available_parallelism().map_or(2, |n| n.get());
-        cores.saturating_sub(1).max(1)
+        worker_count(self.workers)
     }
+}
+
+/// The worker threads a `workers` setting asks for on this machine ([`workers_on`]); the file's
+/// `workers:` and `--workers` both go through here, so 0 means the same in both.
+pub fn worker_count(workers: usize) -> usize {
+    workers_on(
+        workers,
+        std::thread::available_parallelism().map_or(2, |n| n.get()),
+    )
+}
+
+/// The worker threads `workers` asks for on `cores` cores: itself, or for 0 one per core but one
+/// (at least one), which leaves a core to the UI and the editor the artist is saving from.
+pub fn workers_on(workers: usize, cores: usize) -> usize {
+    if workers > 0 {
+        return workers;
+    }
+    cores.saturating_sub(1).max(1)
 }
 
 /// Most worker threads the watcher starts: each rig holds a mesh's distance field and solver, so
@@ -194,7 +219,7 @@ impl WatchSettings {
         Err(ConfigError::Invalid {
             setting: "workers (--workers)".into(),
             message: format!(
-                "{} worker threads: at most {MAX_WORKERS} (0 in the file: one per core but one)",
+                "{} worker threads: at most {MAX_WORKERS} (0: one per core but one)",
                 self.workers
             ),
         })
@@ -256,138 +281,5 @@ pub fn motion_source(clip: &str, root: &Path) -> Result<MotionSource, ConfigErro
 }
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn builtin_config_parses() {
-        let c = WatchConfig::default();
-        assert_eq!(c.globs.len(), 6);
-        assert!(
-            c.globs.iter().any(|g| g == "**/*.fbx"),
-            "FBX is watched by default"
-        );
-        assert_eq!(c.output, PathBuf::from("rigged"));
-        assert!(c.worker_count() >= 1);
-    }
-
-    #[test]
-    fn unknown_key_is_an_error_naming_the_file() {
-        let e = WatchConfig::parse("globz: []\n", Path::new("w.yaml")).unwrap_err();
-        assert!(e.to_string().contains("w.yaml"), "{e}");
-    }
-
-    #[test]
-    fn skeleton_rules_pick_per_file_templates() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut c = WatchConfig::default();
-        // The default is `auto`, whatever the file is called.
-        let s = WatchSettings::resolve(&c, dir.path()).unwrap();
-        assert_eq!(s.skeleton_for(&s.root.join("a/dog.obj")), "auto");
-        c.skeleton_rules = vec![SkeletonRule {
-            glob: "**/*quadruped*".into(),
-            skeleton: "quadruped".into(),
-        }];
-        c.skeleton = "human".into();
-        let s = WatchSettings::resolve(&c, dir.path()).unwrap();
-        assert_eq!(s.skeleton_for(&s.root.join("a/quadruped.obj")), "quadruped");
-        assert_eq!(s.skeleton_for(&s.root.join("humanoid.obj")), "human");
-        assert_eq!(s.out_dir, s.root.join("rigged"));
-    }
-
-    #[test]
-    fn motion_clip_setting_resolves_or_names_the_problem() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path();
-        assert_eq!(
-            motion_source("auto", root).unwrap(),
-            MotionSource::Clip(Clip::Walk)
-        );
-        assert_eq!(
-            motion_source("Squat", root).unwrap(),
-            MotionSource::Clip(Clip::Squat)
-        );
-        let e = motion_source("jog", root).unwrap_err().to_string();
-        assert!(e.contains("motion.clip") && e.contains("`jog`"), "{e}");
-        let e = motion_source("clips/none.bvh", root)
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("motion.clip") && e.contains("none.bvh"), "{e}");
-        std::fs::write(root.join("bad.bvh"), "HIERARCHY\nROOT\n").unwrap();
-        let e = motion_source("bad.bvh", root).unwrap_err().to_string();
-        assert!(e.contains("bad.bvh"), "{e}");
-        // The section is checked like the rest of the file: an unknown key names itself.
-        let yaml = DEFAULT_WATCH_YAML.replace("clip: auto", "clip: wave\n  speed: 2");
-        let e = WatchConfig::parse(&yaml, Path::new("w.yaml")).unwrap_err();
-        assert!(e.to_string().contains("speed"), "{e}");
-        let yaml = DEFAULT_WATCH_YAML.replace("clip: auto", "clip: wave");
-        let c = WatchConfig::parse(&yaml, Path::new("w.yaml")).unwrap();
-        assert_eq!(c.motion.clip, "wave");
-        assert_eq!(WatchConfig::default().motion.clip, AUTO_CLIP);
-    }
-
-    /// `watch DIR --out DIR` (or a folder above DIR) is refused naming both folders; the
-    /// default, a sibling and an absolute folder elsewhere are fine.
-    #[test]
-    fn an_output_folder_holding_the_watched_folder_is_refused() {
-        let dir = tempfile::tempdir().unwrap();
-        let root = dir.path().join("assets");
-        std::fs::create_dir(&root).unwrap();
-        let mut s = WatchSettings::resolve(&WatchConfig::default(), &root).unwrap();
-        assert!(s.check_output().is_ok(), "the default DIR/rigged");
-        for bad in [
-            s.root.clone(),
-            s.root.join("."),
-            s.root.join(".."),
-            s.root.join("x/../.."),
-        ] {
-            s.out_dir = bad.clone();
-            let e = s.check_output().expect_err(&bad.display().to_string());
-            assert!(e.to_string().contains("--out"), "{e}");
-        }
-        for good in [s.root.join("../rigged"), s.root.join("x/y")] {
-            s.out_dir = good;
-            assert!(s.check_output().is_ok());
-        }
-    }
-
-    /// `globs: []` is refused naming the setting (it rigged nothing, and `--once` said "0 ok").
-    #[test]
-    fn empty_globs_are_refused_naming_the_setting() {
-        let dir = tempfile::tempdir().unwrap();
-        let none = WatchConfig {
-            globs: Vec::new(),
-            ..WatchConfig::default()
-        };
-        let e = WatchSettings::resolve(&none, dir.path())
-            .unwrap_err()
-            .to_string();
-        assert!(e.contains("globs") && e.contains("no mesh patterns"), "{e}");
-    }
-
-    /// A worker count past [`MAX_WORKERS`] is refused naming the setting (the thread spawner's
-    /// "Resource temporarily unavailable" named nothing).
-    #[test]
-    fn too_many_workers_are_refused_naming_the_setting() {
-        let dir = tempfile::tempdir().unwrap();
-        let mut s = WatchSettings::resolve(&WatchConfig::default(), dir.path()).unwrap();
-        assert!(s.check_workers().is_ok(), "the default");
-        s.workers = 100_000;
-        let e = s.check_workers().unwrap_err().to_string();
-        assert!(
-            e.contains("`workers (--workers)`") && e.contains("100000"),
-            "{e}"
-        );
-    }
-
-    /// `watch hero.obj` is refused: a file is not a folder to watch.
-    #[test]
-    fn a_file_is_not_a_folder_to_watch() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("hero.obj");
-        std::fs::write(&file, "v 0 0 0\n").unwrap();
-        let e = WatchSettings::resolve(&WatchConfig::default(), &file).unwrap_err();
-        let e = e.to_string();
-        assert!(e.contains("hero.obj") && e.contains("not a folder"), "{e}");
-    }
-}
+#[path = "config_tests.rs"]
+mod tests;

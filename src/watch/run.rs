@@ -53,15 +53,11 @@ impl Ran {
         }
     }
 
-    /// A failed rig; a load that failed says which companion files it looked at (a missing
-    /// `.bin`).
-    fn failed(e: RigError) -> Self {
-        let companions = match &e {
-            RigError::Load { companions, .. } => Some(companions.clone()),
-            _ => None,
-        };
+    /// A failed rig and the companion files its load read or looked at (a missing `.bin`, or
+    /// one whose geometry a later stage refused): a change to one of them re-rigs the asset.
+    fn failed(e: &RigError, seen: Vec<Companion>) -> Self {
         Self {
-            companions,
+            companions: Some(seen),
             ..Self::ended(JobResult::Failed(e.to_string()))
         }
     }
@@ -77,21 +73,16 @@ pub(super) fn run_job(ctx: &JobContext, path: &Path, progress: &dyn Progress) ->
         Ok(r) => r,
         Err(e) => return Ran::ended(JobResult::Failed(e.to_string())),
     };
-    let outcome = match ctx.pipeline.rig(&req, progress) {
+    let mut seen = Vec::new();
+    let outcome = match ctx.pipeline.rig_noting(&req, progress, &mut seen) {
         Ok(o) => o,
         Err(e) if e.is_cancelled() => return Ran::ended(JobResult::Cancelled),
-        Err(e) => return Ran::failed(e),
+        Err(e) => return Ran::failed(&e, seen),
     };
     if progress.cancelled() {
         return Ran::ended(JobResult::Cancelled);
     }
-    let companions = Some(
-        outcome
-            .source
-            .as_ref()
-            .map(|s| s.companions.clone())
-            .unwrap_or_default(),
-    );
+    let companions = Some(seen);
     progress.enter(Stage::Export);
     let (outputs, output_errors) = write_outputs(ctx, path, &outcome);
     let thumbnail = outputs

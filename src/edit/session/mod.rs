@@ -30,6 +30,24 @@ const SETTLE_PASSES: usize = 2;
 /// border is cut), with a region 3× smaller than at the prune level 1e-4 (bench/results.md).
 pub const REGION_EPS: f64 = 1e-2;
 
+/// Refuse a zero threshold of the region search outside [`prune`, 1): below the prune level
+/// weights are stored as exact zeros (a smaller one changes nothing), and weights are at most 1
+/// (from there every weight "vanishes" and the border error is the whole weight). `inf`, NaN and
+/// negative values used to be taken without a word: NaN and negatives silently became the prune
+/// level, `inf` a region that ignored the edit's reach.
+pub fn check_eps(eps: f64, prune: f64) -> Result<(), EditError> {
+    if eps.is_finite() && eps >= prune && eps < 1.0 {
+        return Ok(());
+    }
+    Err(EditError::Refused {
+        op: "eps",
+        reason: format!(
+            "{eps} is not a zero threshold: it must be a number from the prune level {prune:e} \
+             up to (not including) 1"
+        ),
+    })
+}
+
 /// A skinned rig being edited. Borrows the mesh and its signed distance (normalized frame).
 #[derive(Clone)]
 pub struct Session<'a> {
@@ -197,11 +215,12 @@ impl<'a> Session<'a> {
         self.eps
     }
 
-    /// Set the zero threshold of the region search (never below the prune level, where weights
-    /// are stored as exact zeros). A larger one gives smaller regions and a border error of about
-    /// that size (facts §9.3).
-    pub fn set_eps(&mut self, eps: f64) {
-        self.eps = eps.max(self.opts.prune);
+    /// Set the zero threshold of the region search ([`check_eps`]). A larger one gives smaller
+    /// regions and a border error of about that size (facts §9.3).
+    pub fn set_eps(&mut self, eps: f64) -> Result<(), EditError> {
+        check_eps(eps, self.opts.prune)?;
+        self.eps = eps;
+        Ok(())
     }
 
     /// Weight of joint `col` at welded vertex `v`.
