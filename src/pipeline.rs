@@ -119,8 +119,9 @@ impl Pipeline {
     }
 
     /// [`Self::rig`], putting in `seen` the files besides the mesh that the load read or looked
-    /// for (a `.gltf`'s buffers, an `.obj`'s `.mtl`), also when a later stage fails: a watcher
-    /// re-rigs the asset when one of them changes, e.g. a `.bin` whose first geometry was flat.
+    /// for (a `.gltf`'s buffers, an `.obj`'s `.mtl`) and the edits sidecar the skin stage
+    /// replays, also when a later stage fails: a watcher re-rigs the asset when one of them
+    /// changes, e.g. a `.bin` whose first geometry was flat, or a hand-edited `NAME.edits.yaml`.
     pub fn rig_noting(
         &self,
         req: &RigRequest,
@@ -130,12 +131,20 @@ impl Pipeline {
         let t_total = Instant::now();
         let path = &req.mesh_path;
         let mut timings = BTreeMap::new();
+        // The skin stage replays the edits sidecar: a hand-saved one re-rigs like a companion
+        // (stat taken before the read, as the loader does).
+        let edits = req.skin.then(|| {
+            let file = crate::edit::sidecar::sidecar_path(path);
+            let stat = mesh::load::FileStat::of(&file);
+            mesh::load::Companion { path: file, stat }
+        });
         let loaded = self.load(path, progress, &mut timings);
         match &loaded {
             Ok((_, Some(source), _)) => seen.clone_from(&source.companions),
             Err(RigError::Load { companions, .. }) => seen.clone_from(companions),
             _ => seen.clear(),
         }
+        seen.extend(edits);
         let (mesh, source, key) = loaded?;
         let cached = self.cache_get(key);
         let prepared = match &cached {

@@ -158,6 +158,7 @@ impl Harness {
                     session,
                     result: Ok(Saved {
                         sidecar: mesh("alice.edits.yaml"),
+                        sidecar_stat: None,
                         edits: ops.len(),
                         outputs: vec![root().join("rigged/alice.rig.json")],
                         rig: self.edit_rigs.last().unwrap().clone(),

@@ -185,6 +185,29 @@ fn a_bin_fixed_after_a_failed_rig_rerigs_the_asset() {
     assert!(r.app.out_dir.join("plate.glb").is_file());
 }
 
+/// A hand-saved `NAME.edits.yaml` re-rigs its asset, which replays it (it was read only on the
+/// next save of the mesh or `r`, while a hand-saved hints file re-rigged at once).
+#[test]
+fn a_hand_saved_edits_sidecar_rerigs_and_is_replayed() {
+    let mut r = Rt::start();
+    let p = r.root().join("hero.obj");
+    std::fs::write(&p, geppetto::mesh::write::obj_string(&figure())).unwrap();
+    r.runs(&p, 1);
+    assert!(rigged(r.status(&p)), "{}", dump(&r.app));
+    let i = r.app.find(&p).unwrap();
+    let joint = r.app.assets[i].rig().unwrap().rig.joints[1].name.clone();
+    let edits = format!("version: 1\nedits:\n  - magnitude: {{ joint: {joint}, c: 0.5 }}\n");
+    std::fs::write(r.root().join("hero.edits.yaml"), edits).unwrap();
+    r.runs(&p, 2);
+    let i = r.app.find(&p).unwrap();
+    let warnings = &r.app.assets[i].rig().expect("re-rigged").rig.warnings;
+    assert!(
+        warnings.iter().any(|w| w.starts_with("1 of 1 edits")),
+        "{warnings:?}"
+    );
+    assert_eq!(r.app.assets.len(), 1, "the sidecar is not an asset");
+}
+
 #[test]
 fn deleting_a_companion_fails_the_asset_naming_it() {
     let mut r = Rt::start();

@@ -6,8 +6,9 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use super::WatchArgs;
-use crate::config::RigConfig;
+use crate::config::{ConfigError, RigConfig};
 use crate::tui::term::{run_headless, run_tui};
+use crate::watch::config::template;
 use crate::watch::{WatchConfig, WatchSettings};
 
 /// Run `geppetto watch`.
@@ -42,7 +43,13 @@ pub fn settings(args: &WatchArgs) -> anyhow::Result<WatchSettings> {
         Some(p) => WatchConfig::load(p)?,
         None => WatchConfig::default(),
     };
-    let mut s = WatchSettings::resolve(&config, &args.dir)?;
+    // A setting the file gets wrong names the file too.
+    let mut s = WatchSettings::resolve(&config, &args.dir).map_err(|e| match &args.config {
+        Some(p) if matches!(e, ConfigError::Invalid { .. }) => {
+            anyhow::anyhow!("{}: {e}", p.display())
+        }
+        _ => e.into(),
+    })?;
     if let Some(out) = &args.out {
         s.out_dir = absolute(out)?;
     }
@@ -51,7 +58,8 @@ pub fn settings(args: &WatchArgs) -> anyhow::Result<WatchSettings> {
         s.protocol = p.clone();
     }
     if let Some(sk) = &args.skeleton {
-        s.skeleton = sk.clone();
+        // A path on the command line is relative to where the user typed it.
+        s.skeleton = template(sk, &std::env::current_dir()?, "--skeleton")?;
         s.skeleton_rules.clear();
     }
     if let Some(w) = args.workers {
@@ -80,4 +88,36 @@ fn absolute(p: &Path) -> anyhow::Result<std::path::PathBuf> {
     // Resolve symlinks when the folder exists, so "is this inside the output folder" compares like
     // with like (the watched root is canonical).
     Ok(std::fs::canonicalize(&abs).unwrap_or(abs))
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::Parser;
+
+    use super::*;
+    use crate::cli::{Cli, Command};
+
+    /// `--workers 0` means what `workers: 0` in the file means (one per core but one; it meant
+    /// one worker), and any other count is itself.
+    #[test]
+    fn workers_zero_on_the_command_line_is_the_files_zero() {
+        let dir = tempfile::tempdir().unwrap();
+        let parse = |w: &str| {
+            let argv = [
+                "geppetto",
+                "watch",
+                dir.path().to_str().unwrap(),
+                "--workers",
+                w,
+            ];
+            match Cli::try_parse_from(argv).unwrap().command {
+                Command::Watch(args) => settings(&args).unwrap().workers,
+                _ => unreachable!("a watch command"),
+            }
+        };
+        let file = WatchSettings::resolve(&WatchConfig::default(), dir.path()).unwrap();
+        assert_eq!(parse("0"), file.workers);
+        assert_eq!(parse("0"), crate::watch::config::worker_count(0));
+        assert_eq!(parse("3"), 3);
+    }
 }

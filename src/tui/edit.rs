@@ -226,6 +226,7 @@ fn saved(app: &mut App, s: super::editor::Saved) {
     e.saved = e.saved_ops_now();
     set_rig(e, s.rig.clone());
     let mesh = e.mesh.clone();
+    app.companions.wrote(&mesh, &s.sidecar, s.sidecar_stat);
     let line = format!(
         "saved {} edit(s) to {}; wrote {} output file(s)",
         s.edits,

@@ -286,6 +286,7 @@ impl Ctx {
         let input: &Mesh = &base.prepared.input;
         let outputs = write_rig_to(&rig, input, glb, &out, &formats).map_err(|e| e.to_string())?;
         Ok(Saved {
+            sidecar_stat: crate::mesh::load::FileStat::of(&path),
             sidecar: path,
             edits: all.edits.len(),
             outputs,

@@ -109,6 +109,8 @@ pub enum EditEvent {
 pub struct Saved {
     /// The sidecar.
     pub sidecar: PathBuf,
+    /// The sidecar's stat just after the write (its echo from the watcher re-rigs nothing).
+    pub sidecar_stat: Option<crate::mesh::load::FileStat>,
     /// Edits in the sidecar.
     pub edits: usize,
     /// Outputs written.

@@ -258,7 +258,14 @@ pub fn detail_lines(app: &App) -> Vec<Line<'static>> {
 /// The files the last load read besides the mesh (buffers, `.mtl`, textures): a change to any
 /// re-rigs the asset; a missing one is marked.
 fn companion_lines(app: &App, a: &super::app::Asset, out: &mut Vec<Line<'static>>) {
-    let list = app.companions.of(&a.path);
+    // Every rig looks for its edits sidecar: listed once it exists, not as missing everywhere.
+    let edits = crate::edit::sidecar::sidecar_path(&a.path);
+    let list: Vec<_> = app
+        .companions
+        .of(&a.path)
+        .iter()
+        .filter(|c| c.stat.is_some() || c.path != edits)
+        .collect();
     if list.is_empty() {
         return;
     }

@@ -41,6 +41,19 @@ impl Companions {
         }
     }
 
+    /// `asset`'s companion `path` is now `stat` because the program wrote it itself (the edit
+    /// mode's save of `NAME.edits.yaml`, whose outputs already are what a re-rig would write):
+    /// the watcher reporting that write re-rigs nothing.
+    pub fn wrote(&mut self, asset: &Path, path: &Path, stat: Option<Stat>) {
+        if let Some(c) = self
+            .by_asset
+            .get_mut(asset)
+            .and_then(|list| list.iter_mut().find(|c| c.path == path))
+        {
+            c.stat = stat;
+        }
+    }
+
     /// `asset` is gone: it depends on nothing.
     pub fn forget(&mut self, asset: &Path) {
         for c in self.by_asset.remove(asset).unwrap_or_default() {

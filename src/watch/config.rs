@@ -190,15 +190,16 @@ impl WatchSettings {
         } else {
             root.join(&config.output)
         };
+        let mut skeleton_rules = Vec::new();
+        for (i, r) in config.skeleton_rules.iter().enumerate() {
+            let setting = format!("skeleton_rules[{i}].skeleton");
+            skeleton_rules.push((Glob::new(&r.glob), template(&r.skeleton, &root, &setting)?));
+        }
         Ok(Self {
             out_dir,
             globs: config.globs.iter().map(|g| Glob::new(g)).collect(),
-            skeleton_rules: config
-                .skeleton_rules
-                .iter()
-                .map(|r| (Glob::new(&r.glob), r.skeleton.clone()))
-                .collect(),
-            skeleton: config.skeleton.clone(),
+            skeleton_rules,
+            skeleton: template(&config.skeleton, &root, "skeleton")?,
             formats: config.formats.clone(),
             workers: config.worker_count(),
             protocol: config.protocol.clone(),
@@ -252,6 +253,29 @@ impl WatchSettings {
             .iter()
             .find(|(g, _)| g.matches(rel))
             .map_or(self.skeleton.as_str(), |(_, s)| s.as_str())
+    }
+}
+
+/// A `skeleton` setting of the file, checked when the watcher starts: a relative `.yaml` path
+/// is taken relative to the watched folder `root` (as the file's other paths), not the working
+/// folder the watcher was started from, where it was looked up; a name no template has is
+/// refused naming the setting (every asset failed with "unknown skeleton", naming no setting).
+pub fn template(name: &str, root: &Path, setting: &str) -> Result<String, ConfigError> {
+    let trimmed = name.trim();
+    let lower = trimmed.to_ascii_lowercase();
+    let file = Path::new(trimmed);
+    let is_yaml = lower.ends_with(".yaml") || lower.ends_with(".yml");
+    let resolved = if is_yaml && file.is_relative() {
+        root.join(file).display().to_string()
+    } else {
+        name.to_owned()
+    };
+    match crate::choose::Template::parse(&resolved) {
+        Ok(_) => Ok(resolved),
+        Err(e) => Err(ConfigError::Invalid {
+            setting: setting.into(),
+            message: e.to_string(),
+        }),
     }
 }
 

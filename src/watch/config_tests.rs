@@ -171,3 +171,46 @@ fn a_file_is_not_a_folder_to_watch() {
     let e = e.to_string();
     assert!(e.contains("hero.obj") && e.contains("not a folder"), "{e}");
 }
+
+/// A template path in the file is relative to the watched folder, not to wherever the watcher
+/// was started; a template no one has is refused when the watcher starts, naming the setting.
+#[test]
+fn skeleton_settings_are_checked_and_relative_to_the_watched_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let root = std::fs::canonicalize(dir.path()).unwrap();
+    let quadruped = crate::skeleton::BUILTIN[1].1;
+    std::fs::write(root.join("mine.yaml"), quadruped).unwrap();
+    let c = WatchConfig {
+        skeleton: "mine.yaml".into(),
+        skeleton_rules: vec![SkeletonRule {
+            glob: "**/*dog*".into(),
+            skeleton: "quadruped".into(),
+        }],
+        ..WatchConfig::default()
+    };
+    let s = WatchSettings::resolve(&c, &root).unwrap();
+    assert_eq!(s.skeleton, root.join("mine.yaml").display().to_string());
+    assert_eq!(s.skeleton_for(&root.join("a/dog.obj")), "quadruped");
+    for (bad, setting) in [
+        (
+            WatchConfig {
+                skeleton: "dragon".into(),
+                ..WatchConfig::default()
+            },
+            "`skeleton`",
+        ),
+        (
+            WatchConfig {
+                skeleton_rules: vec![SkeletonRule {
+                    glob: "**/*".into(),
+                    skeleton: "nope.yaml".into(),
+                }],
+                ..WatchConfig::default()
+            },
+            "`skeleton_rules[0].skeleton`",
+        ),
+    ] {
+        let e = WatchSettings::resolve(&bad, &root).unwrap_err().to_string();
+        assert!(e.contains(setting) && e.contains("unknown skeleton"), "{e}");
+    }
+}
