@@ -131,21 +131,7 @@ impl Pipeline {
         let t_total = Instant::now();
         let path = &req.mesh_path;
         let mut timings = BTreeMap::new();
-        // The skin stage replays the edits sidecar: a hand-saved one re-rigs like a companion
-        // (stat taken before the read, as the loader does).
-        let edits = req.skin.then(|| {
-            let file = crate::edit::sidecar::sidecar_path(path);
-            let stat = mesh::load::FileStat::of(&file);
-            mesh::load::Companion { path: file, stat }
-        });
-        let loaded = self.load(path, progress, &mut timings);
-        match &loaded {
-            Ok((_, Some(source), _)) => seen.clone_from(&source.companions),
-            Err(RigError::Load { companions, .. }) => seen.clone_from(companions),
-            _ => seen.clear(),
-        }
-        seen.extend(edits);
-        let (mesh, source, key) = loaded?;
+        let (mesh, source, key) = self.load_noting(req, progress, &mut timings, seen)?;
         let cached = self.cache_get(key);
         let prepared = match &cached {
             Some((p, _)) => p.clone(),

@@ -132,6 +132,31 @@ impl Pipeline {
         Ok((mesh, source, key))
     }
 
+    /// The load stage of [`Self::rig_noting`], putting in `seen` what it read besides the mesh
+    /// (also when it fails) and the edits sidecar, which the skin stage replays: a hand-saved
+    /// one re-rigs like a companion (its stat taken before the read, as the loader does).
+    pub(super) fn load_noting(
+        &self,
+        req: &RigRequest,
+        progress: &dyn Progress,
+        timings: &mut BTreeMap<String, f64>,
+        seen: &mut Vec<mesh::load::Companion>,
+    ) -> Result<(mesh::Mesh, Option<Arc<mesh::load::SourceDocument>>, u64), RigError> {
+        let edits = req.skin.then(|| {
+            let file = crate::edit::sidecar::sidecar_path(&req.mesh_path);
+            let stat = mesh::load::FileStat::of(&file);
+            mesh::load::Companion { path: file, stat }
+        });
+        let loaded = self.load(&req.mesh_path, progress, timings);
+        match &loaded {
+            Ok((_, Some(source), _)) => seen.clone_from(&source.companions),
+            Err(RigError::Load { companions, .. }) => seen.clone_from(companions),
+            _ => seen.clear(),
+        }
+        seen.extend(edits);
+        loaded
+    }
+
     /// The heat-system slot of the cached mesh `key` (None if it is no longer cached).
     pub(super) fn heat_cache(&self, key: u64) -> Option<Arc<SystemCache>> {
         let cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());

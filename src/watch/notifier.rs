@@ -238,7 +238,8 @@ fn explain(e: &notify::Error) -> String {
     }
 }
 
-/// All regular files under `dir`, skipping `skip` (the output folder) and hidden folders.
+/// All regular files (and links to files) under `dir`, skipping `skip` (the output folder) and
+/// hidden folders.
 /// Unreadable folders are skipped (they will be retried when they change).
 pub fn walk(dir: &Path, skip: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
@@ -256,10 +257,34 @@ pub fn walk(dir: &Path, skip: &Path) -> Vec<PathBuf> {
             match entry.file_type() {
                 Ok(t) if t.is_dir() && !hidden => stack.push(p),
                 Ok(t) if t.is_file() => out.push(p),
+                // A link to a file is that file (a shared mesh linked into the folder was never
+                // rigged: "0 ok"); a linked folder is not walked (a link loop never ends).
+                Ok(t) if t.is_symlink() && p.is_file() => out.push(p),
                 _ => {}
             }
         }
     }
     out.sort();
     out
+}
+
+#[cfg(test)]
+mod tests {
+    /// The start-up scan finds a link to a mesh kept elsewhere, and does not walk a linked
+    /// folder (which may link back).
+    #[test]
+    fn the_walk_finds_linked_files_but_not_linked_folders() {
+        let dir = tempfile::tempdir().unwrap();
+        let (root, elsewhere) = (dir.path().join("w"), dir.path().join("lib"));
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        std::fs::write(elsewhere.join("hero.obj"), "v 0 0 0\n").unwrap();
+        std::fs::write(root.join("own.obj"), "v 0 0 0\n").unwrap();
+        std::os::unix::fs::symlink(elsewhere.join("hero.obj"), root.join("hero.obj")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, root.join("lib")).unwrap();
+        std::os::unix::fs::symlink(&root, root.join("loop")).unwrap();
+        std::os::unix::fs::symlink(root.join("gone.obj"), root.join("dangling.obj")).unwrap();
+        let found = super::walk(&root, &root.join("rigged"));
+        assert_eq!(found, vec![root.join("hero.obj"), root.join("own.obj")]);
+    }
 }
