@@ -66,9 +66,7 @@ impl PairCache {
     /// Shard `i`'s map (a poisoned lock only means another thread panicked mid-insert of a
     /// complete value: the map is still a valid memo).
     fn shard(&self, i: usize) -> std::sync::MutexGuard<'_, PairMap> {
-        self.0[i]
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
+        self.0[i].lock().unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// The shard holding `key` (from the two vertices' low bits; the map's own hash uses the

@@ -33,17 +33,7 @@ pub(super) fn expand(
         .with_min_len(CANDIDATES_PER_TASK)
         .map(|&v| {
             let mut w = 0;
-            let child = score(
-                ctx,
-                &m,
-                taken,
-                (idx, v, parent),
-                base,
-                relaxed,
-                cutoff,
-                lookahead,
-                &mut w,
-            );
+            let child = score(ctx, &m, taken, (idx, v, parent), base, relaxed, cutoff, lookahead, &mut w);
             (child, w)
         })
         .collect();
