@@ -45,49 +45,6 @@ const PLAY: f64 = 0.7;
 /// The pair-term cache's map type.
 type PairMap = HashMap<u64, [f64; 2], BuildHasherDefault<KeyHasher>>;
 
-/// Shards of [`PairCache`]: the search's expansions score their candidates on every core, and
-/// two threads rarely want the same shard at once.
-const PAIR_SHARDS: usize = 16;
-
-/// The cache of [`Ctx::pair_terms`], shareable across threads (a memo of a pure function: a
-/// value is the same whichever thread computed it, so the search does not depend on threads).
-#[derive(Debug, Default)]
-pub(crate) struct PairCache([std::sync::Mutex<PairMap>; PAIR_SHARDS]);
-
-impl Clone for PairCache {
-    fn clone(&self) -> Self {
-        Self(std::array::from_fn(|i| {
-            std::sync::Mutex::new(self.shard(i).clone())
-        }))
-    }
-}
-
-impl PairCache {
-    /// Shard `i`'s map (a poisoned lock only means another thread panicked mid-insert of a
-    /// complete value: the map is still a valid memo).
-    fn shard(&self, i: usize) -> std::sync::MutexGuard<'_, PairMap> {
-        self.0[i].lock().unwrap_or_else(std::sync::PoisonError::into_inner)
-    }
-
-    /// The shard holding `key` (from the two vertices' low bits; the map's own hash uses the
-    /// high bits of a multiplicative mix).
-    fn shard_of(key: u64) -> usize {
-        (key ^ (key >> 24)) as usize % PAIR_SHARDS
-    }
-
-    /// The cached value of `key`, or `compute()` stored for next time (computed outside the
-    /// lock; two threads computing the same key store the same value).
-    fn get_or(&self, key: u64, compute: impl FnOnce() -> [f64; 2]) -> [f64; 2] {
-        let i = Self::shard_of(key);
-        if let Some(p) = self.shard(i).get(&key) {
-            return *p;
-        }
-        let p = compute();
-        self.shard(i).insert(key, p);
-        p
-    }
-}
-
 /// Everything the terms need for one orientation.
 #[derive(Clone, Debug)]
 pub struct Ctx<'a> {
@@ -112,7 +69,7 @@ pub struct Ctx<'a> {
     /// Cache of [`Ctx::pair_terms`] keyed by (joint, parent vertex, vertex); NaN marks a veto.
     /// Hashed by a multiplicative mix, not SipHash: the search looks a pair up for every
     /// candidate of every joint it bounds, and hashing was most of the lookup's cost.
-    pairs: PairCache,
+    pairs: std::cell::RefCell<PairMap>,
     /// Hints on chains: a placement whose path misses one is vetoed (see [`super::pins`]).
     pins: Vec<PathPin>,
     /// Per reduced joint: its chain holds a pin. The pins then say where the limb is, so its length
@@ -226,9 +183,17 @@ impl Ctx<'_> {
         };
         let Some(&pv) = m.get(prev) else { return VETO };
         let key = ((idx as u64) << 48) | (u64::from(pv) << 24) | u64::from(next);
-        let pair = self.pairs.get_or(key, || {
-            self.pair_terms(idx, pv, next).unwrap_or([f64::NAN; 2])
-        });
+        let pair = {
+            let cached = self.pairs.borrow().get(&key).copied();
+            match cached {
+                Some(p) => p,
+                None => {
+                    let p = self.pair_terms(idx, pv, next).unwrap_or([f64::NAN; 2]);
+                    self.pairs.borrow_mut().insert(key, p);
+                    p
+                }
+            }
+        };
         if pair[0].is_nan() {
             return VETO;
         }
