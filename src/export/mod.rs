@@ -15,6 +15,7 @@ pub mod pinocchio;
 
 use std::path::{Path, PathBuf};
 
+use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
 use crate::error::RigError;
@@ -126,6 +127,27 @@ pub fn write_rig_to(
     formats: &[Format],
 ) -> Result<Vec<PathBuf>, RigError> {
     guard::refuse_to_replace_user_files(rig, base, formats)?;
+    // The formats are independent files, each built and fsynced on its own: written side by
+    // side (the fsyncs overlap), listed and failing in the order of `formats`.
+    let each: Vec<Result<Vec<PathBuf>, RigError>> = formats
+        .par_iter()
+        .map(|format| write_format(rig, mesh, glb, base, *format))
+        .collect();
+    let mut written = Vec::new();
+    for paths in each {
+        written.extend(paths?);
+    }
+    Ok(written)
+}
+
+/// Write `rig` in one `format` (see [`write_rig_to`]); the paths written, in order.
+fn write_format(
+    rig: &Rig,
+    mesh: &Mesh,
+    glb: GlbSource<'_>,
+    base: &OutputBase,
+    format: Format,
+) -> Result<Vec<PathBuf>, RigError> {
     let mut written = Vec::new();
     type Fill<'f> = &'f dyn Fn(&mut dyn std::io::Write) -> std::io::Result<()>;
     let mut put = |suffix: &str, fill: Fill<'_>| -> Result<(), RigError> {
@@ -140,23 +162,21 @@ pub fn write_rig_to(
     fn bytes(b: &[u8]) -> impl Fn(&mut dyn std::io::Write) -> std::io::Result<()> + '_ {
         move |w| w.write_all(b)
     }
-    for format in formats {
-        match format {
-            // Streamed: a big mesh's weights are never held as one string.
-            Format::Json => put("rig.json", &|w| rig.write_json(w))?,
-            Format::Glb => put("glb", &bytes(&glb_file(rig, mesh, glb, base)?))?,
-            Format::Pinocchio => {
-                put(
-                    "skeleton.out",
-                    &bytes(pinocchio::skeleton_out(&rig.joints).as_bytes()),
-                )?;
-                if let Some(skin) = &rig.skin {
-                    let text = pinocchio::attachment_out(&rig.joints, skin);
-                    put("attachment.out", &bytes(text.as_bytes()))?;
-                }
+    match format {
+        // Streamed: a big mesh's weights are never held as one string.
+        Format::Json => put("rig.json", &|w| rig.write_json(w))?,
+        Format::Glb => put("glb", &bytes(&glb_file(rig, mesh, glb, base)?))?,
+        Format::Pinocchio => {
+            put(
+                "skeleton.out",
+                &bytes(pinocchio::skeleton_out(&rig.joints).as_bytes()),
+            )?;
+            if let Some(skin) = &rig.skin {
+                let text = pinocchio::attachment_out(&rig.joints, skin);
+                put("attachment.out", &bytes(text.as_bytes()))?;
             }
-            Format::Png => put("png", &bytes(&png_file(rig, mesh, base)?))?,
         }
+        Format::Png => put("png", &bytes(&png_file(rig, mesh, base)?))?,
     }
     Ok(written)
 }

@@ -50,11 +50,29 @@ impl Pipeline {
             });
         }
         let opts = choose::options(&self.config.embed_options(), &req.skeleton, req.orientation);
-        let (fits, first_err) = self.fit_candidates(req, prepared, disc, &opts, progress)?;
+        // A forced template's fit (search and refinement: one core for a fixed orientation) and
+        // the screening of the other templates read only the shared discretization, so they run
+        // side by side. The all-pairs paths both read are built first, on every core.
+        let screen = |name: &str| self.screen_others(name, disc, &opts, progress);
+        let (fitted, screened) = match &req.skeleton {
+            Template::Fixed(s) => {
+                disc.graph.paths();
+                let (f, o) = rayon::join(
+                    || self.fit_candidates(req, prepared, disc, &opts, progress),
+                    || screen(&s.name),
+                );
+                (f, Some(o))
+            }
+            _ => (
+                self.fit_candidates(req, prepared, disc, &opts, progress),
+                None,
+            ),
+        };
+        let (fits, first_err) = fitted?;
         let Some(best) = choose::best(&fits) else {
             return self.no_template_fits(req, prepared, disc, first_err);
         };
-        let (fit, trials) = self.check_best(req, disc, &opts, fits, best, progress);
+        let (fit, trials) = self.check_best(req, fits, best, &opts, screened);
         if matches!(req.skeleton, Template::Auto) && fit.confidence.status != Status::Ok {
             return self.curve_competes(req, prepared, disc, fit, trials);
         }
@@ -154,15 +172,15 @@ impl Pipeline {
     }
 
     /// The best fit (index `best` in `fits`) and the trial record, after the "another template
-    /// fits far better" and "implausible up" checks.
+    /// fits far better" (against `screened`, the other templates' screening when the template
+    /// was forced) and "implausible up" checks.
     fn check_best(
         &self,
         req: &RigRequest,
-        disc: &Discretization,
-        opts: &embed::EmbedOptions,
         mut fits: Vec<Fit>,
         best: usize,
-        progress: &dyn Progress,
+        opts: &embed::EmbedOptions,
+        screened: Option<Vec<TemplateTrial>>,
     ) -> (Fit, Vec<TemplateTrial>) {
         let mut others: Vec<(String, f64, bool)> = fits
             .iter()
@@ -176,8 +194,7 @@ impl Pipeline {
             .map(|(i, f)| f.trial(i == best))
             .collect();
         let mut fit = fits.swap_remove(best);
-        if let Template::Fixed(_) = req.skeleton {
-            let screened = self.screen_others(&fit, disc, opts, progress);
+        if let (Template::Fixed(_), Some(screened)) = (&req.skeleton, screened) {
             others.extend(
                 screened
                     .iter()
@@ -317,7 +334,7 @@ impl Pipeline {
     /// screened fits count: their penalty is a real, complete embedding's.
     fn screen_others(
         &self,
-        fit: &Fit,
+        forced: &str,
         disc: &Discretization,
         opts: &embed::EmbedOptions,
         progress: &dyn Progress,
@@ -325,7 +342,7 @@ impl Pipeline {
         let cancelled = || progress.cancelled();
         choose::AUTO_TEMPLATES
             .iter()
-            .filter(|n| !n.eq_ignore_ascii_case(&fit.skeleton.name))
+            .filter(|n| !n.eq_ignore_ascii_case(forced))
             .filter_map(|n| crate::skeleton::load_template(n).ok())
             .filter_map(|s| {
                 let (o, total, forced) = embed::screen_with(&disc.graph, &s, opts, &cancelled)?;
