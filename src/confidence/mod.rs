@@ -136,6 +136,12 @@ pub fn assess_with(
     outside(field, skel, q, pinned, &mut reasons);
     proportions(skel, &red, q, pinned, &mut reasons);
     merged_limbs(field, skel, &red, q, pinned, &mut reasons);
+    for (a, b) in shape::coincident_limbs(field, skel, &red, q, pinned) {
+        reasons.push(format!(
+            "{a} and {b} end in the same place: the shape has one limb there where the skeleton \
+             needs two, so the rig cannot bend them apart"
+        ));
+    }
     for j in &emb.bridged {
         reasons.push(format!(
             "the bones leading to {} cross between separate parts of the mesh",

@@ -9,6 +9,8 @@
 //! * **feet not at the bottom**: in the template's up direction after orientation, the lowest foot must
 //!   be within [`FOOT_BAND`] of the shape's height from its bottom, and no foot above the middle.
 //!
+//! * **coincident limbs**: two limbs that end in the same place ([`coincident_limbs`]).
+//!
 //! Chains holding a user's pin are the user's call and are not judged.
 
 use crate::discretize::{Field, SphereGraph};
@@ -209,4 +211,38 @@ pub fn feet_off_ground(
     } else {
         None
     }
+}
+
+/// Pairs of limbs (leaf chains, optional ones left out) that end in the same place: each one's
+/// distal point (70 % along its chain) lies inside the largest ball around the other's (radius:
+/// the distance to the surface there). The shape then has one limb where the template needs two —
+/// the two legs of a blocky figure whose leg boxes touch, embedded down one column — and the rig
+/// cannot bend them apart. No tolerance: two separate limbs, however close, are at least one limb's
+/// thickness apart (two radii), so neither end is inside the other's ball. Returns the limbs' names.
+pub fn coincident_limbs(
+    field: &dyn Field,
+    skel: &Skeleton,
+    red: &Reduced,
+    q: &[P3],
+    pinned: &[JointId],
+) -> Vec<(String, String)> {
+    let limbs: Vec<(&RJoint, P3, f64)> = red
+        .joints
+        .iter()
+        .filter(|r| r.leaf && !super::optional(skel, r) && !pinned_chain(r, pinned))
+        .map(|r| {
+            let p = super::distal_point(r, q);
+            (r, p, -field.eval(&p))
+        })
+        .collect();
+    let name = |r: &RJoint| skel.joints[r.full.0].name.clone();
+    let mut out = Vec::new();
+    for (i, (ra, pa, da)) in limbs.iter().enumerate() {
+        for (rb, pb, db) in &limbs[i + 1..] {
+            if (pa - pb).norm() < da.min(*db) {
+                out.push((name(ra), name(rb)));
+            }
+        }
+    }
+    out
 }

@@ -105,56 +105,129 @@ pub fn rig(
     hints: &[ResolvedHint],
     opts: &MultipartOptions,
 ) -> Result<MultipartFit, MultipartError> {
-    if template.joints.is_empty() {
-        return Err(MultipartError::EmptyTemplate(template.name.clone()));
+    let prep = Prepared::new(mesh, opts)?;
+    let mut fits = prep.fit(template, hints, opts, &[opts.orientation])?;
+    Ok(fits.remove(0))
+}
+
+/// The stages that do not depend on the template or its orientation (samples, contacts; §2–4):
+/// computed once per mesh and shared by every template and orientation tried.
+pub struct Prepared<'m> {
+    mesh: &'m PreparedMesh,
+    bb: crate::geom::Aabb,
+    parts: Vec<samples::Component>,
+    graph: contacts::ContactGraph,
+    total_area: f64,
+    times: Vec<(&'static str, f64)>,
+}
+
+impl<'m> Prepared<'m> {
+    /// Sample the components and detect their contacts.
+    pub fn new(mesh: &'m PreparedMesh, opts: &MultipartOptions) -> Result<Self, MultipartError> {
+        let t = Instant::now();
+        let bb = crate::geom::Aabb::of_points(&mesh.positions);
+        let (parts, eps, total_area) = sample(mesh, &bb, opts)?;
+        let mut times = vec![("samples", ms_since(t))];
+        let t = Instant::now();
+        let graph = contacts::detect(&parts, eps);
+        times.push(("contacts", ms_since(t)));
+        Ok(Self {
+            mesh,
+            bb,
+            parts,
+            graph,
+            total_area,
+            times,
+        })
     }
-    let mut times = Vec::new();
-    let t = Instant::now();
-    let bb = crate::geom::Aabb::of_points(&mesh.positions);
-    let (parts, eps, total_area) = sample(mesh, &bb, opts)?;
-    times.push(("samples", ms_since(t)));
-    let t = Instant::now();
-    let graph = contacts::detect(&parts, eps);
-    times.push(("contacts", ms_since(t)));
-    let t = Instant::now();
-    let height = up_height(&bb, opts.orientation);
-    let mut stages = report::cluster_both(&parts, &graph, opts, total_area, height);
-    joints::set_pivots(&mut stages.high, &graph.contacts, &stages.high_owner);
-    times.push(("clustering", ms_since(t)));
-    let t = Instant::now();
-    let target = report::place_template(template, hints, &bb, opts.orientation, height);
-    let mapping = mapping::map(&stages.high, &stages.low_branches, &target);
-    let (node_bone, joint_node) = joints::bind(&stages.high, &mapping, template);
-    let owner = &stages.high_owner;
-    let part_bone: Vec<usize> = (0..parts.len()).map(|c| node_bone[owner[c]]).collect();
-    let placement = joints::Placement {
-        tree: &stages.high,
-        contacts: &graph.contacts,
-        owner,
-        parts: &parts,
-        part_bone: &part_bone,
-        target: &target,
-    };
-    let positions = joints::positions(&placement, template, &joint_node);
-    times.push(("mapping", ms_since(t)));
-    let shell_bone = shell_bones(mesh.shells.len(), &parts, &part_bone);
-    let explained = report::explain(&report::Explain {
-        template,
-        parts: &parts,
-        graph: &graph,
-        stages: &stages,
-        mapping: &mapping,
-        target: &target,
-        part_bone: &part_bone,
-        times,
-    });
-    Ok(MultipartFit {
-        joints: positions,
-        shell_bone,
-        reasons: explained.1,
-        warnings: explained.2,
-        report: explained.0,
-    })
+
+    /// One fit of `template` per orientation, in the order given. The orientation moves the
+    /// template's rest pose (hence the mapping) and, through the model height along the up axis,
+    /// the low-resolution criteria (§5.6); the clustering runs once per distinct height.
+    pub fn fit(
+        &self,
+        template: &Skeleton,
+        hints: &[ResolvedHint],
+        opts: &MultipartOptions,
+        orientations: &[Orientation],
+    ) -> Result<Vec<MultipartFit>, MultipartError> {
+        if template.joints.is_empty() {
+            return Err(MultipartError::EmptyTemplate(template.name.clone()));
+        }
+        let mut clustered: Vec<(f64, report::Stages, f64)> = Vec::new();
+        let mut out = Vec::with_capacity(orientations.len());
+        for &o in orientations {
+            let height = up_height(&self.bb, o);
+            let k = match clustered.iter().position(|c| c.0 == height) {
+                Some(k) => k,
+                None => {
+                    let t = Instant::now();
+                    let mut stages = report::cluster_both(
+                        &self.parts,
+                        &self.graph,
+                        opts,
+                        self.total_area,
+                        height,
+                    );
+                    joints::set_pivots(&mut stages.high, &self.graph.contacts, &stages.high_owner);
+                    clustered.push((height, stages, ms_since(t)));
+                    clustered.len() - 1
+                }
+            };
+            let (_, stages, cluster_ms) = &clustered[k];
+            out.push(self.map(template, hints, o, height, stages, *cluster_ms));
+        }
+        Ok(out)
+    }
+
+    /// Map `template` (placed in orientation `o`) onto the clustered trees, place its joints and
+    /// explain the result (§7–9).
+    fn map(
+        &self,
+        template: &Skeleton,
+        hints: &[ResolvedHint],
+        o: Orientation,
+        height: f64,
+        stages: &report::Stages,
+        cluster_ms: f64,
+    ) -> MultipartFit {
+        let t = Instant::now();
+        let mut times = self.times.clone();
+        times.push(("clustering", cluster_ms));
+        let target = report::place_template(template, hints, &self.bb, o, height);
+        let mapping = mapping::map(&stages.high, &stages.low_branches, &target);
+        let (node_bone, joint_node) = joints::bind(&stages.high, &mapping, template);
+        let owner = &stages.high_owner;
+        let part_bone: Vec<usize> = (0..self.parts.len()).map(|c| node_bone[owner[c]]).collect();
+        let placement = joints::Placement {
+            tree: &stages.high,
+            contacts: &self.graph.contacts,
+            owner,
+            parts: &self.parts,
+            part_bone: &part_bone,
+            target: &target,
+        };
+        let positions = joints::positions(&placement, template, &joint_node);
+        times.push(("mapping", ms_since(t)));
+        let shell_bone = shell_bones(self.mesh.shells.len(), &self.parts, &part_bone);
+        let explained = report::explain(&report::Explain {
+            template,
+            parts: &self.parts,
+            graph: &self.graph,
+            stages,
+            mapping: &mapping,
+            target: &target,
+            part_bone: &part_bone,
+            times,
+        });
+        MultipartFit {
+            joints: positions,
+            shell_bone,
+            reasons: explained.1,
+            warnings: explained.2,
+            report: explained.0,
+        }
+    }
 }
 
 /// The mesh's components with their surface samples; with the contact distance `eps` (a fraction
