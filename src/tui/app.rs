@@ -10,6 +10,7 @@ use std::time::Instant;
 use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui_image::protocol::Protocol;
 
+use super::header::Counts;
 use crate::embed::hints::Hints;
 use crate::mesh::Mesh;
 use crate::raster::{ThumbnailView, ViewMap};
@@ -257,17 +258,18 @@ impl App {
                 .all(|a| !a.queued && a.running.is_none() && (a.last.is_some() || a.empty))
     }
 
-    /// Counts per status: (ok, low, failed, running, queued).
-    pub fn counts(&self) -> (usize, usize, usize, usize, usize) {
-        let mut c = (0, 0, 0, 0, 0);
+    /// Counts per row status.
+    pub fn counts(&self) -> Counts {
+        let mut c = Counts::default();
         for a in &self.assets {
             match a.status() {
-                RowStatus::Ok => c.0 += 1,
-                RowStatus::LowConfidence => c.1 += 1,
+                RowStatus::Ok => c.ok += 1,
+                RowStatus::LowConfidence => c.low += 1,
                 // Counted with the failures: the user has something to fix.
-                RowStatus::Failed | RowStatus::NotWritten => c.2 += 1,
-                RowStatus::Running(..) => c.3 += 1,
-                RowStatus::Queued | RowStatus::Empty => c.4 += 1,
+                RowStatus::Failed | RowStatus::NotWritten => c.failed += 1,
+                RowStatus::Running(..) => c.running += 1,
+                RowStatus::Queued => c.queued += 1,
+                RowStatus::Empty => c.empty += 1,
             }
         }
         c

@@ -5,8 +5,18 @@ use std::path::Path;
 
 use ratatui::text::Line;
 
-/// The counts shown in the header: ok, low confidence, failed, running, queued.
-pub type Counts = (usize, usize, usize, usize, usize);
+/// The counts shown in the header, one per row status.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counts {
+    pub ok: usize,
+    pub low: usize,
+    pub failed: usize,
+    pub running: usize,
+    pub queued: usize,
+    /// Empty (0-byte) files: waiting for content, neither queued nor failed. Shown only when
+    /// there are some (a file saved empty used to read "1 queued" forever).
+    pub empty: usize,
+}
 
 /// The header text for a `width`-column terminal: the first of these forms that fits, most
 /// detailed first — full path and wording; the folder's name and short wording; without the
@@ -18,16 +28,28 @@ pub fn header_text(
     protocol: &str,
     width: u16,
 ) -> String {
-    let (ok, low, failed, running, queued) = counts;
+    let Counts {
+        ok,
+        low,
+        failed,
+        running,
+        queued,
+        empty,
+    } = counts;
+    let empty = if empty > 0 {
+        format!(", {empty} empty")
+    } else {
+        String::new()
+    };
     let name = root.file_name().map_or_else(
         || root.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
     let long = format!(
-        "{assets} assets: {ok} ok, {low} low confidence, {failed} failed, {running} running, {queued} queued"
+        "{assets} assets: {ok} ok, {low} low confidence, {failed} failed, {running} running, {queued} queued{empty}"
     );
     let short = format!(
-        "{assets} assets: {ok} ok, {low} low, {failed} failed, {running} running, {queued} queued"
+        "{assets} assets: {ok} ok, {low} low, {failed} failed, {running} running, {queued} queued{empty}"
     );
     let forms = [
         format!(
@@ -47,11 +69,37 @@ pub fn header_text(
 mod tests {
     use super::*;
 
+    fn c(
+        ok: usize,
+        low: usize,
+        failed: usize,
+        running: usize,
+        queued: usize,
+        empty: usize,
+    ) -> Counts {
+        Counts {
+            ok,
+            low,
+            failed,
+            running,
+            queued,
+            empty,
+        }
+    }
+
+    #[test]
+    fn empty_files_are_counted_apart_from_the_queue_and_only_when_present() {
+        let s = header_text(Path::new(ROOT), 3, c(1, 0, 0, 0, 0, 2), "halfblocks", 80);
+        assert!(s.contains("0 queued, 2 empty"), "{s:?}");
+        let s = header_text(Path::new(ROOT), 3, c(3, 0, 0, 0, 0, 0), "halfblocks", 80);
+        assert!(!s.contains("empty"), "{s:?}");
+    }
+
     const ROOT: &str = "/home/artist/projects/a-long-project-name/assets/characters";
 
     #[test]
     fn at_80_columns_the_counts_and_the_protocol_stay_visible() {
-        let s = header_text(Path::new(ROOT), 12, (7, 2, 1, 1, 1), "halfblocks", 80);
+        let s = header_text(Path::new(ROOT), 12, c(7, 2, 1, 1, 1, 0), "halfblocks", 80);
         assert!(Line::raw(s.as_str()).width() <= 80, "{s}");
         for part in [
             "characters",
@@ -67,13 +115,13 @@ mod tests {
 
     #[test]
     fn a_wide_terminal_gets_the_full_path_and_wording() {
-        let s = header_text(Path::new(ROOT), 12, (7, 2, 1, 1, 1), "kitty", 200);
+        let s = header_text(Path::new(ROOT), 12, c(7, 2, 1, 1, 1, 0), "kitty", 200);
         assert!(s.contains(ROOT) && s.contains("2 low confidence") && s.contains("images: kitty"));
     }
 
     #[test]
     fn a_narrow_terminal_keeps_the_counts_before_the_protocol() {
-        let s = header_text(Path::new(ROOT), 3, (1, 1, 1, 0, 0), "halfblocks", 60);
+        let s = header_text(Path::new(ROOT), 3, c(1, 1, 1, 0, 0, 0), "halfblocks", 60);
         assert!(s.contains("1 failed") && s.contains("0 queued"), "{s:?}");
         assert!(!s.contains("halfblocks"), "{s:?}");
     }

@@ -275,7 +275,18 @@ fn print_new_log(out: &mut impl Write, app: &App, printed: u64) -> u64 {
 
 /// A table of every asset: name, status, penalty, time.
 pub fn print_summary(app: &App) {
-    let (ok, low, failed, _, _) = app.counts();
+    let super::header::Counts {
+        ok,
+        low,
+        failed,
+        empty,
+        ..
+    } = app.counts();
+    let empty = if empty > 0 {
+        format!(", {empty} empty (0-byte) file(s) not rigged")
+    } else {
+        String::new()
+    };
     println!(
         "\n{:<40} {:<14} {:>9} {:>8}",
         "asset", "status", "penalty", "time"
@@ -301,7 +312,7 @@ pub fn print_summary(app: &App) {
         }
     }
     println!(
-        "{ok} ok, {low} low confidence, {failed} failed; outputs in {}",
+        "{ok} ok, {low} low confidence, {failed} failed{empty}; outputs in {}",
         app.out_dir.display()
     );
 }
