@@ -12,6 +12,7 @@ use geppetto::motion::MotionSource;
 use geppetto::progress::Stage;
 use geppetto::raster::figure::box_figure;
 use geppetto::rig::Status;
+use geppetto::tui::app::Counts;
 use geppetto::tui::app::{App, Effect, Msg};
 use geppetto::tui::editor::{EditCmdBody, EditEvent};
 use geppetto::tui::player::render_clip;
@@ -385,7 +386,12 @@ fn list_and_detail_of_a_good_rig() {
     let h = busy_folder();
     assert_eq!(
         h.app.counts(),
-        (1, 0, 2, 1, 0),
+        Counts {
+            ok: 1,
+            failed: 2,
+            running: 1,
+            ..Counts::default()
+        },
         "bob (outputs not written) counts with the failures"
     );
     insta::assert_snapshot!(h.screen());
@@ -643,7 +649,7 @@ fn cancelled_job_goes_back_to_queued_and_removed_file_disappears() {
         result: JobResult::Cancelled,
         companions: None,
     });
-    assert_eq!(h.app.counts().4, 1, "queued again");
+    assert_eq!(h.app.counts().queued, 1, "queued again");
     h.effects.clear();
     h.send(Msg::Fs(FsChange::Removed(mesh("dragon.obj"))));
     assert_eq!(h.effects, vec!["Cancel(/assets/dragon.obj)"]);

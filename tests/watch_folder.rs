@@ -140,8 +140,11 @@ fn fifty_files_dropped_at_once_are_all_rigged() {
         .collect();
     r.until("50 rigged", |a| paths.iter().all(|p| rigged(a, p)));
     assert_eq!(r.app.assets.len(), 50);
-    let (ok, low, failed, running, queued) = r.app.counts();
-    assert_eq!((ok + low, failed, running, queued), (50, 0, 0, 0));
+    let c = r.app.counts();
+    assert_eq!(
+        (c.ok + c.low, c.failed, c.running, c.queued, c.empty),
+        (50, 0, 0, 0, 0)
+    );
     assert!(r.app.settled());
     for p in &paths {
         assert_eq!(r.count(p, "done"), 1, "{}", p.display());

@@ -10,7 +10,7 @@ use std::time::Instant;
 use crossterm::event::{KeyEvent, MouseEvent};
 use ratatui_image::protocol::Protocol;
 
-use super::header::Counts;
+pub use super::header::Counts;
 use crate::embed::hints::Hints;
 use crate::mesh::Mesh;
 use crate::raster::{ThumbnailView, ViewMap};

@@ -8,10 +8,15 @@ use ratatui::text::Line;
 /// The counts shown in the header, one per row status.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Counts {
+    /// Rigged, confident.
     pub ok: usize,
+    /// Rigged, low confidence.
     pub low: usize,
+    /// Failed, or rigged with outputs not written.
     pub failed: usize,
+    /// Being rigged.
     pub running: usize,
+    /// Waiting for a worker or for the file to settle.
     pub queued: usize,
     /// Empty (0-byte) files: waiting for content, neither queued nor failed. Shown only when
     /// there are some (a file saved empty used to read "1 queued" forever).
