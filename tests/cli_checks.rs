@@ -23,6 +23,26 @@ fn text(out: &Output) -> String {
     )
 }
 
+/// `geppetto edit` of the rigged hero in `p`: LeftForeArm moved, `--eps eps`, into `edited/`.
+fn edit_with_eps(p: &Path, eps: &str) -> Output {
+    geppetto_in(
+        p,
+        &[
+            "edit",
+            "rigged/hero.rig.json",
+            "--move",
+            "LeftForeArm",
+            "0.3",
+            "1.0",
+            "0.05",
+            "--eps",
+            eps,
+            "--out",
+            "edited",
+        ],
+    )
+}
+
 /// `edit --eps inf` (or NaN, a negative, 0, ≥ 1) was taken: NaN, 0 and negatives silently became
 /// the prune level, `inf` and 5 a region that ignores the edit's reach, and the rig was written
 /// (exit 0). They are usage errors naming the flag and the range, before any solve; a value in
@@ -36,22 +56,7 @@ fn edit_refuses_a_zero_threshold_outside_its_range() {
     let out = geppetto_in(p, &["rig", "hero.obj"]);
     assert!(out.status.success(), "{}", text(&out));
     for eps in ["inf", "NaN", "-1", "0", "1", "5", "1e-9"] {
-        let out = geppetto_in(
-            p,
-            &[
-                "edit",
-                "rigged/hero.rig.json",
-                "--move",
-                "LeftForeArm",
-                "0.3",
-                "1.0",
-                "0.05",
-                "--eps",
-                eps,
-                "--out",
-                "edited",
-            ],
-        );
+        let out = edit_with_eps(p, eps);
         let t = text(&out);
         assert_eq!(out.status.code(), Some(2), "--eps {eps}: {t}");
         assert!(
@@ -60,22 +65,7 @@ fn edit_refuses_a_zero_threshold_outside_its_range() {
         );
         assert!(!p.join("edited").exists(), "--eps {eps} wrote a rig");
     }
-    let out = geppetto_in(
-        p,
-        &[
-            "edit",
-            "rigged/hero.rig.json",
-            "--move",
-            "LeftForeArm",
-            "0.3",
-            "1.0",
-            "0.05",
-            "--eps",
-            "0.05",
-            "--out",
-            "edited",
-        ],
-    );
+    let out = edit_with_eps(p, "0.05");
     assert!(out.status.success(), "{}", text(&out));
     assert!(text(&out).contains("eps 5e-2"), "{}", text(&out));
 }

@@ -7,6 +7,7 @@ use super::samples::{components, Component};
 use super::*;
 use crate::geom::{P3, V3};
 use crate::mesh::{prepare, Mesh};
+use crate::raster::figure::box_robot;
 
 /// A closed axis-aligned box `[lo, hi]` (12 triangles, outward).
 fn push_box(m: &mut Mesh, lo: P3, hi: P3) {
@@ -229,27 +230,6 @@ fn best_brute(c: &[Vec<f64>], s: usize, from: usize) -> f64 {
         .filter(|t| c[0].len() - t >= c.len() - s)
         .map(|t| c[s][t] + best_brute(c, s + 1, t + 1))
         .fold(f64::INFINITY, f64::min)
-}
-
-/// A box robot shaped like the human template: torso, head, two 3-piece arms, two 3-piece legs.
-fn box_robot() -> Mesh {
-    let mut m = Mesh::default();
-    let mut b = |lo: [f64; 3], hi: [f64; 3]| push_box(&mut m, P3::from(lo), P3::from(hi));
-    b([-0.2, 0.9, -0.1], [0.2, 1.5, 0.1]); // torso
-    b([-0.1, 1.5, -0.1], [0.1, 1.75, 0.1]); // head
-    for s in [-1.0f64, 1.0] {
-        // x range from |a| to |b| on side s.
-        let x = |a: f64, b: f64| ((s * a).min(s * b), (s * a).max(s * b));
-        let mut piece =
-            |(x0, x1): (f64, f64), y: [f64; 2], z: [f64; 2]| b([x0, y[0], z[0]], [x1, y[1], z[1]]);
-        piece(x(0.2, 0.5), [1.35, 1.45], [-0.05, 0.05]); // upper arm
-        piece(x(0.5, 0.8), [1.35, 1.45], [-0.05, 0.05]); // forearm
-        piece(x(0.8, 0.95), [1.33, 1.47], [-0.06, 0.06]); // hand
-        piece(x(0.05, 0.18), [0.5, 0.9], [-0.06, 0.06]); // thigh
-        piece(x(0.05, 0.18), [0.08, 0.5], [-0.06, 0.06]); // shin
-        piece(x(0.05, 0.18), [0.0, 0.08], [-0.06, 0.2]); // foot
-    }
-    m
 }
 
 #[test]
