@@ -24,6 +24,7 @@ pub use report::{detect, Detection, LimbMap, MultipartReport};
 
 use std::time::Instant;
 
+use rayon::prelude::*;
 use thiserror::Error;
 
 use crate::embed::hints::ResolvedHint;
@@ -154,29 +155,41 @@ impl<'m> Prepared<'m> {
         if template.joints.is_empty() {
             return Err(MultipartError::EmptyTemplate(template.name.clone()));
         }
-        let mut clustered: Vec<(f64, report::Stages, f64)> = Vec::new();
-        let mut out = Vec::with_capacity(orientations.len());
-        for &o in orientations {
-            let height = up_height(&self.bb, o);
-            let k = match clustered.iter().position(|c| c.0 == height) {
-                Some(k) => k,
-                None => {
-                    let t = Instant::now();
-                    let mut stages = report::cluster_both(
-                        &self.parts,
-                        &self.graph,
-                        opts,
-                        self.total_area,
-                        height,
-                    );
-                    joints::set_pivots(&mut stages.high, &self.graph.contacts, &stages.high_owner);
-                    clustered.push((height, stages, ms_since(t)));
-                    clustered.len() - 1
+        // One clustering per distinct up height (orientations that share an up axis share it),
+        // the heights clustered side by side: each is a pure function of the parts, collected in
+        // the order of first use, so the thread count changes nothing.
+        let mut heights: Vec<f64> = Vec::new();
+        let which: Vec<usize> = orientations
+            .iter()
+            .map(|&o| {
+                let height = up_height(&self.bb, o);
+                match heights.iter().position(|&h| h == height) {
+                    Some(k) => k,
+                    None => {
+                        heights.push(height);
+                        heights.len() - 1
+                    }
                 }
-            };
-            let (_, stages, cluster_ms) = &clustered[k];
-            out.push(self.map(template, hints, o, height, stages, *cluster_ms));
-        }
+            })
+            .collect();
+        let clustered: Vec<(report::Stages, f64)> = heights
+            .par_iter()
+            .map(|&height| {
+                let t = Instant::now();
+                let mut stages =
+                    report::cluster_both(&self.parts, &self.graph, opts, self.total_area, height);
+                joints::set_pivots(&mut stages.high, &self.graph.contacts, &stages.high_owner);
+                (stages, ms_since(t))
+            })
+            .collect();
+        let out: Vec<MultipartFit> = orientations
+            .iter()
+            .zip(&which)
+            .map(|(&o, &k)| {
+                let (stages, cluster_ms) = &clustered[k];
+                self.map(template, hints, o, heights[k], stages, *cluster_ms)
+            })
+            .collect();
         Ok(out)
     }
 

@@ -152,10 +152,10 @@ impl Pipeline {
 
     /// Each candidate template mapped onto the part tree in a fixed order (under `auto`, templates
     /// whose hints do not resolve are skipped), as a [`Fit`] with its multipart fit. Under an `auto`
-    /// orientation every template is mapped in each of the 24 axis-aligned orientations (the mesh's
-    /// own frame first) and keeps its best by [`cmp_key`], the rule that also picks the template: the
-    /// part tree does not say which way is up, and a Z-up mesh mapped as Y-up lays the template
-    /// across it.
+    /// orientation every template is mapped in each authored frame ([`multipart_orientations`],
+    /// the mesh's own +Y up first) and keeps its best by [`cmp_key`], the rule that also picks the
+    /// template: the part tree does not say which way is up, and a Z-up mesh mapped as Y-up lays the
+    /// template across it.
     fn multipart_fits(
         &self,
         req: &RigRequest,
