@@ -9,7 +9,7 @@ use std::process::Command;
 
 use geppetto::geom::P3;
 use geppetto::mesh::write_obj;
-use geppetto::raster::figure::box_robot;
+use geppetto::multipart::figure::box_robot;
 use geppetto::rig::{Rig, Status};
 
 /// Rig `mesh` by the multi-component method, template and orientation left to `auto` (the

@@ -738,6 +738,10 @@ fn an_empty_file_gets_a_row_and_rigs_when_filled() {
         "{screen}"
     );
     assert!(screen.contains("the file is empty (0 bytes)"), "{screen}");
+    // The header counts it as empty, not queued (it read "1 queued" for as long as it stayed empty).
+    let c = h.app.counts();
+    assert_eq!((c.queued, c.empty), (0, 1), "{c:?}");
+    assert!(screen.contains("0 queued, 1 empty"), "{screen}");
     assert!(h.app.settled(), "nothing to wait for");
     h.effects.clear();
     h.send(Msg::Fs(FsChange::Ready(mesh("blank.obj"))));

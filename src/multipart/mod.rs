@@ -12,6 +12,7 @@
 pub mod branch_match;
 pub mod cluster;
 pub mod contacts;
+pub mod figure;
 pub mod joints;
 pub mod mapping;
 mod report;

@@ -7,7 +7,7 @@ use super::samples::{components, Component};
 use super::*;
 use crate::geom::{P3, V3};
 use crate::mesh::{prepare, Mesh};
-use crate::raster::figure::box_robot;
+use crate::multipart::figure::box_robot;
 
 /// A closed axis-aligned box `[lo, hi]` (12 triangles, outward).
 fn push_box(m: &mut Mesh, lo: P3, hi: P3) {
