@@ -4,29 +4,17 @@
 //! fits a template upside down is usually not that template's creature: an octopus, a hand).
 
 use std::path::Path;
-use std::process::Command;
 
 use geppetto::demo::humanoid;
 use geppetto::geom::P3;
 use geppetto::mesh::write_obj;
 use geppetto::rig::{Rig, Status};
 
+mod common;
+
 /// Rig `mesh` with the defaults (`--skeleton auto`) into `out`; the rig read back.
 fn rig_with_defaults(mesh: &Path, out: &Path) -> Rig {
-    let status = Command::new(env!("CARGO_BIN_EXE_geppetto"))
-        .arg("rig")
-        .arg(mesh)
-        .arg("--out")
-        .arg(out)
-        .status()
-        .expect("run geppetto");
-    assert!(
-        status.success(),
-        "geppetto rig failed on {}",
-        mesh.display()
-    );
-    let stem = mesh.file_stem().unwrap().to_string_lossy();
-    Rig::load(&out.join(format!("{stem}.rig.json"))).expect("rig.json")
+    common::rig_cli(mesh, out, &[])
 }
 
 #[test]

@@ -5,38 +5,23 @@
 //! with CD-J2J 9.6 % of its size (3.8 % once mapped upright).
 
 use std::path::Path;
-use std::process::Command;
 
 use geppetto::geom::P3;
 use geppetto::mesh::write_obj;
 use geppetto::multipart::figure::box_robot;
 use geppetto::rig::{Rig, Status};
 
+mod common;
+
 /// Rig `mesh` by the multi-component method, template and orientation left to `auto` (the
 /// defaults), into `out`; the rig read back. `--method multi`: `detect` sends this robot to the
 /// embedding (its torso dominates), the held-out figure went to the multi-component path by itself.
 fn rig_multi(mesh: &Path, out: &Path) -> Rig {
-    let status = Command::new(env!("CARGO_BIN_EXE_geppetto"))
-        .args([
-            "rig",
-            "--method",
-            "multi",
-            "--format",
-            "json",
-            "--no-skin",
-            "--out",
-        ])
-        .arg(out)
-        .arg(mesh)
-        .status()
-        .expect("run geppetto");
-    assert!(
-        status.success(),
-        "geppetto rig failed on {}",
-        mesh.display()
-    );
-    let stem = mesh.file_stem().unwrap().to_string_lossy();
-    Rig::load(&out.join(format!("{stem}.rig.json"))).expect("rig.json")
+    common::rig_cli(
+        mesh,
+        out,
+        &["--method", "multi", "--format", "json", "--no-skin"],
+    )
 }
 
 /// Position of the joint called `name` (mesh frame).

@@ -180,3 +180,23 @@ pub fn cd_to_construction(
         .collect();
     geppetto::measure::joints::measure((pred, &parents), (&truth, &parents), extent).cd_j2j
 }
+
+/// Run `geppetto rig ARGS --out OUT MESH` (the test's binary), assert it succeeded, and read the
+/// rig back from `OUT/STEM.rig.json`.
+pub fn rig_cli(mesh: &std::path::Path, out: &std::path::Path, args: &[&str]) -> geppetto::rig::Rig {
+    let status = std::process::Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .arg("rig")
+        .args(args)
+        .arg("--out")
+        .arg(out)
+        .arg(mesh)
+        .status()
+        .expect("run geppetto");
+    assert!(
+        status.success(),
+        "geppetto rig failed on {}",
+        mesh.display()
+    );
+    let stem = mesh.file_stem().unwrap().to_string_lossy();
+    geppetto::rig::Rig::load(&out.join(format!("{stem}.rig.json"))).expect("rig.json")
+}
