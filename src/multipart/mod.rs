@@ -23,6 +23,7 @@ pub mod tree;
 
 pub use report::{detect, Detection, LimbMap, MultipartReport};
 
+use std::sync::{Arc, Mutex};
 use std::time::Instant;
 
 use rayon::prelude::*;
@@ -108,14 +109,21 @@ pub fn rig(
     opts: &MultipartOptions,
 ) -> Result<MultipartFit, MultipartError> {
     let prep = Prepared::new(mesh, opts)?;
-    let mut fits = prep.fit(template, hints, opts, &[opts.orientation])?;
+    let mut fits = prep.fit(template, hints, &[opts.orientation])?;
     Ok(fits.remove(0))
 }
 
+/// One clustering (§5) and the milliseconds it took.
+type Clustered = Arc<(report::Stages, f64)>;
+
 /// The stages that do not depend on the template or its orientation (samples, contacts; §2–4):
-/// computed once per mesh and shared by every template and orientation tried.
+/// computed once per mesh and shared by every template and orientation tried. The clustering
+/// depends on the up height alone, so it is kept per height and shared by every template.
 pub struct Prepared<'m> {
     mesh: &'m PreparedMesh,
+    opts: MultipartOptions,
+    /// Clusterings done so far: (up height, stages, ms), in the order first needed.
+    clustered: Mutex<Vec<(f64, Clustered)>>,
     bb: crate::geom::Aabb,
     parts: Vec<samples::Component>,
     graph: contacts::ContactGraph,
@@ -135,6 +143,8 @@ impl<'m> Prepared<'m> {
         times.push(("contacts", ms_since(t)));
         Ok(Self {
             mesh,
+            opts: opts.clone(),
+            clustered: Mutex::new(Vec::new()),
             bb,
             parts,
             graph,
@@ -150,48 +160,60 @@ impl<'m> Prepared<'m> {
         &self,
         template: &Skeleton,
         hints: &[ResolvedHint],
-        opts: &MultipartOptions,
         orientations: &[Orientation],
     ) -> Result<Vec<MultipartFit>, MultipartError> {
         if template.joints.is_empty() {
             return Err(MultipartError::EmptyTemplate(template.name.clone()));
         }
-        // One clustering per distinct up height (orientations that share an up axis share it),
-        // the heights clustered side by side: each is a pure function of the parts, collected in
-        // the order of first use, so the thread count changes nothing.
-        let mut heights: Vec<f64> = Vec::new();
-        let which: Vec<usize> = orientations
+        let heights: Vec<f64> = orientations
             .iter()
-            .map(|&o| {
-                let height = up_height(&self.bb, o);
-                match heights.iter().position(|&h| h == height) {
-                    Some(k) => k,
-                    None => {
-                        heights.push(height);
-                        heights.len() - 1
-                    }
-                }
-            })
+            .map(|&o| up_height(&self.bb, o))
             .collect();
-        let clustered: Vec<(report::Stages, f64)> = heights
+        let clustered = self.clusterings(&heights);
+        Ok(orientations
+            .iter()
+            .zip(&heights)
+            .zip(&clustered)
+            .map(|((&o, &height), c)| self.map(template, hints, o, height, &c.0, c.1))
+            .collect())
+    }
+
+    /// The clustering (§5) of each of `heights`, with its time: the ones not done yet run side
+    /// by side (each a pure function of the parts and the height, so the thread count and the
+    /// order templates ask in change nothing), then are kept for later templates.
+    fn clusterings(&self, heights: &[f64]) -> Vec<Clustered> {
+        let find = |done: &[(f64, Clustered)], h: f64| {
+            done.iter()
+                .find(|c| c.0.to_bits() == h.to_bits())
+                .map(|c| c.1.clone())
+        };
+        let mut missing: Vec<f64> = Vec::new();
+        {
+            let done = self.clustered.lock().unwrap_or_else(|e| e.into_inner());
+            for &h in heights {
+                if find(&done, h).is_none() && !missing.iter().any(|m| m.to_bits() == h.to_bits()) {
+                    missing.push(h);
+                }
+            }
+        }
+        let new: Vec<(f64, Clustered)> = missing
             .par_iter()
             .map(|&height| {
                 let t = Instant::now();
-                let mut stages =
-                    report::cluster_both(&self.parts, &self.graph, opts, self.total_area, height);
+                let mut stages = report::cluster_both(
+                    &self.parts,
+                    &self.graph,
+                    &self.opts,
+                    self.total_area,
+                    height,
+                );
                 joints::set_pivots(&mut stages.high, &self.graph.contacts, &stages.high_owner);
-                (stages, ms_since(t))
+                (height, Arc::new((stages, ms_since(t))))
             })
             .collect();
-        let out: Vec<MultipartFit> = orientations
-            .iter()
-            .zip(&which)
-            .map(|(&o, &k)| {
-                let (stages, cluster_ms) = &clustered[k];
-                self.map(template, hints, o, heights[k], stages, *cluster_ms)
-            })
-            .collect();
-        Ok(out)
+        let mut done = self.clustered.lock().unwrap_or_else(|e| e.into_inner());
+        done.extend(new);
+        heights.iter().filter_map(|&h| find(&done, h)).collect()
     }
 
     /// Map `template` (placed in orientation `o`) onto the clustered trees, place its joints and

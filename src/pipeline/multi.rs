@@ -176,9 +176,7 @@ impl Pipeline {
                 Err(e) => return Err(e),
             };
             let t = Instant::now();
-            let mut tried = prep
-                .fit(&skel, &hints, &opts, &orientations)
-                .map_err(failed)?;
+            let mut tried = prep.fit(&skel, &hints, &orientations).map_err(failed)?;
             let best = (0..tried.len())
                 .min_by(|&a, &b| cmp_key(&tried[a], &tried[b]).then(a.cmp(&b)))
                 .ok_or(RigError::Cancelled)?;
