@@ -4,7 +4,7 @@
 //! T-posed woman as wide as she is tall, low-poly forearms about 1 % of her size thick): both arm
 //! chains stopped near the elbows, `low_confidence`, CD-J2J 8.5 %; discretized again with τ
 //! halved the rig passes every check, 3.5 %. Here: the demo humanoid in a T-pose with arms a
-//! fifth of their usual thickness.
+//! fifth of their usual thickness, rigged with the defaults (`--skeleton auto`).
 
 mod common;
 
@@ -20,13 +20,13 @@ fn thin_arms_get_their_chains_from_a_finer_discretization() {
         ..Default::default()
     };
     // 1 cm grid: the thin arms (about 1.6 cm across) keep their interior when polygonized.
-    let c = geppetto::demo::humanoid_variant_at(1, &var, 0.01);
+    let c = geppetto::demo::humanoid_variant_at(2, &var, 0.01);
     let dir = tempfile::tempdir().unwrap();
     let mesh = common::write_obj(&c, dir.path());
     let rig = common::rig_cli(
         &mesh,
         &dir.path().join("out"),
-        &["--skeleton", "human", "--format", "json", "--no-skin"],
+        &["--format", "json", "--no-skin"],
     );
     assert_eq!(
         rig.status,
@@ -40,7 +40,8 @@ fn thin_arms_get_their_chains_from_a_finer_discretization() {
         rig.warnings
     );
     // Each hand chain reaches its hand: the end at least three quarters of the way out to the
-    // construction's fingertip (at the default τ the right one stopped at 56 %).
+    // construction's fingertip (at the default τ alone the human faced sideways, penalty 0.401,
+    // both hand ends beside the hips).
     for side in ["Left", "Right"] {
         let name = format!("{side}Hand_End");
         let tip = c.joint(&name).expect("construction tip");
