@@ -23,6 +23,7 @@ mod attach;
 mod cache;
 mod choosing;
 mod edit;
+mod finer;
 mod multi;
 mod rechoose;
 pub use attach::{AttachRequest, Attached};
@@ -154,8 +155,10 @@ impl Pipeline {
 
         let src = source.as_deref();
         check(progress, Stage::Embed)?;
-        let chosen = self.choose(req, &prepared, &disc, progress);
-        let (mut rig, fit) = rig_from_choice(req, &prepared, &disc, chosen?, src, &mut timings);
+        let chosen = self.choose(req, &prepared, &disc, progress)?;
+        let (disc, chosen) =
+            self.finer_if_low(req, &prepared, disc, chosen, progress, &mut timings)?;
+        let (mut rig, fit) = rig_from_choice(req, &prepared, &disc, chosen, src, &mut timings);
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
             let heat = heat.as_deref();

@@ -69,6 +69,8 @@ fn mirror(p: P3) -> P3 {
 pub struct Variant {
     /// Arm length factor (1 = the seed's own).
     pub arm_scale: f64,
+    /// Arm thickness factor (1 = the seed's own): the radii of the arm's capsules.
+    pub arm_thickness: f64,
     /// Direction of the left arm, template frame (`None`: sideways, 0 … 45° below horizontal by the
     /// seed); the right arm mirrors it.
     pub arm_dir: Option<V3>,
@@ -86,6 +88,7 @@ impl Default for Variant {
     fn default() -> Self {
         Self {
             arm_scale: 1.0,
+            arm_thickness: 1.0,
             arm_dir: None,
             head_scale: 1.0,
             ears: None,
@@ -175,10 +178,11 @@ fn humanoid_arms(
             // Resting on the shoulder, reaching out beyond it by most of its width.
             b.ellipsoid(upper + V3::new(-0.6 * pad.x, 0.5 * pad.y, 0.0), pad);
         }
-        b.capsule(shoulder, arm_j, 0.06 * girth, 0.055 * girth);
-        b.capsule(arm_j, elbow, 0.052 * girth, 0.042 * girth);
-        b.capsule(elbow, wrist, 0.044 * girth, 0.04);
-        b.capsule(wrist, tip, 0.042, 0.038);
+        let t = var.arm_thickness;
+        b.capsule(shoulder, arm_j, 0.06 * girth * t, 0.055 * girth * t);
+        b.capsule(arm_j, elbow, 0.052 * girth * t, 0.042 * girth * t);
+        b.capsule(elbow, wrist, 0.044 * girth * t, 0.04 * t);
+        b.capsule(wrist, tip, 0.042 * t, 0.038 * t);
     }
 }
 

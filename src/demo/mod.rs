@@ -64,11 +64,16 @@ pub fn humanoid(seed: u64) -> DemoCharacter {
 /// A humanoid with a [`characters::Variant`]'s departures (named `demo_humanoid_variant`), polygonized
 /// finer so thin parts (flat ears) keep an interior.
 pub fn humanoid_variant(seed: u64, var: &characters::Variant) -> DemoCharacter {
+    humanoid_variant_at(seed, var, VARIANT_STEP)
+}
+
+/// [`humanoid_variant`] polygonized with grid spacing `step` (metres): finer for thinner parts.
+pub fn humanoid_variant_at(seed: u64, var: &characters::Variant, step: f64) -> DemoCharacter {
     build(
         "demo_humanoid_variant",
         "human",
         characters::humanoid_variant_body(seed, var),
-        VARIANT_STEP,
+        step,
     )
 }
 
