@@ -469,7 +469,7 @@ fn multipart_rig_detail_names_the_method_and_the_limb_mapping() {
     for want in [
         "multi-component method (Bharaj et al. 2012)",
         "8 components",
-        "1 forced links",
+        "1 forced link)",
         "shells #7",
         "limb RightHand",
         "limbs no branch mapped to: RightFoot",

@@ -19,10 +19,11 @@ use crate::progress::{NoProgress, Progress};
 use crate::rig::Status;
 use crate::{config::RigConfig, RigError};
 
-/// Load the engine configuration: `--config FILE` or the built-in default.
+/// Load the engine configuration: `--config FILE` or the built-in default. A bad file is a
+/// usage error (exit 2).
 pub fn load_config(path: Option<&std::path::Path>) -> anyhow::Result<RigConfig> {
     match path {
-        Some(p) => Ok(RigConfig::load(p)?),
+        Some(p) => RigConfig::load(p).map_err(super::errors::usage),
         None => Ok(RigConfig::default()),
     }
 }
@@ -34,7 +35,7 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
     };
     let config = load_config(args.config.as_deref())?;
     let hints = match &args.hints {
-        Some(p) => Some((Hints::load(p)?, p.clone())),
+        Some(p) => Some((Hints::load(p).map_err(super::errors::usage)?, p.clone())),
         None => None,
     };
     let mut formats = args.format.clone();

@@ -215,10 +215,10 @@ pub fn run_headless(
     app.headless = true;
     let runtime = Runtime::start(settings, config, None, tx)?;
     println!(
-        "watching {} → {} ({} workers, skeleton {})",
+        "watching {} → {} ({}, skeleton {})",
         settings.root.display(),
         settings.out_dir.display(),
-        settings.workers,
+        crate::util::count(settings.workers, "worker", "workers"),
         settings.skeleton
     );
     let mut printed = 0u64;

@@ -86,8 +86,8 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
             }
             app.scan_done = true;
             app.push_log(format!(
-                "scan: {} meshes in {}",
-                meshes.len(),
+                "scan: {} in {}",
+                crate::util::count(meshes.len(), "mesh", "meshes"),
                 app.root.display()
             ));
             Vec::new()
