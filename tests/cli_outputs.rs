@@ -571,7 +571,7 @@ fn a_stopped_rig_leaves_whole_outputs_and_no_temporary_files() {
         meshes.push(mesh);
     }
     let out = dir.path().join("out");
-    let mut child = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+    let child = Command::new(env!("CARGO_BIN_EXE_geppetto"))
         .args(["rig", "-j", "1", "--format", "json,glb,png", "--out"])
         .arg(&out)
         .args(&meshes)
