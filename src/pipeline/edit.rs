@@ -99,8 +99,8 @@ pub fn replay_sidecar(
         Ok((joints, weights, skipped)) => {
             let applied = log.edits.len() - skipped.len();
             rig.warnings.push(format!(
-                "{applied} of {} from {} applied",
-                crate::util::count(log.edits.len(), "edit", "edits"),
+                "{applied} of {} edits from {} applied",
+                log.edits.len(),
                 file.display()
             ));
             rig.warnings.extend(skipped);

@@ -283,7 +283,8 @@ pub fn print_summary(app: &App) {
         ..
     } = app.counts();
     let empty = if empty > 0 {
-        format!(", {empty} empty (0-byte) file(s) not rigged")
+        let files = crate::util::count(empty, "empty (0-byte) file", "empty (0-byte) files");
+        format!(", {files} not rigged")
     } else {
         String::new()
     };
