@@ -23,7 +23,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         Err(e) => {
             eprintln!("error: {}", cli::errors::message(&e));
-            ExitCode::from(1)
+            ExitCode::from(cli::errors::exit_code(&e))
         }
     }
 }

@@ -76,6 +76,12 @@ pub fn ms_since(t: std::time::Instant) -> f64 {
     t.elapsed().as_secs_f64() * 1e3
 }
 
+/// `n` and its noun in the right number, for counts users read: `1 mesh`, `0 meshes`,
+/// `2 meshes` (the counts read `1 meshes`, `1 workers`).
+pub fn count(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -108,5 +114,12 @@ mod tests {
         assert!(same_file(&a, &dir.path().join(".").join("a.glb")));
         assert!(!same_file(&a, &dir.path().join("b.glb")));
         assert!(!same_file(&a, &dir.path().join("missing.glb")));
+    }
+
+    #[test]
+    fn counts_are_singular_for_one() {
+        assert_eq!(count(1, "mesh", "meshes"), "1 mesh");
+        assert_eq!(count(0, "mesh", "meshes"), "0 meshes");
+        assert_eq!(count(2, "worker", "workers"), "2 workers");
     }
 }

@@ -554,3 +554,66 @@ fn pose_refuses_a_max_degrees_that_is_no_angle() {
         );
     }
 }
+
+/// Stopping `geppetto rig` (SIGTERM, as a scheduler preempts; Ctrl-C's SIGINT takes the same
+/// path) leaves no temporary file and no mesh with only some of its outputs: rigs already done
+/// are written whole, the others not at all; the exit code is 130 and stderr says how many
+/// meshes were not rigged. Killed by the default action, a run left `.geppetto-tmp-*` files
+/// (the atomic write's temporary) and a rig.json without its GLB or PNG.
+#[test]
+fn a_stopped_rig_leaves_whole_outputs_and_no_temporary_files() {
+    let dir = tempfile::tempdir().unwrap();
+    let names: Vec<String> = (0..30).map(|k| format!("m{k}")).collect();
+    let mut meshes = Vec::new();
+    for n in &names {
+        let mesh = dir.path().join(format!("{n}.obj"));
+        write_humanoid(&mesh);
+        meshes.push(mesh);
+    }
+    let out = dir.path().join("out");
+    let child = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["rig", "-j", "1", "--format", "json,glb,png", "--out"])
+        .arg(&out)
+        .args(&meshes)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Stop it while it runs: once the first mesh's outputs are there.
+    let start = std::time::Instant::now();
+    while !out.join("m0.png").exists() && start.elapsed().as_secs() < 120 {
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let pid = child.id().to_string();
+    assert!(Command::new("kill")
+        .args(["-TERM", &pid])
+        .status()
+        .unwrap()
+        .success());
+    let done = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&done.stderr);
+    let left: Vec<String> = std::fs::read_dir(&out)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert!(
+        !left.iter().any(|f| f.starts_with(".geppetto-tmp")),
+        "{left:?}"
+    );
+    let whole = |n: &String| {
+        let have = ["rig.json", "glb", "png"].map(|e| left.contains(&format!("{n}.{e}")));
+        assert!(
+            have.iter().all(|&h| h) || !have.iter().any(|&h| h),
+            "{n}: {left:?}"
+        );
+        have[0]
+    };
+    let written = names.iter().filter(|n| whole(n)).count();
+    assert!(written < names.len(), "the run ended before it was stopped");
+    assert_eq!(done.status.code(), Some(130), "{err}");
+    let missing = names.len() - written;
+    assert!(
+        err.contains(&format!("interrupted: {missing} mesh")),
+        "{err}"
+    );
+}

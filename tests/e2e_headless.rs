@@ -31,7 +31,9 @@ fn headless_once_rigs_and_exits_zero() {
         String::from_utf8_lossy(&out.stderr)
     );
     for needle in [
-        "scan: 1 meshes",
+        // Counts of one read in the singular ("1 meshes", "1 workers" before).
+        "(1 worker, skeleton",
+        "scan: 1 mesh in",
         "rigging: one.obj",
         "one.obj: embed",
         "one.obj penalty",
@@ -175,4 +177,41 @@ fn demo_headless_writes_both_characters_and_rigs_them() {
         .modified()
         .unwrap();
     assert_eq!(before, after);
+}
+
+/// A settings file the watcher cannot use is a usage error: exit code 2 (the README's exit
+/// codes; it was 1, the code for "a mesh failed"), with the file and the line named.
+#[test]
+fn a_bad_settings_file_is_a_usage_error_naming_the_file_and_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let config = dir.path().join("watch.yaml");
+    for (text, needle) in [
+        ("workers: 2\nglobs: [\"*.obj\"\nout_dir: x\n", "line "),
+        ("motion: {clip: nope}\n", "motion.clip"),
+    ] {
+        std::fs::write(&config, text).unwrap();
+        let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+            .args(["watch", "--headless", "--once", "--config"])
+            .arg(&config)
+            .arg(dir.path())
+            .output()
+            .unwrap();
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{text}: {err}");
+        assert!(err.contains("watch.yaml") && err.contains(needle), "{err}");
+    }
+    // The engine's --config of `rig` alike.
+    std::fs::write(&config, "skin: {heat: 0}\n").unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["rig", "--config"])
+        .arg(&config)
+        .arg(dir.path().join("none.obj"))
+        .output()
+        .unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("watch.yaml") && err.contains("skin.heat"),
+        "{err}"
+    );
 }

@@ -379,7 +379,7 @@ fn default_settings_in_tmux_edit_a_joint_undo_save_and_rerig() {
     let before = pane_pixels(&tmux.capture_colours());
     tmux.keys(&["Up", "Up"]);
     let screen = tmux.wait("two moves re-solved", Duration::from_secs(30), |s| {
-        s.contains("2 edit(s), unsaved") && s.contains("local re-solve")
+        s.contains("2 edits, unsaved") && s.contains("local re-solve")
     });
     assert!(screen.contains("move_joint LeftForeArm"), "{screen}");
     let t = Instant::now();
@@ -393,11 +393,11 @@ fn default_settings_in_tmux_edit_a_joint_undo_save_and_rerig() {
     }
     tmux.keys(&["u"]);
     tmux.wait("one move undone", Duration::from_secs(30), |s| {
-        s.contains("1 edit(s), unsaved · redo 1")
+        s.contains("1 edit, unsaved · redo 1")
     });
     tmux.keys(&["w"]);
     tmux.wait("saved", Duration::from_secs(60), |s| {
-        s.contains("saved 1 edit(s) to demo_humanoid.edits.yaml")
+        s.contains("saved 1 edit to demo_humanoid.edits.yaml")
     });
     let mesh = dir.path().join("demo_humanoid.obj");
     let log = geppetto::edit::sidecar::EditLog::load_for(&mesh)

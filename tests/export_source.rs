@@ -485,3 +485,45 @@ fn keep_animations_reuses_the_artist_joints_and_keeps_the_clips() {
         "{err}"
     );
 }
+
+/// `geppetto rig sub/hero.obj` from the folder above (a relative path with a folder, the
+/// everyday case): the texture the `.mtl` names relative to itself is found and embedded. Before,
+/// the `.mtl`'s folder was joined into the texture path and again in the lookup, so the GLB came
+/// out untextured with the warning "texture sub/sub/tex/skin.png not found".
+#[test]
+fn a_textured_obj_given_by_a_relative_path_keeps_its_texture() {
+    let dir = tempfile::tempdir().unwrap();
+    let sub = dir.path().join("sub");
+    std::fs::create_dir_all(sub.join("tex")).unwrap();
+    let tex = png(2, 2, [90, 20, 200, 255]);
+    std::fs::write(sub.join("tex/skin.png"), &tex).unwrap();
+    std::fs::write(sub.join("hero.mtl"), "newmtl skin\nmap_Kd tex/skin.png\n").unwrap();
+    // The demo humanoid with one texture coordinate on every corner.
+    let plain = geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh);
+    let mut obj = String::from("mtllib hero.mtl\nvt 0.5 0.5\nusemtl skin\n");
+    for line in plain.lines() {
+        match line.strip_prefix("f ") {
+            Some(f) => {
+                let corners: Vec<String> = f.split_whitespace().map(|v| format!("{v}/1")).collect();
+                obj += &format!("f {}\n", corners.join(" "));
+            }
+            None => obj += &format!("{line}\n"),
+        }
+    }
+    std::fs::write(sub.join("hero.obj"), obj).unwrap();
+    let run = std::process::Command::new(env!("CARGO_BIN_EXE_geppetto"))
+        .args(["rig", "sub/hero.obj", "--out", "out"])
+        .current_dir(dir.path())
+        .output()
+        .expect("run geppetto");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "{stderr}");
+    assert!(!stderr.contains("not found"), "{stderr}");
+    let (j, bin) = split_glb(&std::fs::read(dir.path().join("out/hero.glb")).unwrap());
+    let t = j["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["index"]
+        .as_u64()
+        .expect("textured material");
+    let img = j["textures"][t as usize]["source"].as_u64().unwrap();
+    let view = j["images"][img as usize]["bufferView"].as_u64().unwrap();
+    assert_eq!(source_support::view_bytes(&j, &bin, view), &tex[..]);
+}

@@ -376,3 +376,31 @@ fn animate_cli_writes_glb_and_gif() {
     assert!(!refused.status.success(), "overwrote the mesh");
     assert_eq!(std::fs::read(&mesh_path).expect("mesh"), before);
 }
+
+/// A human clip on a curve skeleton (the octopus's `tentacle_*` joints) is refused without
+/// pointing to the quadruped's trot: the message said "quadruped rigs play the built-in
+/// `--clip trot`" for every rig without legs, and `--clip trot` then failed on the octopus too.
+#[test]
+fn a_human_clip_on_a_curve_rig_does_not_suggest_the_trot() {
+    let Some(walk) = walk_clip() else { return };
+    let joint = |name: &str, parent: Option<usize>, x: f64| geppetto::rig::RigJoint {
+        name: name.into(),
+        parent,
+        position: [x, 0.5 - x.abs(), 0.0],
+        end: false,
+    };
+    let rig = Rig {
+        orientation: "+Y up, +Z forward".into(),
+        method: "curve".into(),
+        joints: vec![
+            joint("root", None, 0.0),
+            joint("tentacle_0_1", Some(0), 0.2),
+            joint("tentacle_1_1", Some(0), -0.2),
+        ],
+        ..Rig::default()
+    };
+    let err = motion_for(&rig, &MotionSource::Bvh(walk))
+        .expect_err("no legs")
+        .to_string();
+    assert!(err.contains("no legs") && !err.contains("trot"), "{err}");
+}

@@ -469,7 +469,7 @@ fn multipart_rig_detail_names_the_method_and_the_limb_mapping() {
     for want in [
         "multi-component method (Bharaj et al. 2012)",
         "8 components",
-        "1 forced links",
+        "1 forced link)",
         "shells #7",
         "limb RightHand",
         "limbs no branch mapped to: RightFoot",
@@ -935,7 +935,7 @@ fn rig_edit_mode_moves_undoes_redoes_and_saves() {
     assert!(!e.dirty());
     assert_eq!(
         h.app.message.as_deref(),
-        Some("saved 1 edit(s) to alice.edits.yaml; wrote 1 output file(s)")
+        Some("saved 1 edit to alice.edits.yaml; wrote 1 output file")
     );
     // The asset now shows the saved rig; leaving needs no confirmation.
     let moved = e.rig.joints[4].position;

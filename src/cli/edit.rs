@@ -112,7 +112,8 @@ fn save_edits(mesh: &Path, ops: &[EditOp]) -> anyhow::Result<()> {
     });
     log.push_compacted(ops);
     log.save(&path)?;
-    println!("  saved {} edits to {}", log.edits.len(), path.display());
+    let edits = crate::util::count(log.edits.len(), "edit", "edits");
+    println!("  saved {edits} to {}", path.display());
     Ok(())
 }
 

@@ -120,9 +120,9 @@ fn iterate_labels(
     })?;
     labels::write(&args.labels_out, all)?;
     eprintln!(
-        "{} rounds; wrote {} labels to {}",
-        rounds.len(),
-        all.len(),
+        "{}; wrote {} to {}",
+        crate::util::count(rounds.len(), "round", "rounds"),
+        crate::util::count(all.len(), "label", "labels"),
         args.labels_out.display()
     );
     Ok(())
@@ -137,10 +137,10 @@ fn write_gamma(
 ) -> anyhow::Result<()> {
     let header = [
         format!(
-            "Γ learned by `geppetto learn` (seed {}) from {} labelled embeddings of {} characters;",
+            "Γ learned by `geppetto learn` (seed {}) from {} of {};",
             args.seed,
-            labels,
-            learned.characters.len()
+            crate::util::count(labels, "labelled embedding", "labelled embeddings"),
+            crate::util::count(learned.characters.len(), "character", "characters")
         ),
         format!(
             "smallest per-character margin {:.4} (unit Γ).",
@@ -197,8 +197,8 @@ fn collect_corpus(
     }
     labels::write(&args.labels_out, &got)?;
     eprintln!(
-        "wrote {} labels to {}",
-        got.len(),
+        "wrote {} to {}",
+        crate::util::count(got.len(), "label", "labels"),
         args.labels_out.display()
     );
     Ok(got)
@@ -212,7 +212,8 @@ fn corpus_dir(arg: Option<PathBuf>) -> PathBuf {
 
 /// Γ and the per-character margins, as printed.
 pub fn report(l: &Learned, labels: usize) -> String {
-    let mut s = format!("learned Γ from {labels} labels (scaled to the configured Γ's norm):\n");
+    let labels = crate::util::count(labels, "label", "labels");
+    let mut s = format!("learned Γ from {labels} (scaled to the configured Γ's norm):\n");
     for (name, g) in PENALTY_TERMS.iter().zip(l.gamma) {
         s.push_str(&format!("  {name:<18} {g:.6}\n"));
     }

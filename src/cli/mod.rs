@@ -7,6 +7,7 @@ pub mod bench;
 pub mod demo;
 pub mod edit;
 pub mod errors;
+pub mod interrupt;
 pub mod learn;
 pub mod pose;
 pub mod rig;

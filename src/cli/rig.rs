@@ -15,14 +15,15 @@ use crate::embed::OrientationMode;
 use crate::export::{self, Format};
 use crate::naming::{self, OutputBase};
 use crate::pipeline::{Method, Pipeline, RigOutcome, RigRequest};
-use crate::progress::{NoProgress, Progress};
+use crate::progress::Progress;
 use crate::rig::Status;
 use crate::{config::RigConfig, RigError};
 
-/// Load the engine configuration: `--config FILE` or the built-in default.
+/// Load the engine configuration: `--config FILE` or the built-in default. A bad file is a
+/// usage error (exit 2).
 pub fn load_config(path: Option<&std::path::Path>) -> anyhow::Result<RigConfig> {
     match path {
-        Some(p) => Ok(RigConfig::load(p)?),
+        Some(p) => RigConfig::load(p).map_err(super::errors::usage),
         None => Ok(RigConfig::default()),
     }
 }
@@ -34,7 +35,7 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
     };
     let config = load_config(args.config.as_deref())?;
     let hints = match &args.hints {
-        Some(p) => Some((Hints::load(p)?, p.clone())),
+        Some(p) => Some((Hints::load(p).map_err(super::errors::usage)?, p.clone())),
         None => None,
     };
     let mut formats = args.format.clone();
@@ -52,6 +53,7 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
         formats,
         root,
     };
+    super::interrupt::install();
     let results = batch.rig_all(&meshes)?;
     Ok(print_results(&results))
 }
@@ -147,6 +149,9 @@ impl Batch<'_> {
     /// Rig one mesh, write its outputs and keep only its summary.
     fn rig_one(&self, mesh: &Path) -> Result<Summary, RigError> {
         let (args, c) = (self.args, &self.choices);
+        if super::interrupt::requested() {
+            return Err(RigError::Cancelled);
+        }
         request(
             args,
             mesh,
@@ -155,7 +160,10 @@ impl Batch<'_> {
             c.orientation,
             c.method,
         )
-        .and_then(|r| self.pipeline.rig(&r, &NoProgress as &dyn Progress))
+        .and_then(|r| {
+            let progress = &super::interrupt::UntilInterrupted as &dyn Progress;
+            self.pipeline.rig(&r, progress)
+        })
         .and_then(|mut o| {
             let summary = Summary::of(&o, naming::output_base(mesh, &self.root, &args.out));
             if args.no_timings {
@@ -169,17 +177,31 @@ impl Batch<'_> {
     }
 }
 
-/// Print each summary (or error) in input order; exit 1 if any mesh failed.
+/// Print each summary (or error) in input order; exit 1 if any mesh failed, 130 if Ctrl-C
+/// stopped the run (the meshes it stopped are counted, their outputs not written).
 fn print_results(results: &[Result<Summary, RigError>]) -> ExitCode {
     let mut failed = 0;
+    let stopped = results
+        .iter()
+        .filter(|r| r.as_ref().is_err_and(RigError::is_cancelled))
+        .count();
     for r in results {
         match r {
             Ok(summary) => summary.print(),
+            Err(e) if e.is_cancelled() => {}
             Err(e) => {
                 failed += 1;
                 eprintln!("error: {e}");
             }
         }
+    }
+    if stopped > 0 {
+        eprintln!(
+            "interrupted: {} not rigged (nothing written for {})",
+            crate::util::count(stopped, "mesh", "meshes"),
+            if stopped == 1 { "it" } else { "them" }
+        );
+        return ExitCode::from(super::interrupt::EXIT_CODE);
     }
     if failed == 0 {
         ExitCode::SUCCESS

@@ -13,7 +13,8 @@ use crate::watch::{WatchConfig, WatchSettings};
 
 /// Run `geppetto watch`.
 pub fn run(args: &WatchArgs) -> anyhow::Result<ExitCode> {
-    let settings = settings(args)?;
+    // Every settings problem (the file, a setting, a flag, the folder) is a usage error.
+    let settings = settings(args).map_err(super::errors::usage)?;
     watch_with(&settings, args.headless, args.once)
 }
 

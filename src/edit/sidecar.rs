@@ -76,7 +76,7 @@ impl EditLog {
         }
         let log: Self = serde_saphyr::from_str(text).map_err(|e| SidecarError::Parse {
             path: path.to_path_buf(),
-            message: e.to_string(),
+            message: crate::config::yaml_message(&e),
         })?;
         if log.version != VERSION {
             return Err(SidecarError::Parse {
@@ -142,6 +142,18 @@ pub fn replay(session: &mut Session, edits: &[EditOp]) -> Result<Vec<String>, su
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bad YAML names the file and the line in one line (the watch UI's detail pane).
+    #[test]
+    fn bad_yaml_is_one_line_naming_the_file_and_line() {
+        let e = EditLog::parse("version: 1\nedits: [\n", Path::new("a.edits.yaml")).unwrap_err();
+        let m = e.to_string();
+        assert!(
+            m.starts_with("a.edits.yaml: ") && m.contains("line 2"),
+            "{m}"
+        );
+        assert!(!m.contains('\n') && !m.contains("<input>"), "{m}");
+    }
 
     #[test]
     fn an_empty_sidecar_holds_no_edits() {

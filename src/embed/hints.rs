@@ -156,7 +156,7 @@ impl Hints {
         }
         serde_saphyr::from_str::<Hints>(text).map_err(|e| HintsError::Parse {
             path: path.to_path_buf(),
-            message: e.to_string(),
+            message: crate::config::yaml_message(&e),
         })
     }
 

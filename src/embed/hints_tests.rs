@@ -77,3 +77,17 @@ fn a_relative_template_path_is_beside_the_hints_file() {
     let name = builtin.template_name(Path::new("assets/hero.hints.yaml"));
     assert_eq!(name.as_deref(), Some("quadruped"));
 }
+
+/// Bad YAML in a hints file (the watch UI shows the message in its detail pane): one line
+/// naming the file, line and column, no multi-line source snippet labelled `<input>`.
+#[test]
+fn bad_yaml_is_one_line_naming_the_file_and_line() {
+    let text = "hints:\n  - joint: LeftHand\n    position: [0.6, 1.0\n";
+    let e = Hints::parse(text, Path::new("fox.hints.yaml")).unwrap_err();
+    let m = e.to_string();
+    assert!(
+        m.starts_with("fox.hints.yaml: ") && m.contains("line 3, column 15"),
+        "{m}"
+    );
+    assert!(!m.contains('\n') && !m.contains("<input>"), "{m}");
+}

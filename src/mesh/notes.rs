@@ -2,6 +2,7 @@
 //! cleaned up, then what the topology is and what was repaired.
 
 use super::{RepairReport, Shell};
+use crate::util::count;
 
 /// Plain-language findings for the user: the clean-up first, then the topology.
 pub(super) fn notes(
@@ -59,28 +60,36 @@ fn topology(
         let pct = 100.0 * largest.triangles.len() as f64 / kept.max(1) as f64;
         let closed = shells.iter().filter(|s| s.closed).count();
         n.push(format!(
-            "{} shells ({closed} closed); the largest holds {pct:.0}% of the triangles",
-            shells.len()
+            "{} ({closed} closed); the largest holds {pct:.0}% of the triangles",
+            count(shells.len(), "shell", "shells")
         ));
     }
     if r.open_edges > 0 {
         n.push(format!(
-            "{} open edges: the mesh is not watertight, inside/outside uses the generalized winding number",
-            r.open_edges
+            "{}: the mesh is not watertight, inside/outside uses the generalized winding number",
+            count(r.open_edges, "open edge", "open edges")
         ));
     }
     if r.non_manifold_edges > 0 {
         n.push(format!(
-            "{} non-manifold edges (shared by more than two triangles)",
-            r.non_manifold_edges
+            "{} (shared by more than two triangles)",
+            count(
+                r.non_manifold_edges,
+                "non-manifold edge",
+                "non-manifold edges"
+            )
         ));
     }
     if r.inconsistent_edges > 0 {
         n.push(format!(
-            "{} edges joined triangles of opposite orientation; {reoriented} triangles were re-oriented{}",
-            r.inconsistent_edges,
+            "{} triangles of opposite orientation; {} re-oriented{}",
+            count(r.inconsistent_edges, "edge joined", "edges joined"),
+            count(reoriented, "triangle was", "triangles were"),
             if still_inconsistent > 0 {
-                format!(" ({still_inconsistent} edges could not be made consistent)")
+                format!(
+                    " ({} not be made consistent)",
+                    count(still_inconsistent, "edge could", "edges could")
+                )
             } else {
                 String::new()
             }
@@ -88,8 +97,13 @@ fn topology(
     }
     if r.inward_shells_flipped > 0 {
         n.push(format!(
-            "{} shells faced inward and were flipped",
-            r.inward_shells_flipped
+            "{} inward and {} flipped",
+            count(r.inward_shells_flipped, "shell faced", "shells faced"),
+            if r.inward_shells_flipped == 1 {
+                "was"
+            } else {
+                "were"
+            }
         ));
     }
     n

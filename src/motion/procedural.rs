@@ -151,7 +151,7 @@ fn trot(phi: f64) -> Vec<(&'static str, UnitQuaternion<f64>)> {
 }
 
 /// Whether the rig looks like a quadruped (has front legs).
-fn is_quadruped(joints: &[RigJoint]) -> bool {
+pub(crate) fn is_quadruped(joints: &[RigJoint]) -> bool {
     joints
         .iter()
         .any(|j| normalize(&j.name).contains("frontupleg"))

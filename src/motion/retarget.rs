@@ -109,9 +109,14 @@ fn check_coverage(
         .filter(|(role, j)| role.ends_with("Leg") && matched[*j].is_some())
         .count();
     if legs < 2 {
+        // Only a quadruped rig has a clip to suggest; the hint misled on a curve skeleton.
+        let hint = if super::procedural::is_quadruped(joints) {
+            "quadruped rigs play the built-in `--clip trot`"
+        } else {
+            "clips play on rigs with the human or quadruped template's joint names"
+        };
         return Err(MotionError::NoMatch(format!(
-            "clip `{name}` has no legs matching the rig's (quadruped rigs play the built-in \
-             `--clip trot`)"
+            "clip `{name}` has no legs matching the rig's ({hint})"
         )));
     }
     if count < MIN_MATCHED {

@@ -290,11 +290,12 @@ fn extra_limb_notes(
         });
         let limb = limb_name(e, abs, k.column);
         if angle > EXTRA_LIMB_MAX_ANGLE {
-            reasons.push(format!("a branch of {} parts maps to the same limb as another ({limb}) but points {angle:.0}° away from it", branch_parts(high, k.leaf)));
+            let parts = crate::util::count(branch_parts(high, k.leaf), "part", "parts");
+            reasons.push(format!("a branch of {parts} maps to the same limb as another ({limb}) but points {angle:.0}° away from it"));
         } else {
             warnings.push(format!(
-                "extra limb of {} parts (like {limb}) is bound rigidly with the body",
-                branch_parts(high, k.leaf)
+                "extra limb of {} (like {limb}) is bound rigidly with the body",
+                crate::util::count(branch_parts(high, k.leaf), "part", "parts")
             ));
         }
     }
@@ -308,8 +309,8 @@ fn floating_note(e: &Explain, reasons: &mut Vec<String>, warnings: &mut Vec<Stri
     let floating_shells: Vec<usize> = e.graph.floating.iter().map(|&c| e.parts[c].shell).collect();
     if !floating_shells.is_empty() {
         let msg = format!(
-            "the contact graph is disconnected: {} parts ({:.1}% of the area; shells {}) touch nothing within ε and were linked to their nearest part",
-            floating_shells.len(),
+            "the contact graph is disconnected: {} ({:.1}% of the area; shells {}) with no contact within ε, each linked to its nearest part",
+            crate::util::count(floating_shells.len(), "part", "parts"),
             100.0 * floating_area / total.max(1e-300),
             list(&floating_shells)
         );

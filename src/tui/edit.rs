@@ -66,9 +66,8 @@ pub fn leave(app: &mut App, quit: bool) -> Vec<Effect> {
         } else {
             "press E again to leave"
         };
-        app.message = Some(format!(
-            "{n} unsaved edit(s): w saves them; {again} without saving"
-        ));
+        let n = crate::util::count(n, "unsaved edit", "unsaved edits");
+        app.message = Some(format!("{n}: w saves them; {again} without saving"));
         return Vec::new();
     }
     let Some(e) = app.edit.take() else {
@@ -147,7 +146,8 @@ pub fn save(app: &mut App) -> Vec<Effect> {
     }
     e.pending += 1;
     let ops: Vec<EditOp> = e.ops.iter().map(|(_, op)| op.clone()).collect();
-    app.message = Some(format!("saving {} edit(s)…", ops.len()));
+    let n = crate::util::count(ops.len(), "edit", "edits");
+    app.message = Some(format!("saving {n}…"));
     vec![cmd(e, EditCmdBody::Save { ops })]
 }
 
@@ -228,10 +228,10 @@ fn saved(app: &mut App, s: super::editor::Saved) {
     let mesh = e.mesh.clone();
     app.companions.wrote(&mesh, &s.sidecar, s.sidecar_stat);
     let line = format!(
-        "saved {} edit(s) to {}; wrote {} output file(s)",
-        s.edits,
+        "saved {} to {}; wrote {}",
+        crate::util::count(s.edits, "edit", "edits"),
         app.rel(&s.sidecar),
-        s.outputs.len()
+        crate::util::count(s.outputs.len(), "output file", "output files")
     );
     if let Some(info) = app.asset_mut(&mesh).and_then(|a| match &mut a.last {
         Some(super::app::LastRun::Rigged(r)) => Some(r),
@@ -282,7 +282,8 @@ pub fn sync(app: &mut App) -> Option<Effect> {
     };
     let e = app.edit.take()?;
     let lost = if e.dirty() {
-        format!(" ({} unsaved edit(s) dropped)", e.ops.len())
+        let n = crate::util::count(e.ops.len(), "unsaved edit", "unsaved edits");
+        format!(" ({n} dropped)")
     } else {
         String::new()
     };

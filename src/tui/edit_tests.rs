@@ -378,7 +378,7 @@ fn a_rerig_of_the_asset_closes_the_session() {
         .message
         .as_deref()
         .unwrap()
-        .contains("re-rigged (1 unsaved edit(s) dropped)"));
+        .contains("re-rigged (1 unsaved edit dropped)"));
     // Replies of the closed session are ignored.
     let rig = app.assets[0].rig().unwrap().rig.clone();
     update(

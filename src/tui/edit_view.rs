@@ -48,10 +48,10 @@ pub fn lines(app: &App, out: &mut Vec<Line<'static>>) {
     let bold = Style::new().add_modifier(Modifier::BOLD).fg(Color::Magenta);
     out.push(Line::from(Span::styled(
         format!(
-            "rig edit mode · arrows: {} · {} view · {} edit(s), {} · redo {}",
+            "rig edit mode · arrows: {} · {} view · {}, {} · redo {}",
             e.mode.name(),
             view_name(e.view),
-            e.ops.len(),
+            crate::util::count(e.ops.len(), "edit", "edits"),
             if e.dirty() { "unsaved" } else { "saved" },
             e.redo.len()
         ),

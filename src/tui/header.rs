@@ -41,6 +41,7 @@ pub fn header_text(
         queued,
         empty,
     } = counts;
+    let assets = crate::util::count(assets, "asset", "assets");
     let empty = if empty > 0 {
         format!(", {empty} empty")
     } else {
@@ -51,10 +52,10 @@ pub fn header_text(
         |n| n.to_string_lossy().into_owned(),
     );
     let long = format!(
-        "{assets} assets: {ok} ok, {low} low confidence, {failed} failed, {running} running, {queued} queued{empty}"
+        "{assets}: {ok} ok, {low} low confidence, {failed} failed, {running} running, {queued} queued{empty}"
     );
     let short = format!(
-        "{assets} assets: {ok} ok, {low} low, {failed} failed, {running} running, {queued} queued{empty}"
+        "{assets}: {ok} ok, {low} low, {failed} failed, {running} running, {queued} queued{empty}"
     );
     let forms = [
         format!(
@@ -116,6 +117,15 @@ mod tests {
         ] {
             assert!(s.contains(part), "{part} missing from {s:?}");
         }
+    }
+
+    /// One asset reads "1 asset", not "1 assets".
+    #[test]
+    fn one_asset_is_singular() {
+        let s = header_text(Path::new(ROOT), 1, c(1, 0, 0, 0, 0, 0), "halfblocks", 200);
+        assert!(s.contains("1 asset: 1 ok"), "{s:?}");
+        let s = header_text(Path::new(ROOT), 2, c(2, 0, 0, 0, 0, 0), "halfblocks", 200);
+        assert!(s.contains("2 assets: 2 ok"), "{s:?}");
     }
 
     #[test]

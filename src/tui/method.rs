@@ -34,8 +34,10 @@ fn multipart_lines(m: &crate::rig::MultipartReport, out: &mut Vec<Line<'static>>
         "multi-component method (Bharaj et al. 2012)",
     ));
     out.push(Line::from(format!(
-        "  {} components · contact graph {} edges ({} forced links)",
-        m.components, m.contact_edges, m.forced_links
+        "  {} · contact graph {} ({})",
+        crate::util::count(m.components, "component", "components"),
+        crate::util::count(m.contact_edges, "edge", "edges"),
+        crate::util::count(m.forced_links, "forced link", "forced links")
     )));
     if !m.floating_shells.is_empty() {
         let names: Vec<String> = m.floating_shells.iter().map(|s| format!("#{s}")).collect();
@@ -55,8 +57,10 @@ fn multipart_lines(m: &crate::rig::MultipartReport, out: &mut Vec<Line<'static>>
             " (extra limb, bound with the body)"
         };
         out.push(Line::from(format!(
-            "  branch of {} parts → limb {} · cost {:.3}{role}",
-            l.parts, l.limb, l.cost
+            "  branch of {} → limb {} · cost {:.3}{role}",
+            crate::util::count(l.parts, "part", "parts"),
+            l.limb,
+            l.cost
         )));
     }
     if !m.unmapped_limbs.is_empty() {

@@ -215,10 +215,10 @@ pub fn run_headless(
     app.headless = true;
     let runtime = Runtime::start(settings, config, None, tx)?;
     println!(
-        "watching {} → {} ({} workers, skeleton {})",
+        "watching {} → {} ({}, skeleton {})",
         settings.root.display(),
         settings.out_dir.display(),
-        settings.workers,
+        crate::util::count(settings.workers, "worker", "workers"),
         settings.skeleton
     );
     let mut printed = 0u64;
@@ -283,7 +283,8 @@ pub fn print_summary(app: &App) {
         ..
     } = app.counts();
     let empty = if empty > 0 {
-        format!(", {empty} empty (0-byte) file(s) not rigged")
+        let files = crate::util::count(empty, "empty (0-byte) file", "empty (0-byte) files");
+        format!(", {files} not rigged")
     } else {
         String::new()
     };

@@ -86,8 +86,8 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
             }
             app.scan_done = true;
             app.push_log(format!(
-                "scan: {} meshes in {}",
-                meshes.len(),
+                "scan: {} in {}",
+                crate::util::count(meshes.len(), "mesh", "meshes"),
                 app.root.display()
             ));
             Vec::new()
@@ -334,8 +334,8 @@ fn done_line(name: &str, rig: &Rig, reused: bool, output_errors: &[String]) -> S
     // that could not be written must be named there, not only in the detail pane.
     if let Some(first) = output_errors.first() {
         line.push_str(&format!(
-            "; {} output(s) NOT written: {first}",
-            output_errors.len()
+            "; {} NOT written: {first}",
+            crate::util::count(output_errors.len(), "output", "outputs")
         ));
     }
     line

@@ -11,7 +11,7 @@
 //! exponent `Ns` as `√(2 / (Ns + 2))`, the usual Blinn-Phong to microfacet correspondence.
 
 use std::collections::HashMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
@@ -35,6 +35,8 @@ struct MtlMaterial {
     map_kd: Option<String>,
     map_bump: Option<String>,
     map_d: Option<String>,
+    /// The folder of the `.mtl` that defines it: its texture paths are relative to it.
+    dir: PathBuf,
 }
 
 /// Parse `.mtl` text (unknown statements ignored, unreadable numbers skipped).
@@ -118,16 +120,11 @@ pub(crate) fn obj_source(
     for lib in ex.mtllibs.iter().flat_map(|line| library_names(dir, line)) {
         let path = dir.join(lib.replace('\\', "/"));
         match companion::read(&path, &mut doc.companions) {
-            Ok(bytes) => library.extend(parse_mtl(&bytes).into_iter().map(|mut m| {
-                // Textures are relative to the .mtl file.
-                let mdir = path.parent().unwrap_or(dir).to_path_buf();
-                for f in [&mut m.map_kd, &mut m.map_bump, &mut m.map_d]
-                    .into_iter()
-                    .flatten()
-                {
-                    *f = mdir.join(f.as_str()).to_string_lossy().into_owned();
-                }
-                m
+            Ok(bytes) => library.extend(parse_mtl(&bytes).into_iter().map(|m| MtlMaterial {
+                // Textures are relative to the .mtl file. The paths stay as written: joining
+                // them here and again in the lookup read `sub/sub/skin.png` for `sub/hero.obj`.
+                dir: path.parent().unwrap_or(dir).to_path_buf(),
+                ..m
             })),
             Err(e) => doc.warnings.push(format!(
                 "material library {} cannot be read ({e}); materials left plain",
@@ -135,14 +132,15 @@ pub(crate) fn obj_source(
             )),
         }
     }
-    let mut textures: HashMap<String, Option<usize>> = HashMap::new();
+    let mut textures: HashMap<PathBuf, Option<usize>> = HashMap::new();
     for name in &ex.material_names {
         let found = library.iter().find(|m| m.name == *name).cloned();
         let m = found.unwrap_or_else(|| MtlMaterial {
             name: name.clone(),
+            dir: dir.to_path_buf(),
             ..MtlMaterial::default()
         });
-        let value = material_json(&mut doc, &m, dir, &mut textures);
+        let value = material_json(&mut doc, &m, &mut textures);
         doc.push("materials", value);
     }
     let prims = primitives(&mut doc, mesh, ex);
@@ -167,14 +165,13 @@ pub(crate) fn obj_source(
 fn material_json(
     doc: &mut SourceDocument,
     m: &MtlMaterial,
-    dir: &Path,
-    cache: &mut HashMap<String, Option<usize>>,
+    cache: &mut HashMap<PathBuf, Option<usize>>,
 ) -> Value {
     let mut tex = |file: &Option<String>, doc: &mut SourceDocument| {
         let f = file.as_ref()?;
         *cache
-            .entry(f.clone())
-            .or_insert_with(|| doc.texture_from_file(f, &[dir]))
+            .entry(m.dir.join(f))
+            .or_insert_with(|| doc.texture_from_file(f, &[&m.dir]))
     };
     let kd = m.kd.unwrap_or([1.0; 3]);
     let alpha = m.alpha.unwrap_or(1.0).clamp(0.0, 1.0);
