@@ -205,18 +205,8 @@ pub enum ConfigError {
 pub fn parse_yaml<T: DeserializeOwned>(text: &str, path: &Path) -> Result<T, ConfigError> {
     serde_saphyr::from_str::<T>(text).map_err(|e| ConfigError::Parse {
         path: path.to_path_buf(),
-        message: yaml_message(&e),
+        message: crate::util::yaml_message(&e),
     })
-}
-
-/// A YAML error as one line, `what at line L, column C` (every YAML file Geppetto reads: settings,
-/// hints, edits, skeletons; the caller names the file). The parser's own text adds a source
-/// snippet over several lines, labelled `<input>`, and an `error:` prefix: in the watch UI's
-/// detail pane its lines ran together ("`<input>:3:15 |1 | hints:2 |`").
-pub fn yaml_message(e: &serde_saphyr::Error) -> String {
-    let text = e.without_snippet().to_string();
-    let first = text.lines().next().unwrap_or_default();
-    first.strip_prefix("error: ").unwrap_or(first).to_string()
 }
 
 /// Read and parse a settings YAML file ([`parse_yaml`]).

@@ -82,6 +82,16 @@ pub fn count(n: usize, one: &str, many: &str) -> String {
     format!("{n} {}", if n == 1 { one } else { many })
 }
 
+/// A YAML error as one line, `what at line L, column C` (every YAML file Geppetto reads: settings,
+/// hints, edits, skeletons; the caller names the file). The parser's own text adds a source
+/// snippet over several lines, labelled `<input>`, and an `error:` prefix: in the watch UI's
+/// detail pane its lines ran together ("`<input>:3:15 |1 | hints:2 |`").
+pub fn yaml_message(e: &serde_saphyr::Error) -> String {
+    let text = e.without_snippet().to_string();
+    let first = text.lines().next().unwrap_or_default();
+    first.strip_prefix("error: ").unwrap_or(first).to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

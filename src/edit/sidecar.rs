@@ -76,7 +76,7 @@ impl EditLog {
         }
         let log: Self = serde_saphyr::from_str(text).map_err(|e| SidecarError::Parse {
             path: path.to_path_buf(),
-            message: crate::config::yaml_message(&e),
+            message: crate::util::yaml_message(&e),
         })?;
         if log.version != VERSION {
             return Err(SidecarError::Parse {

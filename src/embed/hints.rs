@@ -156,7 +156,7 @@ impl Hints {
         }
         serde_saphyr::from_str::<Hints>(text).map_err(|e| HintsError::Parse {
             path: path.to_path_buf(),
-            message: crate::config::yaml_message(&e),
+            message: crate::util::yaml_message(&e),
         })
     }
 

@@ -68,7 +68,7 @@ pub fn parse_template(
 ) -> Result<Skeleton, SkeletonError> {
     let doc: FileDoc = serde_saphyr::from_str(text).map_err(|e| SkeletonError::Parse {
         path: path.to_path_buf(),
-        message: crate::config::yaml_message(&e),
+        message: crate::util::yaml_message(&e),
     })?;
     let invalid = |message: String| SkeletonError::Invalid {
         path: path.to_path_buf(),
