@@ -68,8 +68,8 @@ fn an_arm_chain_stopped_at_the_shoulder_leaves_the_arm_empty() {
     let s = load_template("human").unwrap();
     let (g, e) = embed(&Capsules::human(), &s);
     let mut q = e.joints.clone();
-    // The left arm (at −X) collapsed onto the shoulder: its joints 1–4 cm apart at the body's side.
-    for (k, name) in ["LeftArm", "LeftForeArm", "LeftHand", "LeftHand_End"]
+    // The right arm (at −X) collapsed onto the shoulder: its joints 1–4 cm apart at the body's side.
+    for (k, name) in ["RightArm", "RightForeArm", "RightHand", "RightHand_End"]
         .iter()
         .enumerate()
     {
@@ -77,8 +77,8 @@ fn an_arm_chain_stopped_at_the_shoulder_leaves_the_arm_empty() {
     }
     let found = parts(&g, &s, &e, &q);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].chain, "LeftHand_End");
-    assert!(found[0].direction.contains("left"), "{found:?}");
+    assert_eq!(found[0].chain, "RightHand_End");
+    assert!(found[0].direction.contains("right"), "{found:?}");
     assert!(found[0].reason().contains("holds no joint"));
     assert!(
         !found[0].passed_by,
@@ -113,7 +113,7 @@ fn a_tail_no_chain_continues_is_not_judged() {
 
 /// A standing figure with the arms held down beside the body (not the T-pose of
 /// `Capsules::human`), a big head, and, with `ears`, big thick ears at the head's sides (a cartoon
-/// elephant) and, with `pad`, a thick shoulder pad sticking out over the left arm (armour).
+/// elephant) and, with `pad`, a thick shoulder pad sticking out over the right arm (armour).
 fn arms_down(ears: bool, pad: bool) -> Capsules {
     let mut shape = Capsules::human();
     let p = |x: f64, y: f64| P3::new(x, y, 0.5);
@@ -145,7 +145,7 @@ fn arms_down(ears: bool, pad: bool) -> Capsules {
 fn arms_at(s: &Skeleton, e: &Embedding, wrong: &[(&str, [(f64, f64); 5])]) -> Vec<P3> {
     let mut q = e.joints.clone();
     let names = ["Shoulder", "Arm", "ForeArm", "Hand", "Hand_End"];
-    for (side, sign) in [("Left", -1.0), ("Right", 1.0)] {
+    for (side, sign) in [("Right", -1.0), ("Left", 1.0)] {
         let x = |d: f64| 0.5 + sign * d;
         let mut pts = [
             (x(0.05), 0.72),
@@ -193,7 +193,7 @@ fn arms_that_went_into_the_ears_leave_the_hanging_arms_empty() {
             (x(0.21), 0.92),
         ]
     };
-    let q = arms_at(&s, &e, &[("Left", ear(-1.0)), ("Right", ear(1.0))]);
+    let q = arms_at(&s, &e, &[("Right", ear(-1.0)), ("Left", ear(1.0))]);
     let found = parts(&g, &s, &e, &q);
     let mut chains: Vec<&str> = found.iter().map(|f| f.chain.as_str()).collect();
     chains.sort_unstable();
@@ -214,7 +214,7 @@ fn an_arm_chain_ending_in_a_shoulder_pad_leaves_the_arm_below_empty() {
     let s = load_template("human").unwrap();
     let shape = arms_down(false, true);
     let (g, e) = embed(&shape, &s);
-    // The left chain stops in the pad at the shoulder (the armoured-soldier failure).
+    // The right chain stops in the pad at the shoulder (the armoured-soldier failure).
     let pad = [
         (0.45, 0.74),
         (0.41, 0.743),
@@ -222,10 +222,10 @@ fn an_arm_chain_ending_in_a_shoulder_pad_leaves_the_arm_below_empty() {
         (0.345, 0.736),
         (0.33, 0.735),
     ];
-    let q = arms_at(&s, &e, &[("Left", pad)]);
+    let q = arms_at(&s, &e, &[("Right", pad)]);
     let found = parts(&g, &s, &e, &q);
     assert_eq!(found.len(), 1, "{found:?}");
-    assert_eq!(found[0].chain, "LeftHand_End");
-    assert!(found[0].direction.contains("left"), "{found:?}");
+    assert_eq!(found[0].chain, "RightHand_End");
+    assert!(found[0].direction.contains("right"), "{found:?}");
     assert!(found[0].share > 0.5 && found[0].passed_by, "{found:?}");
 }

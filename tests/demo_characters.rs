@@ -67,10 +67,10 @@ fn humanoids_are_single_watertight_shells() {
         );
         check(&c);
         assert_eq!(c.skeleton, "human");
-        // Convention: the character's left at −X, facing +Z, +Y up.
+        // Convention: the character's left at +X (left = up × forward), facing +Z, +Y up.
         let l = c.joint("LeftHand").unwrap();
         let r = c.joint("RightHand").unwrap();
-        assert!(l.x < -0.3 && r.x > 0.3);
+        assert!(l.x > 0.3 && r.x < -0.3);
         assert!(c.joint("Head").unwrap().y > c.joint("Hips").unwrap().y);
         assert!(c.joint("LeftToe_End").unwrap().z > c.joint("LeftFoot").unwrap().z);
     }
@@ -88,7 +88,7 @@ fn quadrupeds_are_single_watertight_shells() {
         check(&c);
         assert_eq!(c.skeleton, "quadruped");
         assert!(c.joint("Head").unwrap().z > c.joint("Hips").unwrap().z);
-        assert!(c.joint("LeftFrontFoot").unwrap().x < 0.0);
+        assert!(c.joint("LeftFrontFoot").unwrap().x > 0.0);
     }
 }
 

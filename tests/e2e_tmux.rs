@@ -352,7 +352,7 @@ fn default_settings_in_a_plain_terminal_keys_and_ctrl_c() {
     clean_exit(&tmux);
 }
 
-/// Rig editing (issue 11) with the default settings: `E` enters edit mode, Tab selects the left
+/// Rig editing (issue 11) with the default settings: `E` enters edit mode, Tab selects the right
 /// forearm, ↑ moves it (the weights are re-solved and the thumbnail changes on screen), `u`
 /// undoes one move, `w` saves; the sidecar holds the edit, and a re-rig (`r`) re-applies it.
 #[test]
@@ -371,17 +371,17 @@ fn default_settings_in_tmux_edit_a_joint_undo_save_and_rerig() {
     rigged_and_arrows_work(&tmux, &names);
     tmux.keys(&["E"]);
     tmux.wait("the edit session", LONG, |s| s.contains("edit mode ready"));
-    // Joints of the demo humanoid in order: Hips … LeftArm, LeftForeArm is the tenth.
+    // Joints of the demo humanoid in order: Hips … RightArm, RightForeArm is the tenth.
     tmux.keys(&["Tab"; 9]);
-    tmux.wait("LeftForeArm selected", Duration::from_secs(10), |s| {
-        s.contains("EDIT LeftForeArm")
+    tmux.wait("RightForeArm selected", Duration::from_secs(10), |s| {
+        s.contains("EDIT RightForeArm")
     });
     let before = pane_pixels(&tmux.capture_colours());
     tmux.keys(&["Up", "Up"]);
     let screen = tmux.wait("two moves re-solved", Duration::from_secs(30), |s| {
         s.contains("2 edits, unsaved") && s.contains("local re-solve")
     });
-    assert!(screen.contains("move_joint LeftForeArm"), "{screen}");
+    assert!(screen.contains("move_joint RightForeArm"), "{screen}");
     let t = Instant::now();
     while pane_pixels(&tmux.capture_colours()) == before {
         assert!(
@@ -406,7 +406,7 @@ fn default_settings_in_tmux_edit_a_joint_undo_save_and_rerig() {
     let [geppetto::edit::EditOp::MoveJoint { joint, to, .. }] = log.edits.as_slice() else {
         panic!("one move in the sidecar: {log:?}");
     };
-    assert_eq!(joint, "LeftForeArm");
+    assert_eq!(joint, "RightForeArm");
     tmux.keys(&["E"]);
     tmux.wait("edit mode left", Duration::from_secs(10), |s| {
         s.contains("left edit mode")

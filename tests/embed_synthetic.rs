@@ -33,15 +33,15 @@ fn human_lands_on_the_stick_human() {
     .unwrap();
     assert!(!e.budget_hit && !e.forced, "{:?}", e.warnings);
     let j = &e.joints;
-    let lh = joint(&s, j, "LeftHand_End");
-    let rh = joint(&s, j, "RightHand_End");
+    let lh = joint(&s, j, "RightHand_End");
+    let rh = joint(&s, j, "LeftHand_End");
     assert!(lh.x < 0.2 && rh.x > 0.8, "hands {lh} {rh}");
-    assert!(joint(&s, j, "LeftToe_End").x < 0.5 && joint(&s, j, "RightToe_End").x > 0.5);
-    assert!(joint(&s, j, "LeftToe_End").y < 0.15);
+    assert!(joint(&s, j, "RightToe_End").x < 0.5 && joint(&s, j, "LeftToe_End").x > 0.5);
+    assert!(joint(&s, j, "RightToe_End").y < 0.15);
     assert!(joint(&s, j, "HeadTop_End").y > 0.82);
     let hips = joint(&s, j, "Hips");
     assert!((hips.y - 0.47).abs() < 0.08, "hips {hips}");
-    assert!(joint(&s, j, "LeftForeArm").x < 0.35 && joint(&s, j, "LeftForeArm").x > 0.17);
+    assert!(joint(&s, j, "RightForeArm").x < 0.35 && joint(&s, j, "RightForeArm").x > 0.17);
     for (k, p) in j.iter().enumerate() {
         let f = geppetto::discretize::Field::eval(&shape, p);
         assert!(f < 0.005, "{} outside: {f}", s.joints[k].name);
@@ -73,8 +73,8 @@ fn hints_pin_reduced_and_chain_joints() {
     let shape = Capsules::human();
     let (g, medial) = shape.discretize(0.02);
     let s = load_template("human").unwrap();
-    let fore = s.find("LeftForeArm").unwrap();
-    let hand = s.find("LeftHand_End").unwrap();
+    let fore = s.find("RightForeArm").unwrap();
+    let hand = s.find("RightHand_End").unwrap();
     let hints = vec![
         ResolvedHint {
             joint: fore,

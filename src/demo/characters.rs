@@ -1,6 +1,6 @@
 //! The demo characters' proportions: bones (joint positions) first, then a solid around them.
 //!
-//! Frame: +Y up, facing +Z, the character's left at −X (the template frame, docs/algorithms.md#frames); metres.
+//! Frame: +Y up, facing +Z, the character's left at +X (the template frame, docs/algorithms.md#frames); metres.
 
 use super::implicit::{Primitive, Shape};
 use crate::geom::{P3, V3};
@@ -58,7 +58,7 @@ impl Body {
     }
 }
 
-/// Mirror a left-side point (−X) to the right side.
+/// Mirror a point on the character's right (−X, where the parts are built) to its left (+X).
 fn mirror(p: P3) -> P3 {
     P3::new(-p.x, p.y, p.z)
 }
@@ -71,16 +71,16 @@ pub struct Variant {
     pub arm_scale: f64,
     /// Arm thickness factor (1 = the seed's own): the radii of the arm's capsules.
     pub arm_thickness: f64,
-    /// Direction of the left arm, template frame (`None`: sideways, 0 … 45° below horizontal by the
-    /// seed); the right arm mirrors it.
+    /// Direction of the right arm, template frame (`None`: sideways, 0 … 45° below horizontal by the
+    /// seed); the left arm mirrors it.
     pub arm_dir: Option<V3>,
     /// Head size factor.
     pub head_scale: f64,
     /// Flat ears: semi-axes (width, height, half-thickness) of an ellipsoid on each side of the head,
     /// hanging down to the shoulders.
     pub ears: Option<V3>,
-    /// A bulky plate on the left shoulder only (armour): semi-axes of an ellipsoid centred beside
-    /// and above the left shoulder, sticking out sideways past the arm.
+    /// A bulky plate on the right shoulder only (armour): semi-axes of an ellipsoid centred beside
+    /// and above the right shoulder, sticking out sideways past the arm.
     pub shoulder_pad: Option<V3>,
 }
 
@@ -147,8 +147,8 @@ pub fn humanoid_variant_body(seed: u64, var: &Variant) -> Body {
     b
 }
 
-/// Both arms from the upper spine `spine2` along `dir` (the left arm's; the right one mirrored),
-/// shoulder to hand tip, with the variant's shoulder pad on the left. `(torso, girth, arm)`: the
+/// Both arms from the upper spine `spine2` along `dir` (the right arm's; the left one mirrored),
+/// shoulder to hand tip, with the variant's shoulder pad on the right. `(torso, girth, arm)`: the
 /// seed's proportions.
 fn humanoid_arms(
     b: &mut Body,
@@ -157,8 +157,8 @@ fn humanoid_arms(
     (torso, girth, arm): (f64, f64, f64),
     dir: V3,
 ) {
-    for side in [Side::Left, Side::Right] {
-        let m = |p: P3| if side == Side::Left { p } else { mirror(p) };
+    for side in [Side::Right, Side::Left] {
+        let m = |p: P3| if side == Side::Right { p } else { mirror(p) };
         let n = side.name();
         let shoulder = b.joint(
             &format!("{n}Shoulder"),
@@ -166,7 +166,7 @@ fn humanoid_arms(
         );
         let upper = m(spine2 + V3::new(-0.19 * girth.sqrt(), 0.08 * torso, 0.0));
         let arm_j = b.joint(&format!("{n}Arm"), upper);
-        let d = if side == Side::Left {
+        let d = if side == Side::Right {
             dir
         } else {
             V3::new(-dir.x, dir.y, dir.z)
@@ -174,7 +174,7 @@ fn humanoid_arms(
         let elbow = b.joint(&format!("{n}ForeArm"), arm_j + d * 0.28 * arm);
         let wrist = b.joint(&format!("{n}Hand"), elbow + d * 0.25 * arm);
         let tip = b.joint(&format!("{n}Hand_End"), wrist + d * 0.17 * var.arm_scale);
-        if let (Some(pad), Side::Left) = (var.shoulder_pad, side) {
+        if let (Some(pad), Side::Right) = (var.shoulder_pad, side) {
             // Resting on the shoulder, reaching out beyond it by most of its width.
             b.ellipsoid(upper + V3::new(-0.6 * pad.x, 0.5 * pad.y, 0.0), pad);
         }
@@ -188,8 +188,8 @@ fn humanoid_arms(
 
 /// Both legs from `hips`, thigh to toe tip; `leg` and `girth`: the seed's proportions.
 fn humanoid_legs(b: &mut Body, hips: P3, leg: f64, girth: f64) {
-    for side in [Side::Left, Side::Right] {
-        let m = |p: P3| if side == Side::Left { p } else { mirror(p) };
+    for side in [Side::Right, Side::Left] {
+        let m = |p: P3| if side == Side::Right { p } else { mirror(p) };
         let n = side.name();
         let hip = b.joint(&format!("{n}UpLeg"), m(hips + V3::new(-0.095, -0.03, 0.0)));
         let knee = b.joint(
@@ -236,8 +236,8 @@ pub fn quadruped_body(seed: u64) -> Body {
     b.capsule(head, snout, 0.07, 0.045);
     let _ = (spine, spine1);
     for (end, z) in [("Front", half), ("Hind", -half)] {
-        for side in [Side::Left, Side::Right] {
-            let m = |p: P3| if side == Side::Left { p } else { mirror(p) };
+        for side in [Side::Right, Side::Left] {
+            let m = |p: P3| if side == Side::Right { p } else { mirror(p) };
             let n = side.name();
             let hip = b.joint(
                 &format!("{n}{end}UpLeg"),

@@ -4,7 +4,7 @@
 //! Each character is a smooth union of capsules and ellipsoids around its own bones
 //! ([`characters`]), polygonized by marching tetrahedra ([`polygonize`]) into a single watertight,
 //! manifold, outward-oriented triangle mesh. Everything is deterministic from the seed.
-//! Frame: +Y up, facing +Z, the character's left at −X (the template frame, docs/algorithms.md#frames); metres.
+//! Frame: +Y up, facing +Z, the character's left at +X (the template frame, docs/algorithms.md#frames); metres.
 
 pub mod characters;
 pub mod implicit;

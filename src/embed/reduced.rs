@@ -224,10 +224,10 @@ mod tests {
                 "Spine2",
                 "Hips",
                 "HeadTop_End",
-                "LeftToe_End",
                 "RightToe_End",
-                "LeftHand_End",
-                "RightHand_End"
+                "LeftToe_End",
+                "RightHand_End",
+                "LeftHand_End"
             ]
         );
         // Hips hangs below the chest: chain Spine2 → Spine1 → Spine → Hips.

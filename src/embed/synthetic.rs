@@ -36,7 +36,7 @@ impl Capsules {
         best
     }
 
-    /// A T-pose stick human, about 0.9 tall, facing +Z, its left at −X, feet at y ≈ 0.05.
+    /// A T-pose stick human, about 0.9 tall, facing +Z, its left at +X, feet at y ≈ 0.05.
     pub fn human() -> Self {
         let p = |x: f64, y: f64, z: f64| P3::new(x, y, z);
         let mut segs = vec![

@@ -4,7 +4,8 @@
 //! it reads a [`Rig`](crate::rig::Rig) (joints in the mesh frame) and produces a [`Motion`].
 //!
 //! Frames: the **mesh frame** is the rig's (rig.json); the **character frame** is the template's
-//! (+X the side of the template's `Right*` joints, +Y up, +Z forward; right-handed). A
+//! (+X the side of the template's `Left*` joints, the character's left = up × forward; +Y up,
+//! +Z forward; right-handed). A
 //! [`CharacterFrame`] maps one onto the other; clips are converted through it so that neither the
 //! mesh's axes nor the clip's matter.
 

@@ -1,6 +1,6 @@
 //! Built-in cycles that need no file: walk in place, wave, squat (human roles) and trot
 //! (quadruped roles). Each is a list of joint roles (template joint names) with a local rotation
-//! per phase, written in the **character frame** (+X toward the template's `Right*` joints, +Y up,
+//! per phase, written in the **character frame** (+X toward the template's `Left*` joints: the character's left, +Y up,
 //! +Z forward), so the same cycle plays on any rig of the template whatever its mesh axes. Roles a
 //! rig lacks are skipped. After posing, each frame is planted: the lowest joint rests on the rest
 //! pose's floor, so feet neither sink nor float.
@@ -108,12 +108,13 @@ fn wave(phi: f64) -> Vec<(&'static str, UnitQuaternion<f64>)> {
         .min(4.0 - phi / TAU * 4.0)
         .max(0.0);
     vec![
-        ("RightArm", roll(110.0 * lift)),
+        // The right arm is on −X: a negative roll raises it.
+        ("RightArm", roll(-110.0 * lift)),
         (
             "RightForeArm",
-            roll(lift * (20.0 + 30.0 * (3.0 * phi).sin())),
+            roll(-lift * (20.0 + 30.0 * (3.0 * phi).sin())),
         ),
-        ("Head", roll(-5.0 * lift)),
+        ("Head", roll(5.0 * lift)),
     ]
 }
 

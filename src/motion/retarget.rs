@@ -15,8 +15,8 @@
 //!    measured from the clip's floor (lowest joint over the clip) and placed on our floor (lowest
 //!    rest joint); a frame whose lowest joint would go below our floor is lifted onto it.
 //!
-//! If the clip's `Left*` joints sit on the other side of the character from ours (BVH files and
-//! Pinocchio's template disagree on this), the sides are swapped so each mesh leg gets the motion
+//! If the clip's `Left*` joints sit on the other side of the character from ours (an artist rig or
+//! clip named from the viewer's side, as Pinocchio's own skeletons are), the sides are swapped so each mesh leg gets the motion
 //! of the leg on the same side. Step 5 (the root and the floor) is in `root.rs`.
 
 use std::collections::HashMap;

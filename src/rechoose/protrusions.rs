@@ -209,19 +209,19 @@ mod tests {
         let skel = load_template("human").unwrap();
         let red = Reduced::new(&skel);
         let limbs: Vec<usize> = (1..red.len()).filter(|k| red.joints[*k].leaf).collect();
-        // A short arm held forward on the character's left (template −X), high up: its direction
+        // A short arm held forward on the character's right (template −X), high up: its direction
         // is closer to the head's than to the template's sideways arm, but it is off the midplane.
-        let left_arm = tip(V3::new(-0.52, 0.82, 0.23), false);
-        let right_arm = tip(V3::new(0.52, 0.80, 0.30), false);
-        let got = assign(&red, &limbs, &[left_arm, right_arm]);
+        let right_arm = tip(V3::new(-0.52, 0.82, 0.23), false);
+        let left_arm = tip(V3::new(0.52, 0.80, 0.30), false);
+        let got = assign(&red, &limbs, &[right_arm, left_arm]);
         let names: Vec<(String, usize)> = got
             .iter()
             .map(|(k, i)| (end_of(&red, &skel, *k), *i))
             .collect();
-        assert!(names.contains(&("LeftHand_End".into(), 0)), "{names:?}");
-        assert!(names.contains(&("RightHand_End".into(), 1)), "{names:?}");
+        assert!(names.contains(&("RightHand_End".into(), 0)), "{names:?}");
+        assert!(names.contains(&("LeftHand_End".into(), 1)), "{names:?}");
         assert_eq!(names.len(), 2, "{names:?}");
-        // A tip on the midplane above the body is the head's; one straight down on the left a leg's.
+        // A tip on the midplane above the body is the head's; one straight down on the right a leg's.
         let got = assign(
             &red,
             &limbs,
@@ -230,13 +230,13 @@ mod tests {
         let names: Vec<String> = got.iter().map(|(k, _)| end_of(&red, &skel, *k)).collect();
         assert_eq!(names.len(), 2, "{names:?}");
         assert!(names.iter().any(|n| n.starts_with("HeadTop")), "{names:?}");
-        assert!(names.iter().any(|n| n == "LeftToe_End"), "{names:?}");
+        assert!(names.iter().any(|n| n == "RightToe_End"), "{names:?}");
         // Nothing points backwards and up in the human template within 90°… except the head;
-        // a tip pointing straight back on the right side is not a left limb's.
+        // a tip pointing straight back on the left side is not a right limb's.
         let got = assign(&red, &limbs, &[tip(V3::new(0.3, 0.0, -1.0), false)]);
         assert!(
             got.iter()
-                .all(|(k, _)| !end_of(&red, &skel, *k).starts_with("Left")),
+                .all(|(k, _)| !end_of(&red, &skel, *k).starts_with("Right")),
             "{got:?}"
         );
     }

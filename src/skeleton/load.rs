@@ -12,7 +12,7 @@
 //!   - { name: Tail, parent: Hips, position: [0, 0, -0.6], optional: true }   # the shape may lack it
 //! ```
 //!
-//! Positions are in the template frame (+Y up, facing +Z, the character's left at −X). Joints may be
+//! Positions are in the template frame (+Y up, facing +Z, the character's left at +X). Joints may be
 //! listed in any order; the loader reorders them parent-first. Errors name the file, line and column.
 
 use std::collections::HashMap;

@@ -1,7 +1,7 @@
 //! Skeleton templates (YAML in `skeletons/`, built-ins compiled in).
 //!
 //! A template is a tree of named joints with rest positions in the **template frame** (+Y up, facing +Z,
-//! the character's left at −X; Baran & Popović 2007 §3, docs/algorithms.md#frames) and the attributes the discrete penalties need:
+//! the character's left at +X; Baran & Popović 2007 §3, docs/algorithms.md#frames) and the attributes the discrete penalties need:
 //! `symmetric` partner (SymPF), `foot` (FootPF), `fat` (candidate restriction, docs/algorithms.md#candidates) and `end` (end markers
 //! that own no vertices). The YAML schema is documented in [`load`] and in each built-in file's header.
 
@@ -18,8 +18,8 @@ use crate::geom::{JointId, P3};
 
 /// A skeleton template. Joints are stored parent-first (`parent < index`).
 ///
-/// Rest positions are in the **template frame**: +Y up, facing +Z, the character's left at −X
-/// (Pinocchio's convention). Only bone vectors matter to the embedding, not absolute position or scale.
+/// Rest positions are in the **template frame**: +Y up, facing +Z, the character's left at +X
+/// (the glTF/BVH/Mixamo naming; Pinocchio's own skeletons mirror it). Only bone vectors matter to the embedding, not absolute position or scale.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Skeleton {
     /// Template name (`human`, `quadruped`, … or the file stem).
@@ -177,7 +177,7 @@ mod tests {
     }
 
     #[test]
-    fn human_has_mixamo_names_and_left_at_minus_x() {
+    fn human_has_mixamo_names_and_left_at_plus_x() {
         let s = load_template("human").unwrap();
         for n in [
             "Hips",
@@ -202,8 +202,9 @@ mod tests {
         ] {
             assert!(s.find(n).is_some(), "{n}");
         }
+        // The character's own left: +X when it faces +Z with +Y up (glTF, BVH, Mixamo).
         let l = s.find("LeftHand").unwrap();
-        assert!(s.joints[l.0].rest.x < 0.0);
+        assert!(s.joints[l.0].rest.x > 0.0);
         // Every non-end leaf would own no bone: all leaves must be end markers.
         let ch = s.children();
         for (i, j) in s.joints.iter().enumerate() {

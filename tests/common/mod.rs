@@ -143,7 +143,7 @@ pub fn arm_into_ear(
     side: &str,
 ) -> [(String, geppetto::geom::P3); 3] {
     use geppetto::geom::V3;
-    let sx = if side == "Left" { -1.0 } else { 1.0 };
+    let sx = if side == "Right" { -1.0 } else { 1.0 };
     let shoulder = c.joint(&format!("{side}Arm")).expect("shoulder");
     let head = c.joint("Head").expect("head");
     let ear = head + V3::new(sx * (0.06 + 0.22), 0.1 - 0.26 * 0.8, 0.0);

@@ -97,7 +97,7 @@ impl EmptyPart {
     }
 }
 
-/// Plain words for a template-frame direction (+Y up, +Z front, the character's left at −X).
+/// Plain words for a template-frame direction (+Y up, +Z front, the character's left at +X).
 pub fn direction_words(d: &V3) -> String {
     let d = d.normalize();
     let mut words = Vec::new();
@@ -106,7 +106,7 @@ pub fn direction_words(d: &V3) -> String {
     for (c, pos, neg) in [
         (d.y, "upper", "lower"),
         (d.z, "front", "back"),
-        (-d.x, "left", "right"),
+        (d.x, "left", "right"),
     ] {
         if c > LEAN {
             words.push(pos);
