@@ -66,8 +66,9 @@ pub fn leave(app: &mut App, quit: bool) -> Vec<Effect> {
         } else {
             "press E again to leave"
         };
+        let them = if n == 1 { "it" } else { "them" };
         let n = crate::util::count(n, "unsaved edit", "unsaved edits");
-        app.message = Some(format!("{n}: w saves them; {again} without saving"));
+        app.message = Some(format!("{n}: w saves {them}; {again} without saving"));
         return Vec::new();
     }
     let Some(e) = app.edit.take() else {
@@ -265,8 +266,12 @@ fn set_rig(e: &mut EditState, rig: Arc<Rig>) {
 pub fn outcome_line(o: &EditOutcome) -> String {
     let how = if o.global { "global" } else { "local" };
     format!(
-        "{}: {how} re-solve of {} of {} vertices, {} weight column(s), {:.1} ms",
-        o.op, o.region, o.vertices, o.columns, o.total_ms
+        "{}: {how} re-solve of {} of {} vertices, {}, {:.1} ms",
+        o.op,
+        o.region,
+        o.vertices,
+        crate::util::count(o.columns, "weight column", "weight columns"),
+        o.total_ms
     )
 }
 
