@@ -125,12 +125,7 @@ fn obj_with_uvs_normals_and_textured_mtl_round_trips() {
     // Materials: textured skin, blended blue cloth; the image is embedded byte for byte.
     let m = &j["materials"];
     assert_eq!(m[0]["name"], "skin");
-    let t = m[0]["pbrMetallicRoughness"]["baseColorTexture"]["index"]
-        .as_u64()
-        .unwrap();
-    let img = j["textures"][t as usize]["source"].as_u64().unwrap();
-    let view = j["images"][img as usize]["bufferView"].as_u64().unwrap();
-    assert_eq!(source_support::view_bytes(&j, &bin, view), &tex[..]);
+    assert_eq!(source_support::base_color_image(&j, &bin, &m[0]), &tex[..]);
     assert_eq!(m[1]["alphaMode"], "BLEND");
     assert_eq!(
         m[1]["pbrMetallicRoughness"]["baseColorFactor"],
@@ -160,12 +155,10 @@ fn an_mtl_and_a_texture_with_spaces_in_their_names_are_kept() {
     let (j, bin, loaded) = rig_and_check(&input, dir.path());
     let w = &loaded.source.as_ref().unwrap().warnings;
     assert!(w.is_empty(), "{w:?}");
-    let t = j["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["index"]
-        .as_u64()
-        .expect("textured material");
-    let img = j["textures"][t as usize]["source"].as_u64().unwrap();
-    let view = j["images"][img as usize]["bufferView"].as_u64().unwrap();
-    assert_eq!(source_support::view_bytes(&j, &bin, view), &tex[..]);
+    assert_eq!(
+        source_support::base_color_image(&j, &bin, &j["materials"][0]),
+        &tex[..]
+    );
 }
 
 #[test]
@@ -372,12 +365,7 @@ fn fbx_textured_becomes_a_textured_skinned_glb() {
     assert_eq!(n, 4 * 14);
     let m = &j["materials"][p["material"].as_u64().unwrap() as usize];
     assert_eq!(m["name"], "skin");
-    let t = m["pbrMetallicRoughness"]["baseColorTexture"]["index"]
-        .as_u64()
-        .expect("texture");
-    let img = j["textures"][t as usize]["source"].as_u64().unwrap();
-    let view = j["images"][img as usize]["bufferView"].as_u64().unwrap();
-    assert_eq!(source_support::view_bytes(&j, &bin, view), &tex[..]);
+    assert_eq!(source_support::base_color_image(&j, &bin, m), &tex[..]);
 }
 
 #[test]
@@ -520,10 +508,8 @@ fn a_textured_obj_given_by_a_relative_path_keeps_its_texture() {
     assert!(run.status.success(), "{stderr}");
     assert!(!stderr.contains("not found"), "{stderr}");
     let (j, bin) = split_glb(&std::fs::read(dir.path().join("out/hero.glb")).unwrap());
-    let t = j["materials"][0]["pbrMetallicRoughness"]["baseColorTexture"]["index"]
-        .as_u64()
-        .expect("textured material");
-    let img = j["textures"][t as usize]["source"].as_u64().unwrap();
-    let view = j["images"][img as usize]["bufferView"].as_u64().unwrap();
-    assert_eq!(source_support::view_bytes(&j, &bin, view), &tex[..]);
+    assert_eq!(
+        source_support::base_color_image(&j, &bin, &j["materials"][0]),
+        &tex[..]
+    );
 }

@@ -39,6 +39,16 @@ pub fn view_bytes<'a>(json: &Value, bin: &'a [u8], view: u64) -> &'a [u8] {
     &bin[off..off + len]
 }
 
+/// The embedded image bytes of material `m`'s base colour texture (panics if it has none).
+pub fn base_color_image<'a>(json: &Value, bin: &'a [u8], m: &Value) -> &'a [u8] {
+    let t = m["pbrMetallicRoughness"]["baseColorTexture"]["index"]
+        .as_u64()
+        .expect("textured material");
+    let img = json["textures"][t as usize]["source"].as_u64().unwrap();
+    let view = json["images"][img as usize]["bufferView"].as_u64().unwrap();
+    view_bytes(json, bin, view)
+}
+
 /// Bytes per element of an accessor.
 fn element_size(acc: &Value) -> usize {
     let comp = match acc["componentType"].as_u64().unwrap() {
