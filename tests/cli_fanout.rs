@@ -159,3 +159,35 @@ fn bad_list_lines_and_shards_are_usage_errors() {
     }
     assert!(!out.exists(), "a usage error wrote outputs");
 }
+
+/// A shard that gets no mesh (more tasks than meshes) succeeds, writes nothing and says so: a
+/// task that printed nothing looked like one that never ran.
+#[test]
+fn an_empty_shard_says_it_has_nothing_to_rig() {
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = dir.path().join("hero.obj");
+    std::fs::write(
+        &mesh,
+        geppetto::mesh::write::obj_string(&geppetto::demo::humanoid(1).mesh),
+    )
+    .unwrap();
+    let list = dir.path().join("one.txt");
+    std::fs::write(&list, "hero.obj\n").unwrap();
+    let out = dir.path().join("out");
+    let o = geppetto(&[
+        "rig".as_ref(),
+        "--list".as_ref(),
+        list.as_os_str(),
+        "--shard".as_ref(),
+        "1/2".as_ref(),
+        "--out".as_ref(),
+        out.as_os_str(),
+    ]);
+    ok(&o);
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("shard 1/2") && err.contains("1 input") && err.contains("nothing to rig"),
+        "{err}"
+    );
+    assert!(files(&out).is_empty(), "an empty shard wrote outputs");
+}

@@ -155,6 +155,9 @@ fn an_mtl_and_a_texture_with_spaces_in_their_names_are_kept() {
     let (j, bin, loaded) = rig_and_check(&input, dir.path());
     let w = &loaded.source.as_ref().unwrap().warnings;
     assert!(w.is_empty(), "{w:?}");
+    // The image is named by its file alone: the GLB does not carry the folders of the machine
+    // that rigged it (the mesh was given by an absolute path).
+    assert_eq!(j["images"][0]["name"], "skin tone.png");
     assert_eq!(
         source_support::base_color_image(&j, &bin, &j["materials"][0]),
         &tex[..]

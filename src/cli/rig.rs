@@ -229,7 +229,19 @@ fn inputs(args: &RigArgs) -> anyhow::Result<Option<(Vec<PathBuf>, PathBuf)>> {
     let root = naming::common_root(&all);
     let mine = match args.shard.as_deref().map(Shard::parse) {
         None => all,
-        Some(Ok(shard)) => shard.select(&all),
+        Some(Ok(shard)) => {
+            let mine = shard.select(&all);
+            if mine.is_empty() {
+                // Not an error (a scheduler may run more tasks than there are meshes), but a
+                // task that prints nothing looks like one that did not run.
+                eprintln!(
+                    "shard {}: none of the {} falls to this shard; nothing to rig",
+                    args.shard.as_deref().unwrap_or_default(),
+                    crate::util::count(all.len(), "input", "inputs")
+                );
+            }
+            mine
+        }
         Some(Err(e)) => {
             eprintln!("error: {e}");
             return Ok(None);

@@ -158,9 +158,10 @@ impl SourceDocument {
 }
 
 impl SourceDocument {
-    /// A texture over embedded image `bytes` (named `name`), with one shared default sampler
-    /// (linear filtering, repeat). `None`, with a warning naming `name`, if the bytes are not a
-    /// PNG or JPEG image (the formats glTF viewers must read).
+    /// A texture over embedded image `bytes` (from file `name`), with one shared default sampler
+    /// (linear filtering, repeat). The image is named by the file's name alone: a path would carry
+    /// the rigging machine's folders into the GLB. `None`, with a warning naming `name`, if the
+    /// bytes are not a PNG or JPEG image (the formats glTF viewers must read).
     pub(crate) fn texture_from_bytes(&mut self, bytes: &[u8], name: &str) -> Option<usize> {
         let Some(mime) = sniff_mime(bytes) else {
             self.warnings.push(format!(
@@ -171,7 +172,9 @@ impl SourceDocument {
         if self.json.get("samplers").is_none() {
             self.push("samplers", json!({"magFilter": 9729, "minFilter": 9987}));
         }
-        let image = self.image(bytes, mime, name);
+        let file = name.replace('\\', "/");
+        let file = file.rsplit('/').next().unwrap_or(name);
+        let image = self.image(bytes, mime, file);
         Some(self.push("textures", json!({"sampler": 0, "source": image})))
     }
 
