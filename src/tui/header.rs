@@ -51,12 +51,13 @@ pub fn header_text(
         || root.display().to_string(),
         |n| n.to_string_lossy().into_owned(),
     );
-    let long = format!(
-        "{assets}: {ok} ok, {low} low confidence, {failed} failed, {running} running, {queued} queued{empty}"
-    );
-    let short = format!(
-        "{assets}: {ok} ok, {low} low, {failed} failed, {running} running, {queued} queued{empty}"
-    );
+    // The long and short wordings differ only in how the low-confidence count is named.
+    let line = |low_word: &str| {
+        format!(
+            "{assets}: {ok} ok, {low} {low_word}, {failed} failed, {running} running, {queued} queued{empty}"
+        )
+    };
+    let (long, short) = (line("low confidence"), line("low"));
     let forms = [
         format!(
             " geppetto watch {} │ {long} │ images: {protocol}",
