@@ -215,3 +215,33 @@ fn a_bad_settings_file_is_a_usage_error_naming_the_file_and_line() {
         "{err}"
     );
 }
+
+/// A later run with another `--out` finds the first run's outputs inside the watched folder
+/// (`DIR/rigged/*.glb`): they are Geppetto's own files, reported once and not rigged again as
+/// new assets (qa6's finding: the second run listed and rigged `rigged/one.glb`).
+#[test]
+fn an_earlier_runs_outputs_in_the_folder_are_not_rigged_again() {
+    let dir = tempfile::tempdir().unwrap();
+    let assets = dir.path().join("assets");
+    std::fs::create_dir(&assets).unwrap();
+    write_figure(&assets.join("one.obj"));
+    let (first, text) = watch_once(&assets, &["--workers", "1"]);
+    assert!(first.status.success(), "{text}");
+    assert!(assets.join("rigged/one.glb").is_file());
+    let elsewhere = dir.path().join("elsewhere");
+    let elsewhere_arg = elsewhere.to_str().unwrap();
+    let (second, text) = watch_once(&assets, &["--workers", "1", "--out", elsewhere_arg]);
+    assert!(second.status.success(), "{text}");
+    assert!(
+        text.contains("skipped: rigged/one.glb (written by geppetto "),
+        "the old output is not reported as ours:\n{text}"
+    );
+    assert!(text.contains("scan: 1 mesh in"), "{text}");
+    assert!(!text.contains("rigging: rigged/one.glb"), "{text}");
+    assert!(elsewhere.join("one.glb").is_file());
+    assert!(
+        !elsewhere.join("rigged").exists(),
+        "the old outputs were rigged again into {}",
+        elsewhere.display()
+    );
+}

@@ -227,6 +227,15 @@ fn gltf_two_primitives_two_materials_morph_target_round_trip() {
         j["meshes"][0]["weights"],
         input_json["meshes"][0]["weights"]
     );
+    // We wrote it (the watcher skips files that say so), and the source's writer is still named.
+    let generator = j["asset"]["generator"].as_str().unwrap();
+    assert!(generator.starts_with("geppetto "), "{generator}");
+    if let Some(before) = input_json["asset"]["generator"].as_str() {
+        assert!(
+            generator.ends_with(&format!("(from {before})")),
+            "{generator}"
+        );
+    }
     // The external image is now embedded.
     assert!(j["images"][0].get("uri").is_none());
     let v = j["images"][0]["bufferView"].as_u64().unwrap();

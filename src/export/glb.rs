@@ -104,7 +104,11 @@ impl Builder {
     fn new() -> Self {
         let mut root = json::Root {
             asset: json::Asset {
-                generator: Some(format!("geppetto {}", env!("CARGO_PKG_VERSION"))),
+                generator: Some(format!(
+                    "{}{}",
+                    crate::mesh::load::ours::GENERATOR_PREFIX,
+                    env!("CARGO_PKG_VERSION")
+                )),
                 version: "2.0".into(),
                 ..Default::default()
             },

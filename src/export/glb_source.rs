@@ -14,7 +14,8 @@
 //!   exactly the node's world transform — the mesh renders where it did;
 //! * a mesh instanced by several nodes is copied per node (each instance has its own weights);
 //! * accessors and buffer views nothing refers to any more are dropped (unless an extension this
-//!   writer does not know might refer to them).
+//!   writer does not know might refer to them);
+//! * `asset.generator` names us, then the source's writer.
 
 use std::collections::{BTreeMap, BTreeSet};
 
@@ -26,6 +27,7 @@ use super::glb_bin::{container, influence_bytes};
 use super::glb_gc::collect_garbage;
 use super::glb_nodes::{indices, node_parents, node_worlds};
 use super::glb_prune::prune_nodes;
+use crate::mesh::load::ours::GENERATOR_PREFIX;
 use crate::mesh::load::source::{SourceDocument, ARRAY_BUFFER, FLOAT, UNSIGNED_SHORT};
 use crate::rig::{RigJoint, SkinTable};
 
@@ -85,11 +87,28 @@ pub fn source_glb_bytes(
         bind_meshes(&mut doc, &prims, &worlds, &joint_nodes, skin);
     }
     collect_garbage(&mut doc);
+    sign(&mut doc.json);
     let len = doc.bin.len();
     doc.root_object()
         .insert("buffers".into(), json!([{ "byteLength": len }]));
     let js = serde_json::to_vec(&doc.json).map_err(|e| GlbError::Json(e.to_string()))?;
     container(js, doc.bin)
+}
+
+/// Name us as the file's writer in `asset.generator` (the glTF spec's "tool that generated this
+/// model"), keeping the source's own writer in brackets: the watcher tells an earlier run's
+/// outputs from source meshes by this mark ([`crate::mesh::load::ours`]).
+fn sign(json: &mut Value) {
+    let ours = format!("{GENERATOR_PREFIX}{}", env!("CARGO_PKG_VERSION"));
+    let before = json["asset"]["generator"].as_str().unwrap_or_default();
+    let generator = if before.is_empty() || before.starts_with(GENERATOR_PREFIX) {
+        ours
+    } else {
+        format!("{ours} (from {before})")
+    };
+    if let Some(asset) = json.get_mut("asset").and_then(Value::as_object_mut) {
+        asset.insert("generator".into(), json!(generator));
+    }
 }
 
 /// Remove every skin, the nodes' references to them and every `JOINTS_n`/`WEIGHTS_n`

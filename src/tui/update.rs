@@ -79,6 +79,13 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
             vec![Effect::Cancel(path)]
         }
         FsChange::Removed(path) => on_removed(app, path),
+        FsChange::Output { path, generator } => {
+            app.push_log(format!(
+                "skipped: {} (written by {generator}: an earlier run's output, not a source mesh)",
+                app.rel(&path)
+            ));
+            Vec::new()
+        }
         FsChange::HintsChanged { mesh, text } => on_hints_changed(app, mesh, text),
         FsChange::ScanDone(meshes) => {
             for m in &meshes {

@@ -51,6 +51,14 @@ pub enum FsChange {
         /// Its stat now.
         stat: Option<Stat>,
     },
+    /// A mesh-named file is one of Geppetto's own outputs (an earlier run's `--out` inside the
+    /// watched folder): not rigged; reported once until it changes into something else.
+    Output {
+        /// The file.
+        path: PathBuf,
+        /// Its `asset.generator`, e.g. `geppetto 0.1.0`.
+        generator: String,
+    },
     /// The initial scan finished; these meshes were found.
     ScanDone(Vec<PathBuf>),
     /// A watcher problem (inotify limits, unreadable folder); the watcher keeps running.

@@ -3,6 +3,7 @@
 //! folders (notify 8.2's inotify backend misses files created inside a brand-new subfolder), and
 //! reports [`FsChange`]s through a callback.
 
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
@@ -15,7 +16,8 @@ use notify::{EventKind, PollWatcher, RecursiveMode};
 use notify_debouncer_full::{new_debouncer, new_debouncer_opt, DebounceEventResult, NoCache};
 
 use super::config::WatchSettings;
-use super::ingest::{FsChange, Ingest, Stat};
+use super::ingest::{Class, FsChange, Ingest, Stat};
+use crate::mesh::load::ours::geppetto_output;
 
 /// Receives changes; called on the watcher thread.
 pub type Sink = Box<dyn Fn(FsChange) + Send>;
@@ -150,9 +152,10 @@ fn run(
         settings.globs.clone(),
         settings.settle,
     );
+    let mut outputs = Outputs::default();
     let scan_now = Instant::now();
     for path in walk(&settings.root, &settings.out_dir) {
-        emit(sink, ingest.touch(&path, Stat::of(&path), scan_now));
+        outputs.offer(&mut ingest, &path, scan_now, sink);
     }
     sink(FsChange::ScanDone(ingest.meshes()));
     let tick = (settings.settle / 5).clamp(Duration::from_millis(20), Duration::from_millis(200));
@@ -168,7 +171,7 @@ fn run(
                     }
                     if ev.need_rescan() {
                         for p in walk(&settings.root, &settings.out_dir) {
-                            emit(sink, ingest.touch(&p, Stat::of(&p), now));
+                            outputs.offer(&mut ingest, &p, now, sink);
                         }
                     }
                     // A folder is walked only when it appears (created or renamed into place).
@@ -177,7 +180,15 @@ fn run(
                         EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
                     );
                     for path in &ev.paths {
-                        touch_path(&mut ingest, settings, path, appeared, now, sink);
+                        touch_path(
+                            &mut ingest,
+                            &mut outputs,
+                            settings,
+                            path,
+                            appeared,
+                            now,
+                            sink,
+                        );
                     }
                 }
             }
@@ -203,9 +214,10 @@ fn emit(sink: &Sink, changes: Vec<FsChange>) {
     }
 }
 
-/// One event path: a folder (new, or renamed into place) is walked; a file is touched.
+/// One event path: a folder (new, or renamed into place) is walked; a file is offered.
 fn touch_path(
     ingest: &mut Ingest,
+    outputs: &mut Outputs,
     settings: &WatchSettings,
     path: &Path,
     appeared: bool,
@@ -217,14 +229,48 @@ fn touch_path(
             return;
         }
         for p in walk(path, &settings.out_dir) {
-            emit(sink, ingest.touch(&p, Stat::of(&p), now));
+            outputs.offer(ingest, &p, now, sink);
         }
     } else {
-        let stat = Stat::of(path);
-        if stat.is_none() && !path.exists() {
+        if Stat::of(path).is_none() && !path.exists() {
             emit(sink, ingest.vanished_under(path));
         }
-        emit(sink, ingest.touch(path, stat, now));
+        outputs.offer(ingest, path, now, sink);
+    }
+}
+
+/// Files of ours found in the watched folder (an earlier run's outputs, written there because its
+/// `--out` differed from this run's): the mesh-named ones are kept away from the [`Ingest`], so
+/// they are neither listed nor rigged, and each is reported once.
+#[derive(Default)]
+struct Outputs {
+    reported: BTreeSet<PathBuf>,
+}
+
+impl Outputs {
+    /// Hand `path` to the ingest unless it is a mesh-named file Geppetto wrote. The check reads the
+    /// file's glTF header (I/O, so it lives here and not in the ingest); our outputs appear whole
+    /// (written to a temporary file and renamed), so a half-written file is never mistaken.
+    fn offer(&mut self, ingest: &mut Ingest, path: &Path, now: Instant, sink: &Sink) {
+        let stat = Stat::of(path);
+        let ours = match (ingest.classify(path), stat) {
+            (Class::Mesh, Some(_)) => geppetto_output(path),
+            _ => None,
+        };
+        match ours {
+            Some(generator) => {
+                if self.reported.insert(path.to_path_buf()) {
+                    sink(FsChange::Output {
+                        path: path.to_path_buf(),
+                        generator,
+                    });
+                }
+            }
+            None => {
+                self.reported.remove(path);
+                emit(sink, ingest.touch(path, stat, now));
+            }
+        }
     }
 }
 

@@ -194,7 +194,7 @@ fn tetra(c: [f32; 3], r: f32) -> (Vec<f32>, Vec<f32>, Vec<f32>, Vec<u16>) {
 /// morph target. Returns its path.
 pub fn two_primitive_gltf(dir: &Path) -> PathBuf {
     let mut json = json!({
-        "asset": {"version": "2.0", "generator": "geppetto test"},
+        "asset": {"version": "2.0", "generator": "a test exporter 1.0"},
         "scene": 0,
         "scenes": [{"nodes": [0]}],
         "nodes": [

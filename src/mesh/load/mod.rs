@@ -15,6 +15,7 @@ mod number;
 mod obj;
 mod obj_source;
 mod off;
+pub mod ours;
 mod ply;
 mod polygon;
 pub mod source;

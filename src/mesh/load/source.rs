@@ -62,7 +62,7 @@ impl SourceDocument {
     pub(crate) fn new_document() -> Self {
         Self {
             json: json!({
-                "asset": {"version": "2.0", "generator": format!("geppetto {}", env!("CARGO_PKG_VERSION"))}
+                "asset": {"version": "2.0", "generator": format!("{}{}", super::ours::GENERATOR_PREFIX, env!("CARGO_PKG_VERSION"))}
             }),
             ..Self::default()
         }
