@@ -15,10 +15,20 @@
 //! "main" body and no size threshold: a one-shell character's body spans many joints.
 //! Props that see no bone at all are rigid already: they follow the body part they touch
 //! ([`super::props`]).
+//!
+//! A second rule needs no share: a **closed convex shell with no bending joint inside** is a
+//! rigid part whatever the blend says (figures built from boxes or capsules, one per body part:
+//! Minetest-style game characters, a robot's limb segment). Convex geometry has no modelled
+//! articulation, and when no joint with bones on both sides lies strictly inside the shell the
+//! skeleton does not bend it either, so any blend across it only comes from bones *near* it
+//! (heat crossing welded corners, a leaf joint's virtual segment leaving the part sideways).
+//! The artist binds such a piece to one bone (Bharaj et al. 2012 §7); here it follows the joint
+//! that lies inside it, else the one carrying most of it. A shell that is not convex (a body), or that holds a bending joint (a
+//! capsule arm with its elbow inside), keeps the share rule.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 
-use crate::geom::P3;
+use crate::geom::{Aabb, P3, V3};
 
 /// Share of one joint (area-weighted mean weight over the shell) from which a shell is a rigid
 /// part. At 0.9 the other joints together move at most a tenth of the shell: the blend is then a
@@ -54,6 +64,178 @@ pub fn dominant_joint(
         .map(|(j, s)| (j, s / total))
         .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
     (s >= threshold).then_some((j, s))
+}
+
+/// Relative tolerance of the convexity and inside tests, as a fraction of the shell's box
+/// diagonal: the rounding of exported coordinates (files round to 1e-4–1e-6 of the model's size),
+/// far below any bend a modeller makes, and a joint this close to a face is on it.
+pub const CONVEX_TOLERANCE: f64 = 1e-3;
+
+/// A joint as the bending test sees it: position (normalized frame), whether it has a parent
+/// bone and a child bone.
+#[derive(Clone, Copy, Debug)]
+pub struct JointSides {
+    /// Position, normalized frame.
+    pub at: P3,
+    /// A bone from a parent ends here.
+    pub parent: bool,
+    /// A bone to a child starts here.
+    pub child: bool,
+}
+
+/// The joints of a rig (positions already in the normalized frame) with their bone sides.
+pub fn joint_sides(points: &[P3], parents: &[Option<usize>]) -> Vec<JointSides> {
+    let mut child = vec![false; points.len()];
+    for p in parents.iter().flatten() {
+        if let Some(c) = child.get_mut(*p) {
+            *c = true;
+        }
+    }
+    points
+        .iter()
+        .zip(parents)
+        .zip(child)
+        .map(|((&at, p), child)| JointSides {
+            at,
+            parent: p.is_some(),
+            child,
+        })
+        .collect()
+}
+
+/// A closed convex shell with no bending joint inside ([`convex_part`]).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct ConvexPart {
+    /// The joint lying deepest strictly inside the shell, if any (only leaves and roots can: a
+    /// joint with bones on both sides inside would bend it). A leaf inside a convex piece is the
+    /// piece's own joint (an eye in its eyeball, a box limb's joint in its box), whatever share
+    /// the diffused weights gave the bones passing near it.
+    pub inside: Option<u32>,
+}
+
+/// The closed shell `tris` (welded indices into `positions`, outward) as a rigid part, if it is
+/// convex and no joint with a parent and a child bone lies strictly inside it (see the module
+/// notes). Convexity is checked at every edge (the far vertex of each neighbouring triangle on
+/// or behind the triangle's plane): a closed surface convex at every edge is convex.
+pub fn convex_part(
+    tris: &[[u32; 3]],
+    positions: &[P3],
+    joints: &[JointSides],
+) -> Option<ConvexPart> {
+    let planes = planes(tris, positions)?;
+    let pts: Vec<P3> = tris
+        .iter()
+        .flatten()
+        .filter_map(|&v| positions.get(v as usize).copied())
+        .collect();
+    let tol = CONVEX_TOLERANCE * Aabb::of_points(&pts).extent().norm();
+    // A convex body holds the mean of its corners: a face with that mean in front of it rejects
+    // most bodies at once, before the edge map is built.
+    let mean = pts.iter().fold(V3::zeros(), |s, p| s + p.coords) / pts.len().max(1) as f64;
+    let mean = P3::from(mean);
+    if planes.iter().any(|pl| pl.height(&mean) > tol)
+        || !convex_edges(tris, positions, &planes, tol)
+    {
+        return None;
+    }
+    // Depth of each joint strictly inside (beyond the tolerance from every face).
+    let depth = |at: &P3| {
+        let d = planes
+            .iter()
+            .map(|pl| -pl.height(at))
+            .fold(f64::INFINITY, f64::min);
+        (d > tol).then_some(d)
+    };
+    let inside: Vec<(u32, f64)> = joints
+        .iter()
+        .enumerate()
+        .filter_map(|(j, s)| depth(&s.at).map(|d| (j as u32, d)))
+        .collect();
+    if inside.iter().any(|&(j, _)| {
+        let s = joints[j as usize];
+        s.parent && s.child
+    }) {
+        return None;
+    }
+    let inside = inside
+        .into_iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))
+        .map(|(j, _)| j);
+    Some(ConvexPart { inside })
+}
+
+/// True if at every edge of `tris` the far vertex of each neighbouring triangle lies at most
+/// `tol` above the other's plane (and every edge has exactly two triangles).
+fn convex_edges(tris: &[[u32; 3]], positions: &[P3], planes: &[Plane], tol: f64) -> bool {
+    let mut edges: HashMap<(u32, u32), Vec<usize>> = HashMap::new();
+    for (t, tri) in tris.iter().enumerate() {
+        for k in 0..3 {
+            let (a, b) = (tri[k], tri[(k + 1) % 3]);
+            edges.entry((a.min(b), a.max(b))).or_default().push(t);
+        }
+    }
+    let far = |t: usize, e: (u32, u32)| tris[t].into_iter().find(|&v| v != e.0 && v != e.1);
+    edges.iter().all(|(&e, ts)| {
+        let [s, t] = ts[..] else {
+            return false;
+        };
+        [(s, t), (t, s)].iter().all(|&(a, b)| {
+            far(b, e)
+                .and_then(|v| positions.get(v as usize))
+                .is_none_or(|p| planes[a].height(p) <= tol)
+        })
+    })
+}
+
+/// A triangle's plane: unit outward normal and a point; degenerate triangles face nowhere.
+struct Plane {
+    n: V3,
+    at: P3,
+}
+
+impl Plane {
+    /// Signed height of `p` above the plane (outside positive); 0 for a degenerate triangle.
+    fn height(&self, p: &P3) -> f64 {
+        self.n.dot(&(p - self.at))
+    }
+}
+
+/// The plane of every triangle; `None` if an index is out of range or there are no triangles.
+fn planes(tris: &[[u32; 3]], positions: &[P3]) -> Option<Vec<Plane>> {
+    if tris.is_empty() {
+        return None;
+    }
+    tris.iter()
+        .map(|t| {
+            let [a, b, c] = [0, 1, 2].map(|k| positions.get(t[k] as usize).copied());
+            let (a, b, c) = (a?, b?, c?);
+            let n = (b - a).cross(&(c - a));
+            let len = n.norm();
+            let n = if len > f64::MIN_POSITIVE {
+                n / len
+            } else {
+                n * 0.0
+            };
+            Some(Plane { n, at: a })
+        })
+        .collect()
+}
+
+/// The area-weighted mean weight of joint `j` over the shell `verts` (0 without area).
+pub fn joint_share(verts: &[u32], rows: &[Vec<(u32, f64)>], area: &[f64], j: u32) -> f64 {
+    let (mut total, mut of_j) = (0.0, 0.0);
+    for &v in verts {
+        let (Some(row), Some(&a)) = (rows.get(v as usize), area.get(v as usize)) else {
+            continue;
+        };
+        total += a;
+        of_j += a * row.iter().filter(|e| e.0 == j).map(|e| e.1).sum::<f64>();
+    }
+    if total > 0.0 {
+        of_j / total
+    } else {
+        0.0
+    }
 }
 
 /// A third of the area of every triangle around each vertex (the barycentric vertex area), by
@@ -95,5 +277,67 @@ mod tests {
         // The split vertex's area decides.
         let area = vec![1.0, 1.0, 1.0, 9.0];
         assert!(dominant_joint(&verts, &rows, &area, 0.7).is_none());
+    }
+
+    /// A unit box (8 corners, 12 outward triangles) scaled by `sx` along x.
+    fn cuboid(sx: f64) -> (Vec<P3>, Vec<[u32; 3]>) {
+        let pts = (0..8)
+            .map(|k: u32| {
+                P3::new(
+                    sx * f64::from(k & 1),
+                    f64::from(k >> 1 & 1),
+                    f64::from(k >> 2 & 1),
+                )
+            })
+            .collect();
+        let quads = [
+            [0, 4, 6, 2],
+            [1, 3, 7, 5],
+            [0, 1, 5, 4],
+            [2, 6, 7, 3],
+            [0, 2, 3, 1],
+            [4, 5, 7, 6],
+        ];
+        let tris = quads
+            .iter()
+            .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
+            .collect();
+        (pts, tris)
+    }
+
+    fn side(at: [f64; 3], parent: bool, child: bool) -> JointSides {
+        JointSides {
+            at: P3::from(at),
+            parent,
+            child,
+        }
+    }
+
+    #[test]
+    fn a_box_is_a_part_unless_a_bending_joint_is_inside() {
+        let (pts, tris) = cuboid(2.0);
+        // A leaf inside and a root on a face: the leaf is the part's joint.
+        let joints = [
+            side([1.0, 0.0, 0.5], false, true),
+            side([1.5, 0.5, 0.5], true, false),
+        ];
+        let part = convex_part(&tris, &pts, &joints).expect("a box is convex");
+        assert_eq!(part.inside, Some(1));
+        // Nothing inside: no joint of its own.
+        let part = convex_part(&tris, &pts, &joints[..1]).expect("convex");
+        assert_eq!(part.inside, None);
+        // A joint with bones on both sides inside bends it.
+        let bent = [side([1.0, 0.5, 0.5], true, true)];
+        assert!(convex_part(&tris, &pts, &bent).is_none());
+    }
+
+    #[test]
+    fn a_dented_box_is_not_convex() {
+        let (mut pts, tris) = cuboid(1.0);
+        // Push the top corner (1, 1, 1) into the box: the faces around it fold inward.
+        pts[7] = P3::new(0.6, 0.6, 0.6);
+        assert!(convex_part(&tris, &pts, &[]).is_none());
+        let (pts, tris) = cuboid(1.0);
+        assert!(convex_part(&tris, &pts, &[]).is_some());
     }
 }

@@ -60,7 +60,8 @@ pub(super) fn classify_shells(
 }
 
 /// Bind the heat-diffused shells that one joint carries (share ≥ `opts.rigid_share`) rigidly to
-/// it ([`super::parts`]), recording them as [`ShellBinding::Part`] and in one warning.
+/// it, and closed convex shells with no bending joint inside to the joint carrying most of them
+/// ([`super::parts`]), recording them as [`ShellBinding::Part`] and in one warning per rule.
 pub(super) fn bind_parts(
     mesh: &PreparedMesh,
     rows: &mut Rows,
@@ -73,7 +74,8 @@ pub(super) fn bind_parts(
     }
     let shells = shell_vertex_lists(mesh);
     let area = super::parts::vertex_areas(&mesh.positions, &mesh.triangles);
-    let mut bound = Vec::new();
+    let sides = joint_sides(mesh, joints);
+    let (mut by_share, mut by_shape) = (Vec::new(), Vec::new());
     for binding in &mut out.shells {
         let ShellBinding::Heat { shell, vertices } = *binding else {
             continue;
@@ -81,15 +83,31 @@ pub(super) fn bind_parts(
         let Some(verts) = shells.get(shell) else {
             continue;
         };
-        let Some((j, share)) = super::parts::dominant_joint(verts, rows, &area, opts.rigid_share)
+        let part = (opts.rigid_share > 0.0)
+            .then(|| convex_part(mesh, shell, &sides))
+            .flatten();
+        let convex = part.is_some();
+        let threshold = if convex { 0.0 } else { opts.rigid_share };
+        let Some((heat_j, share)) = super::parts::dominant_joint(verts, rows, &area, threshold)
         else {
             continue;
+        };
+        let j = part.and_then(|p| p.inside).unwrap_or(heat_j);
+        let share = if j == heat_j {
+            share
+        } else {
+            super::parts::joint_share(verts, rows, &area, j)
         };
         for &v in verts {
             rows[v as usize] = vec![(j, 1.0)];
         }
         let joint = joint_name(joints, j);
-        bound.push(format!("shell {shell} → {joint}"));
+        let line = format!("shell {shell} → {joint}");
+        if convex && (j != heat_j || share < opts.rigid_share) {
+            by_shape.push(line);
+        } else {
+            by_share.push(line);
+        }
         *binding = ShellBinding::Part {
             shell,
             vertices,
@@ -97,14 +115,45 @@ pub(super) fn bind_parts(
             share,
         };
     }
-    if !bound.is_empty() {
-        out.warnings.push(parts_warning(
-            bound.len(),
+    if !by_share.is_empty() {
+        let w = parts_warning(by_share.len(), shells.len(), opts.rigid_share, &by_share);
+        out.warnings.push(w);
+    }
+    if !by_shape.is_empty() {
+        out.warnings.push(format!(
+            "{} of {} shells are closed and convex with no bending joint inside: rigid parts that \
+             follow the joint inside them, else the one carrying most of their weight: {}",
+            by_shape.len(),
             shells.len(),
-            opts.rigid_share,
-            &bound,
+            summarize(&by_shape)
         ));
     }
+}
+
+/// The joints with their bone sides, normalized frame ([`super::parts::joint_sides`]).
+fn joint_sides(mesh: &PreparedMesh, joints: &[RigJoint]) -> Vec<super::parts::JointSides> {
+    let points: Vec<_> = joints
+        .iter()
+        .map(|j| mesh.normalization.to_normalized(&j.point()))
+        .collect();
+    let parents: Vec<Option<usize>> = joints.iter().map(|j| j.parent).collect();
+    super::parts::joint_sides(&points, &parents)
+}
+
+/// Prepared shell `shell` as a rigid part, if it is closed, convex and holds no bending joint
+/// ([`super::parts::convex_part`]).
+fn convex_part(
+    mesh: &PreparedMesh,
+    shell: usize,
+    sides: &[super::parts::JointSides],
+) -> Option<super::parts::ConvexPart> {
+    let s = mesh.shells.get(shell).filter(|s| s.closed)?;
+    let tris: Vec<[u32; 3]> = s
+        .triangles
+        .iter()
+        .filter_map(|&t| mesh.triangles.get(t as usize).copied())
+        .collect();
+    super::parts::convex_part(&tris, &mesh.positions, sides)
 }
 
 /// The warning for `count` of `total` shells bound as rigid parts. A share of 0 is the many-part
