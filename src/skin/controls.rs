@@ -6,8 +6,8 @@
 //! artist's skeleton often carries joints that do not: a root on the ground with a bone up into
 //! the hips, or a lone node placed beside the character. Such a bone's inside stretch (the part
 //! between the skin and the hips) is as near to the pelvis vertices as the pelvis bones are, so
-//! heat diffusion gives it a share of them, while the artist weights it nothing; posing the root
-//! then moves the hips twice. The rule is the geometric reading of "not part of the body": a joint
+//! heat diffusion gives it a share of them, while the artist weights it nothing: the hips then
+//! follow the root's transform in part instead of the hip joint's. The rule is the geometric reading of "not part of the body": a joint
 //! that lies outside the surface and whose own bones lie mostly outside it (more than half of
 //! each bone's length, sampled along it) is a control. A joint outside with a bone mostly inside
 //! (an arm cut off at the wrist whose root lies past the opening, a fish whose root sits on its
