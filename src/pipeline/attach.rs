@@ -6,7 +6,9 @@
 //! need is computed: load, prepare, the distance field (visibility and leaf extension) only in the
 //! cells the skin reads ([`LazyField`]), then [`crate::skin::skin`]. A discretization of the same mesh already in the pipeline's cache is
 //! reused. Leaf joints that are not end markers own the mesh beyond them through a virtual segment
-//! ([`crate::skin::bones`]); roots outside the mesh and several roots are fine.
+//! ([`crate::skin::bones`]); roots outside the mesh and several roots are fine. Control joints
+//! (outside the mesh with bones mostly outside it, or leaves named as chain-tip markers) are marked
+//! as end markers first and own nothing ([`crate::skin::controls`]).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -88,17 +90,20 @@ impl Pipeline {
                 (prepared, f)
             }
         };
+        let (joints, controls) = field.mark_controls(&prepared, &req.joints);
         let skin = run_stage(progress, Stage::Skin, &mut timings, || {
             let opts = skin_options(&self.config.skin, &prepared);
             field
-                .skin(&prepared, &req.joints, &opts)
+                .skin(&prepared, &joints, &opts)
                 .map_err(|source| RigError::Skin {
                     path: path.clone(),
                     source,
                 })
         })?;
         timings.insert("total".into(), ms_since(t_total));
-        let rig = attached_rig(req, &prepared, source.as_deref(), &skin, timings);
+        let mut rig = attached_rig(req, &prepared, source.as_deref(), &skin, timings);
+        rig.joints = joints;
+        rig.warnings.extend(controls);
         Ok(Attached {
             rig,
             prepared,
@@ -129,6 +134,19 @@ impl Pipeline {
 }
 
 impl Field<'_> {
+    /// `joints` with the skeleton's control joints marked as end markers
+    /// ([`skin::controls`]), and the warning naming them.
+    fn mark_controls(
+        &self,
+        prepared: &PreparedMesh,
+        joints: &[RigJoint],
+    ) -> (Vec<RigJoint>, Option<String>) {
+        match self {
+            Field::Full(f) => skin::controls::mark_controls(joints, prepared, &|p| f.eval(p)),
+            Field::Lazy(f) => skin::controls::mark_controls(joints, prepared, &|p| f.eval(p)),
+        }
+    }
+
     /// The skin of `joints` on `prepared`, reading this field.
     fn skin(
         &self,

@@ -87,7 +87,7 @@ fn ray_triangle(o: &P3, u: &V3, a: &P3, b: &P3, c: &P3) -> Option<f64> {
 }
 
 /// Step of the surface march for virtual leaf segments, normalized units.
-const MARCH_STEP: f64 = 0.0025;
+pub(super) const MARCH_STEP: f64 = 0.0025;
 /// Longest virtual segment, normalized units (the whole unit cube).
 const MARCH_MAX: f64 = 1.5;
 
@@ -136,7 +136,8 @@ pub fn bones(
 /// within [`VISIBILITY_TOLERANCE`] of the inside when the bone starts inside and ends outside (found
 /// by marching in `MARCH_STEP`s, then bisection). A bone that starts outside (a ground-level root
 /// → hips, a prop's outside parent) is kept whole, as before: trimming its parent end would turn
-/// its inside part into a heat source the artist never weights.
+/// its inside part into a heat source the artist never weights (`attach` marks a joint outside whose
+/// bones lie mostly outside as a control first, [`super::controls`]).
 pub fn trim_child_end(a: &P3, b: &P3, sdf: &dyn Fn(&P3) -> f64) -> P3 {
     let outside = |p: &P3| sdf(p) > VISIBILITY_TOLERANCE;
     if !outside(b) || outside(a) {

@@ -10,6 +10,7 @@
 //! driver), `shells.rs` and `diffuse.rs`.
 
 pub mod bones;
+pub mod controls;
 mod diffuse;
 pub mod heat;
 pub mod laplacian;
