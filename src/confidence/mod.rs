@@ -13,12 +13,14 @@
 //! * bones whose graph path jumps between separate parts of the mesh;
 //! * too few interior spheres for the skeleton;
 //! * limbs in thin plates, feet off the ground ([`shape`]);
-//! * a limb or head of the shape that holds no joint because its chain stopped short ([`parts`]).
+//! * a limb or head of the shape that holds no joint because its chain stopped short ([`parts`]);
+//! * a biped's feet pointing backwards: the character embedded facing the wrong way ([`feet`]).
 //!
 //! The user's pins are evidence: a chain holding a pinned joint is not judged for its length, its
 //! symmetry with its mirror, for standing apart from the body, or by the shape checks.
 
 pub mod articulation;
+pub mod feet;
 pub mod parts;
 pub mod shape;
 
@@ -60,11 +62,18 @@ pub fn assess(
     skeleton: &Skeleton,
     emb: &Embedding,
 ) -> Confidence {
-    let _ = mesh;
     let mut conf = assess_with(&disc.field, disc.graph.len(), skeleton, emb);
     if emb.joints.len() == skeleton.joints.len() {
         conf.reasons
             .extend(shape_reasons(&disc.field, &disc.graph, skeleton, emb));
+        conf.reasons
+            .extend(feet::backwards(&mesh.positions, skeleton, emb));
+        for name in feet::toeless(skeleton, emb) {
+            conf.reasons.push(format!(
+                "the chain to {name} does not reach forward of its ankle: the foot holds no toe \
+                 joint (a sole thinner than the spheres reach?)"
+            ));
+        }
     }
     finish(conf.reasons)
 }

@@ -71,6 +71,9 @@ pub struct Variant {
     pub arm_scale: f64,
     /// Arm thickness factor (1 = the seed's own): the radii of the arm's capsules.
     pub arm_thickness: f64,
+    /// Foot thickness factor (1 = the seed's own): the radii of the capsules below the ankle, so
+    /// a thin, flat sole that the sphere graph does not reach.
+    pub foot_thickness: f64,
     /// Direction of the right arm, template frame (`None`: sideways, 0 … 45° below horizontal by the
     /// seed); the left arm mirrors it.
     pub arm_dir: Option<V3>,
@@ -89,6 +92,7 @@ impl Default for Variant {
         Self {
             arm_scale: 1.0,
             arm_thickness: 1.0,
+            foot_thickness: 1.0,
             arm_dir: None,
             head_scale: 1.0,
             ears: None,
@@ -143,7 +147,7 @@ pub fn humanoid_variant_body(seed: u64, var: &Variant) -> Body {
         .arm_dir
         .map_or(V3::new(-angle.cos(), -angle.sin(), 0.0), |d| d.normalize());
     humanoid_arms(&mut b, var, spine2, (torso, girth, arm), dir);
-    humanoid_legs(&mut b, hips, leg, girth);
+    humanoid_legs(&mut b, hips, (leg, girth), var.foot_thickness);
     b
 }
 
@@ -186,8 +190,9 @@ fn humanoid_arms(
     }
 }
 
-/// Both legs from `hips`, thigh to toe tip; `leg` and `girth`: the seed's proportions.
-fn humanoid_legs(b: &mut Body, hips: P3, leg: f64, girth: f64) {
+/// Both legs from `hips`, thigh to toe tip; `leg` and `girth`: the seed's proportions; `foot`:
+/// the foot's thickness factor.
+fn humanoid_legs(b: &mut Body, hips: P3, (leg, girth): (f64, f64), foot: f64) {
     for side in [Side::Right, Side::Left] {
         let m = |p: P3| if side == Side::Right { p } else { mirror(p) };
         let n = side.name();
@@ -201,8 +206,8 @@ fn humanoid_legs(b: &mut Body, hips: P3, leg: f64, girth: f64) {
         let toe_end = b.joint(&format!("{n}Toe_End"), m(P3::new(-0.105, 0.035, 0.18)));
         b.capsule(hip, knee, 0.085 * girth, 0.058 * girth);
         b.capsule(knee, ankle, 0.055 * girth, 0.042);
-        b.capsule(ankle, toe, 0.048, 0.042);
-        b.capsule(toe, toe_end, 0.042, 0.038);
+        b.capsule(ankle, toe, 0.048 * foot, 0.042 * foot);
+        b.capsule(toe, toe_end, 0.042 * foot, 0.038 * foot);
     }
 }
 

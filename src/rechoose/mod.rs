@@ -20,6 +20,9 @@
 //!    length) had sent the arm chain into the longer ear or down a leg. The offending placements
 //!    are thus forbidden: the end may no longer sit in the plate, nor stop at the shoulder, while
 //!    an unclaimed limb exists.
+//!
+//!    A biped whose feet point backwards ([`crate::confidence::feet`]) is first searched again
+//!    turned round about its up axis ([`facing`]), under the same acceptance rule.
 //! 4. **Acceptance**: the re-chosen embedding is kept only if it fails none of the trigger checks,
 //!    has fewer confidence reasons than the first choice, and its penalty is at most
 //!    [`PENALTY_FACTOR`] times the first choice's. Otherwise the first choice is kept, and the
@@ -27,6 +30,7 @@
 //!
 //! The moved chains are not recorded as pinned: confidence judges them like any other chain.
 
+pub mod facing;
 pub mod protrusions;
 
 use std::time::Instant;
@@ -117,8 +121,11 @@ pub fn rechoose(
     }
     let t0 = Instant::now();
     let failed = failed_checks(inp.disc, inp.skel, emb);
-    if failed.is_empty() {
-        return Ok(None);
+    // A biped facing the wrong way is turned round first ([`facing`]); when that is not kept,
+    // the structural re-choice below still gets its chance.
+    let turned = facing::rechoose(inp, emb, conf, progress)?;
+    if failed.is_empty() || turned.as_ref().is_some_and(|t| t.replacement.is_some()) {
+        return Ok(turned);
     }
     let targets = protrusions::unclaimed(&inp.disc.graph, inp.skel, emb);
     let mut record = Rechoice {
