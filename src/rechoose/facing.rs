@@ -9,7 +9,7 @@
 //!   orientation the user fixed is theirs, and the reason stays.
 //! * **Re-search**: the full search (Baran & Popović 2007 §4) in the turned orientation alone,
 //!   with the user's hints.
-//! * **Acceptance**: as for the structural re-choice ([`super::rejection`]): the turned fit fails
+//! * **Acceptance**: as for the structural re-choice (`rechoose::rejection`): the turned fit fails
 //!   no trigger check, has fewer confidence reasons than the first (so its feet point forward
 //!   and nothing new is wrong), and its penalty is at most [`super::PENALTY_FACTOR`] times the
 //!   first's. Otherwise the first fit stays, `low_confidence` with its reason.
