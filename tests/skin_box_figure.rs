@@ -25,24 +25,7 @@ const BOXES: [(&str, Box3); 6] = [
 fn figure() -> Mesh {
     let mut m = Mesh::default();
     for (_, (lo, hi)) in BOXES {
-        let base = m.positions.len() as u32;
-        for k in 0..8 {
-            let c = |a: usize| if k >> a & 1 == 1 { hi[a] } else { lo[a] };
-            m.positions.push(P3::new(c(0), c(1), c(2)));
-        }
-        // Corner index bits: x = 1, y = 2, z = 4.
-        let quads = [
-            [0, 4, 6, 2], // -x
-            [1, 3, 7, 5], // +x
-            [0, 1, 5, 4], // -y
-            [2, 6, 7, 3], // +y
-            [0, 2, 3, 1], // -z
-            [4, 5, 7, 6], // +z
-        ];
-        for q in quads {
-            m.triangles.push([q[0], q[1], q[2]].map(|v| v + base));
-            m.triangles.push([q[0], q[2], q[3]].map(|v| v + base));
-        }
+        geppetto::raster::figure::push_box(&mut m, lo, hi);
     }
     m
 }

@@ -16,8 +16,8 @@
 
 use std::time::Instant;
 
-use super::{rejection, Inputs, Outcome};
-use crate::confidence::{self, feet, Confidence};
+use super::{judge, Action, Inputs, Outcome};
+use crate::confidence::{feet, Confidence};
 use crate::embed::{self, EmbedError, Embedding, OrientationMode};
 use crate::progress::Progress;
 use crate::rig::Rechoice;
@@ -54,29 +54,11 @@ pub fn rechoose(
         Err(EmbedError::NoMatch { .. }) => None,
     };
     let to = turned.label();
-    let replacement = found.and_then(|new| {
-        let new_conf = confidence::assess(inp.mesh, inp.disc, inp.skel, &new);
-        record.penalty = Some(new.penalty.total);
-        match rejection(inp, emb, conf, &new, &new_conf) {
-            Some(why) => {
-                record.reason =
-                    format!("not re-chosen: turning round to {to} was tried, but {why}");
-                None
-            }
-            None => Some((new, new_conf)),
-        }
-    });
-    if replacement.is_some() {
-        record.kept = true;
-        record.reason = format!(
-            "re-chosen because {}; turned round to {to} (penalty {:.3}, first choice {:.3})",
-            record.failed_checks.join("; "),
-            record.penalty.unwrap_or_default(),
-            record.original_penalty
-        );
-    } else if record.reason.is_empty() {
-        record.reason = format!("not re-chosen: turning round to {to} found no embedding");
-    }
+    let action = Action {
+        trying: format!("turning round to {to}"),
+        done: format!("turned round to {to}"),
+    };
+    let replacement = judge(inp, emb, conf, found, &action, &mut record);
     Ok(Some(Outcome {
         replacement,
         record,

@@ -148,12 +148,24 @@ pub fn rechoose(
         }));
     }
     let found = research(inp, emb, &targets, progress)?;
-    let replacement = judge(inp, emb, conf, found, &targets, &mut record);
+    let where_to = describe(&targets, inp.skel);
+    let action = Action {
+        trying: format!("moving {where_to}"),
+        done: format!("moved {where_to}"),
+    };
+    let replacement = judge(inp, emb, conf, found, &action, &mut record);
     Ok(Some(Outcome {
         replacement,
         record,
         ms: ms_since(t0),
     }))
+}
+
+/// What a re-choice did, in the words of its reasons: `trying` ("moving the chain to …") and
+/// `done` ("moved the chain to …").
+struct Action {
+    trying: String,
+    done: String,
 }
 
 /// The re-searched embedding `found` with its confidence if it is accepted (module docs, rule 4),
@@ -163,16 +175,16 @@ fn judge(
     emb: &Embedding,
     conf: &Confidence,
     found: Option<Embedding>,
-    targets: &[protrusions::Target],
+    action: &Action,
     record: &mut Rechoice,
 ) -> Option<(Embedding, Confidence)> {
-    let where_to = describe(targets, inp.skel);
+    let Action { trying, done } = action;
     let replacement = found.and_then(|new| {
         let new_conf = confidence::assess(inp.mesh, inp.disc, inp.skel, &new);
         record.penalty = Some(new.penalty.total);
         match rejection(inp, emb, conf, &new, &new_conf) {
             Some(why) => {
-                record.reason = format!("not re-chosen: moving {where_to} was tried, but {why}");
+                record.reason = format!("not re-chosen: {trying} was tried, but {why}");
                 None
             }
             None => Some((new, new_conf)),
@@ -181,13 +193,13 @@ fn judge(
     if replacement.is_some() {
         record.kept = true;
         record.reason = format!(
-            "re-chosen because {}; moved {where_to} (penalty {:.3}, first choice {:.3})",
+            "re-chosen because {}; {done} (penalty {:.3}, first choice {:.3})",
             record.failed_checks.join("; "),
             record.penalty.unwrap_or_default(),
             record.original_penalty
         );
     } else if record.reason.is_empty() {
-        record.reason = format!("not re-chosen: moving {where_to} found no embedding");
+        record.reason = format!("not re-chosen: {trying} found no embedding");
     }
     replacement
 }
