@@ -229,3 +229,57 @@ fn weights_transfer_to_duplicated_vertices_by_position() {
     let far = [P3::new(0.5, 0.0, 0.0)];
     assert!(transfer_by_position(&pred_pos, &pred_w, &far, 1e-6).is_err());
 }
+
+/// A rig mirrored left for right scores as well as the right one on the Chamfer measures; the
+/// side agreement tells them apart (`score --json` `sides`, and the table's `sides` row).
+#[test]
+fn cli_side_agreement_sees_a_mirrored_rig() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let write = |name: &str, left_x: f64| -> String {
+        let joint = |name: &str, parent: Option<usize>, position: [f64; 3]| RigJoint {
+            name: name.into(),
+            parent,
+            position,
+            end: false,
+        };
+        let r = Rig {
+            mesh: "none.obj".into(),
+            joints: vec![
+                joint("Hips", None, [0.0, 10.0, 0.0]),
+                joint("LeftArm", Some(0), [left_x, 15.0, 0.0]),
+                joint("RightArm", Some(0), [-left_x, 15.0, 0.0]),
+            ],
+            bbox: [[-20.0, 0.0, -1.0], [20.0, 25.0, 1.0]],
+            ..Rig::default()
+        };
+        let path = dir.path().join(name);
+        std::fs::write(&path, r.to_json()).expect("write rig");
+        path.display().to_string()
+    };
+    let truth = write("truth.rig.json", 5.0);
+    let mirrored = write("mirrored.rig.json", -5.0);
+    let run = |p: &str, json: bool| {
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_geppetto"));
+        cmd.args(["score", p, &truth]);
+        if json {
+            cmd.arg("--json");
+        }
+        cmd.output().expect("run geppetto").stdout
+    };
+    let same: serde_json::Value = serde_json::from_slice(&run(&truth, true)).expect("json");
+    let mirror: serde_json::Value = serde_json::from_slice(&run(&mirrored, true)).expect("json");
+    assert_eq!(same["joints"]["cd_j2j"], mirror["joints"]["cd_j2j"]);
+    assert_eq!(
+        same["sides"],
+        serde_json::json!({"agree": 2, "compared": 2})
+    );
+    assert_eq!(
+        mirror["sides"],
+        serde_json::json!({"agree": 0, "compared": 2})
+    );
+    let table = String::from_utf8_lossy(&run(&mirrored, false)).into_owned();
+    assert!(
+        table.contains("0 of 2 side-named joints nearest a joint of the same side"),
+        "{table}"
+    );
+}

@@ -17,6 +17,7 @@ pub mod bench;
 pub mod joints;
 pub mod pose;
 pub mod score;
+pub mod sides;
 pub mod skinscore;
 pub mod subdivide;
 pub mod truth;

@@ -17,6 +17,7 @@ use serde::Serialize;
 
 use super::joints::{self, JointMeasures};
 use super::pose::{random_poses, Pose};
+use super::sides::{self, SideAgreement};
 use super::skinscore::{self, SkinMeasures};
 use super::truth::{self, ScoredRig};
 use super::MeasureError;
@@ -61,6 +62,9 @@ pub struct ScoreReport {
     pub joints: JointMeasures,
     /// Skin measures, when PRED was made on TRUTH's skeleton and both have weights.
     pub skin: Option<SkinMeasures>,
+    /// Whether the side-named joints sit on the same side as TRUTH's ([`sides`]): the Chamfer
+    /// measures cannot see a mirrored rig or one facing backwards.
+    pub sides: SideAgreement,
     /// Seed of the random poses.
     pub seed: u64,
     /// Largest random rotation per joint, degrees.
@@ -184,6 +188,10 @@ pub fn score_files(
         extent_source,
         joints,
         skin,
+        sides: sides::agreement(
+            (&pred.names, &pred.positions),
+            (&truth.names, &truth.positions),
+        ),
         seed: opts.seed,
         max_degrees: opts.max_degrees,
         notes,
@@ -308,6 +316,17 @@ pub fn format_table(r: &ScoreReport) -> String {
     row("CD-J2J", format!("{:.3}", j.cd_j2j), "% of extent");
     row("CD-J2B", format!("{:.3}", j.cd_j2b), "% of extent");
     row("CD-B2B", format!("{:.3}", j.cd_b2b), "% of extent");
+    let sides = &r.sides;
+    row(
+        "sides",
+        sides
+            .fraction()
+            .map_or("n/a".into(), |f| format!("{:.3}", f)),
+        &format!(
+            "{} of {} side-named joints nearest a joint of the same side",
+            sides.agree, sides.compared
+        ),
+    );
     if let Some(k) = &r.skin {
         let opt = |v: Option<f64>| v.map_or("n/a".into(), |v| format!("{v:.4}"));
         row(
