@@ -157,7 +157,7 @@ impl Pipeline {
         check(progress, Stage::Embed)?;
         let chosen = self.choose(req, &prepared, &disc, progress)?;
         let (disc, chosen) =
-            self.finer_if_low(req, &prepared, disc, chosen, progress, &mut timings)?;
+            self.finer_if_low(req, key, &prepared, (disc, chosen), progress, &mut timings)?;
         let (mut rig, fit) = rig_from_choice(req, &prepared, &disc, chosen, src, &mut timings);
         let skin = if req.skin {
             check(progress, Stage::Skin)?;

@@ -54,3 +54,43 @@ fn thin_arms_get_their_chains_from_a_finer_discretization() {
         assert!(reach > 0.75, "{name} reaches {reach:.2} of the arm span");
     }
 }
+
+/// The finer discretization is cached beside the first: a second rig of the same mesh on the same
+/// pipeline (a watcher's hint re-run) repeats only the search, and gets the same rig.
+#[test]
+fn a_rerun_reuses_the_finer_discretization() {
+    use geppetto::choose::Template;
+    use geppetto::config::RigConfig;
+    use geppetto::pipeline::{Pipeline, RigRequest};
+    use geppetto::progress::NoProgress;
+
+    let var = Variant {
+        arm_thickness: 0.18,
+        arm_dir: Some(V3::new(-1.0, 0.0, 0.0)),
+        ..Default::default()
+    };
+    let c = geppetto::demo::humanoid_variant_at(2, &var, 0.01);
+    let dir = tempfile::tempdir().unwrap();
+    let mesh = common::write_obj(&c, dir.path());
+    let mut req = RigRequest::with_sidecar(&mesh, Template::Auto).expect("request");
+    req.skin = false;
+    let pipeline = Pipeline::new(RigConfig::default());
+    let first = pipeline.rig(&req, &NoProgress).expect("first rig");
+    let again = pipeline.rig(&req, &NoProgress).expect("second rig");
+    let t = |o: &geppetto::pipeline::RigOutcome, k: &str| o.rig.timings_ms.contains_key(k);
+    assert!(t(&first, "finer") && t(&first, "finer_discretize"));
+    assert!(
+        t(&again, "finer") && !t(&again, "finer_discretize"),
+        "the re-run discretized again: {:?}",
+        again.rig.timings_ms
+    );
+    assert_eq!(first.rig.status, Status::Ok);
+    let joints = |o: &geppetto::pipeline::RigOutcome| {
+        o.rig
+            .joints
+            .iter()
+            .map(|j| (j.name.clone(), j.position))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(joints(&first), joints(&again));
+}

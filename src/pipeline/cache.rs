@@ -25,6 +25,13 @@ pub(super) type Cached = (
     Arc<SystemCache>,
 );
 
+/// The cache key of a mesh's finer discretization ([`super::finer`]) from the mesh's own key:
+/// another entry of the same cache, so a hint re-run of a rig that needed it starts at the
+/// embedding too. The salt only has to differ from every content key (a 64-bit hash).
+pub(super) fn finer_key(key: u64) -> u64 {
+    key ^ 0x9e37_79b9_7f4a_7c15
+}
+
 impl Pipeline {
     pub(super) fn cache_get(&self, key: u64) -> Option<(Arc<PreparedMesh>, Arc<Discretization>)> {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
@@ -35,7 +42,12 @@ impl Pipeline {
         Some(found)
     }
 
-    fn cache_put(&self, key: u64, prepared: Arc<PreparedMesh>, disc: Arc<Discretization>) {
+    pub(super) fn cache_put(
+        &self,
+        key: u64,
+        prepared: Arc<PreparedMesh>,
+        disc: Arc<Discretization>,
+    ) {
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.retain(|c| c.0 != key);
         if cache.len() >= CACHE_CAPACITY {

@@ -23,6 +23,7 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 use std::time::Instant;
 
+use super::cache::finer_key;
 use super::{choosing::Chosen, Pipeline, RigRequest};
 use crate::choose::Template;
 use crate::discretize::{self, Discretization};
@@ -46,18 +47,21 @@ impl Progress for CancelOnly<'_> {
 }
 
 impl Pipeline {
-    /// `chosen` on `disc`, or — when it is `low_confidence` and a fit on a discretization with τ
-    /// halved is `ok` — that fit and that discretization (module docs). The retry's time is
-    /// rig.json's `timings_ms.finer`.
+    /// `first`, the fit `chosen` on `disc`, or — when it is `low_confidence` and a fit on a
+    /// discretization with τ halved is `ok` — that fit and that discretization (module docs). The
+    /// retry's time is rig.json's `timings_ms.finer`, of which `finer_discretize` the second
+    /// discretization; that one is cached beside the first (key: [`finer_key`] of the mesh's
+    /// `key`), so a hint re-run of the same mesh repeats only the search.
     pub(super) fn finer_if_low(
         &self,
         req: &RigRequest,
-        prepared: &PreparedMesh,
-        disc: Arc<Discretization>,
-        chosen: Chosen,
+        key: u64,
+        prepared: &Arc<PreparedMesh>,
+        first: (Arc<Discretization>, Chosen),
         progress: &dyn Progress,
         timings: &mut BTreeMap<String, f64>,
     ) -> Result<(Arc<Discretization>, Chosen), RigError> {
+        let (disc, chosen) = first;
         if chosen.fit.confidence.status == Status::Ok || !matches!(req.skeleton, Template::Auto) {
             return Ok((disc, chosen));
         }
@@ -65,11 +69,19 @@ impl Pipeline {
         let mut opts = self.config.discretize.clone();
         opts.tolerance = opts.tol() * FINER;
         let quiet = CancelOnly(progress);
-        let fine = match discretize::discretize(prepared, &opts, &quiet) {
-            Ok(d) => Arc::new(d),
-            Err(discretize::DiscretizeError::Cancelled) => return Err(RigError::Cancelled),
-            // The coarser one worked: keep its rig.
-            Err(_) => return Ok((disc, chosen)),
+        let fine = match self.cache_get(finer_key(key)) {
+            Some((_, fine)) => fine,
+            None => match discretize::discretize(prepared, &opts, &quiet) {
+                Ok(d) => {
+                    timings.insert("finer_discretize".into(), ms_since(t));
+                    let d = Arc::new(d);
+                    self.cache_put(finer_key(key), prepared.clone(), d.clone());
+                    d
+                }
+                Err(discretize::DiscretizeError::Cancelled) => return Err(RigError::Cancelled),
+                // The coarser one worked: keep its rig.
+                Err(_) => return Ok((disc, chosen)),
+            },
         };
         let second = self.choose(req, prepared, &fine, &quiet)?;
         timings.insert("finer".into(), ms_since(t));
