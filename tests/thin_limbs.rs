@@ -12,8 +12,8 @@ use geppetto::demo::characters::Variant;
 use geppetto::geom::V3;
 use geppetto::rig::Status;
 
-#[test]
-fn thin_arms_get_their_chains_from_a_finer_discretization() {
+/// The thin-armed T-posed demo humanoid (module docs), its construction and its OBJ in `dir`.
+fn thin_armed(dir: &std::path::Path) -> (geppetto::demo::DemoCharacter, std::path::PathBuf) {
     let var = Variant {
         arm_thickness: 0.18,
         arm_dir: Some(V3::new(-1.0, 0.0, 0.0)),
@@ -21,8 +21,14 @@ fn thin_arms_get_their_chains_from_a_finer_discretization() {
     };
     // 1 cm grid: the thin arms (about 1.6 cm across) keep their interior when polygonized.
     let c = geppetto::demo::humanoid_variant_at(2, &var, 0.01);
+    let mesh = common::write_obj(&c, dir);
+    (c, mesh)
+}
+
+#[test]
+fn thin_arms_get_their_chains_from_a_finer_discretization() {
     let dir = tempfile::tempdir().unwrap();
-    let mesh = common::write_obj(&c, dir.path());
+    let (c, mesh) = thin_armed(dir.path());
     let rig = common::rig_cli(
         &mesh,
         &dir.path().join("out"),
@@ -64,14 +70,8 @@ fn a_rerun_reuses_the_finer_discretization() {
     use geppetto::pipeline::{Pipeline, RigRequest};
     use geppetto::progress::NoProgress;
 
-    let var = Variant {
-        arm_thickness: 0.18,
-        arm_dir: Some(V3::new(-1.0, 0.0, 0.0)),
-        ..Default::default()
-    };
-    let c = geppetto::demo::humanoid_variant_at(2, &var, 0.01);
     let dir = tempfile::tempdir().unwrap();
-    let mesh = common::write_obj(&c, dir.path());
+    let (_, mesh) = thin_armed(dir.path());
     let mut req = RigRequest::with_sidecar(&mesh, Template::Auto).expect("request");
     req.skin = false;
     let pipeline = Pipeline::new(RigConfig::default());
