@@ -109,7 +109,13 @@ fn folder_identity(dir: &Path) -> Option<(u64, u64)> {
 }
 
 /// Notice the root going away or coming back; on its return, re-attach and rescan.
-fn check_root(settings: &WatchSettings, ingest: &mut Ingest, root: &mut RootWatch, sink: &Sink) {
+fn check_root(
+    settings: &WatchSettings,
+    ingest: &mut Ingest,
+    outputs: &mut Outputs,
+    root: &mut RootWatch,
+    sink: &Sink,
+) {
     let now = folder_identity(&settings.root);
     if now == root.identity && (now.is_none() || root.os.is_some()) {
         return;
@@ -127,10 +133,14 @@ fn check_root(settings: &WatchSettings, ingest: &mut Ingest, root: &mut RootWatc
         Ok(os) => {
             root.os = Some(os);
             sink(FsChange::RootBack(settings.root.clone()));
-            let t = Instant::now();
-            for p in walk(&settings.root, &settings.out_dir) {
-                emit(sink, ingest.touch(&p, Stat::of(&p), t));
-            }
+            offer_tree(
+                ingest,
+                outputs,
+                &settings.root,
+                settings,
+                Instant::now(),
+                sink,
+            );
         }
         Err(e) => {
             root.identity = None; // try again on the next tick
@@ -153,10 +163,14 @@ fn run(
         settings.settle,
     );
     let mut outputs = Outputs::default();
-    let scan_now = Instant::now();
-    for path in walk(&settings.root, &settings.out_dir) {
-        outputs.offer(&mut ingest, &path, scan_now, sink);
-    }
+    offer_tree(
+        &mut ingest,
+        &mut outputs,
+        &settings.root,
+        settings,
+        Instant::now(),
+        sink,
+    );
     sink(FsChange::ScanDone(ingest.meshes()));
     let tick = (settings.settle / 5).clamp(Duration::from_millis(20), Duration::from_millis(200));
     while !stop.load(Ordering::Relaxed) {
@@ -170,9 +184,14 @@ fn run(
                         continue;
                     }
                     if ev.need_rescan() {
-                        for p in walk(&settings.root, &settings.out_dir) {
-                            outputs.offer(&mut ingest, &p, now, sink);
-                        }
+                        offer_tree(
+                            &mut ingest,
+                            &mut outputs,
+                            &settings.root,
+                            settings,
+                            now,
+                            sink,
+                        );
                     }
                     // A folder is walked only when it appears (created or renamed into place).
                     let appeared = matches!(
@@ -203,7 +222,7 @@ fn run(
             Err(RecvTimeoutError::Timeout) => {}
             Err(RecvTimeoutError::Disconnected) => break,
         }
-        check_root(settings, &mut ingest, root, sink);
+        check_root(settings, &mut ingest, &mut outputs, root, sink);
         emit(sink, ingest.tick(Instant::now(), &Stat::of));
     }
 }
@@ -211,6 +230,21 @@ fn run(
 fn emit(sink: &Sink, changes: Vec<FsChange>) {
     for c in changes {
         sink(c);
+    }
+}
+
+/// Every file under `dir` (the output folder and hidden folders left out), offered to the ingest
+/// ([`Outputs::offer`]): the start-up scan, a rescan, the root's return, a new folder.
+fn offer_tree(
+    ingest: &mut Ingest,
+    outputs: &mut Outputs,
+    dir: &Path,
+    settings: &WatchSettings,
+    now: Instant,
+    sink: &Sink,
+) {
+    for p in walk(dir, &settings.out_dir) {
+        outputs.offer(ingest, &p, Stat::of(&p), now, sink);
     }
 }
 
@@ -228,14 +262,13 @@ fn touch_path(
         if !appeared {
             return;
         }
-        for p in walk(path, &settings.out_dir) {
-            outputs.offer(ingest, &p, now, sink);
-        }
+        offer_tree(ingest, outputs, path, settings, now, sink);
     } else {
-        if Stat::of(path).is_none() && !path.exists() {
+        let stat = Stat::of(path);
+        if stat.is_none() && !path.exists() {
             emit(sink, ingest.vanished_under(path));
         }
-        outputs.offer(ingest, path, now, sink);
+        outputs.offer(ingest, path, stat, now, sink);
     }
 }
 
@@ -248,11 +281,17 @@ struct Outputs {
 }
 
 impl Outputs {
-    /// Hand `path` to the ingest unless it is a mesh-named file Geppetto wrote. The check reads the
+    /// Hand `path` (its `stat` now) to the ingest unless it is a mesh-named file Geppetto wrote. The check reads the
     /// file's glTF header (I/O, so it lives here and not in the ingest); our outputs appear whole
     /// (written to a temporary file and renamed), so a half-written file is never mistaken.
-    fn offer(&mut self, ingest: &mut Ingest, path: &Path, now: Instant, sink: &Sink) {
-        let stat = Stat::of(path);
+    fn offer(
+        &mut self,
+        ingest: &mut Ingest,
+        path: &Path,
+        stat: Option<Stat>,
+        now: Instant,
+        sink: &Sink,
+    ) {
         let ours = match (ingest.classify(path), stat) {
             (Class::Mesh, Some(_)) => geppetto_output(path),
             _ => None,
