@@ -155,6 +155,22 @@ fn box_dist2_parts(p: &V3, lo: &[f32; 3], hi: &[f32; 3]) -> f64 {
     dx * dx + dy * dy + dz * dz
 }
 
+/// Every node's box bits, first slot and count: two trees compare equal bit for bit (tests).
+#[cfg(test)]
+fn node_bits(nodes: &[Node]) -> Vec<([u32; 3], [u32; 3], u32, u32)> {
+    nodes
+        .iter()
+        .map(|n| {
+            (
+                n.lo.map(f32::to_bits),
+                n.hi.map(f32::to_bits),
+                n.first,
+                n.count,
+            )
+        })
+        .collect()
+}
+
 #[cfg(test)]
 #[path = "bvh_tests.rs"]
 mod tests;

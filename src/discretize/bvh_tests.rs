@@ -256,19 +256,7 @@ fn parallel_build_equals_the_serial_one() {
         }
         tris.push([3 * i, 3 * i + 1, 3 * i + 2]);
     }
-    let key = |b: &Bvh| -> Vec<([u32; 3], [u32; 3], u32, u32)> {
-        b.nodes
-            .iter()
-            .map(|n| {
-                (
-                    n.lo.map(f32::to_bits),
-                    n.hi.map(f32::to_bits),
-                    n.first,
-                    n.count,
-                )
-            })
-            .collect()
-    };
+    let key = |b: &Bvh| node_bits(&b.nodes);
     let parallel = Bvh::build_par(&pos, &tris, 64);
     let serial = Bvh::build_par(&pos, &tris, usize::MAX);
     assert!(parallel.nodes.len() > 2 * PAR_BUILD / LEAF_SIZE);

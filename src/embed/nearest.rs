@@ -194,6 +194,21 @@ mod tests {
         }
     }
 
+    /// The query's answer within `cap` equals the plain recursive search's (asserted, `what` in
+    /// the message); true when that answer is one of several points at the same distance.
+    fn tied_as_recursive(g: &PointIndex, q: &P3, cap: f64, what: &str) -> bool {
+        let mut want = (cap * cap, usize::MAX);
+        recursive(&g.points, 0, q, 0, &mut want);
+        let mut got = (cap * cap, usize::MAX);
+        query(&g.points, q, &mut got);
+        assert_eq!(got, want, "{what}");
+        let at_best = g
+            .points
+            .iter()
+            .filter(|t| (*t - q).norm_squared() == want.0);
+        want.1 != usize::MAX && at_best.count() > 1
+    }
+
     #[test]
     fn iterative_search_picks_the_recursive_searchs_point_among_ties() {
         // A lattice: many points at exactly equal distances from lattice-aligned queries.
@@ -216,16 +231,12 @@ mod tests {
                 f64::from(i % 13) * 0.0625,
             );
             for cap in [0.05, 0.1, 0.2, 1.0] {
-                let mut want = (cap * cap, usize::MAX);
-                recursive(&g.points, 0, &q, 0, &mut want);
-                let mut got = (cap * cap, usize::MAX);
-                query(&g.points, &q, &mut got);
-                assert_eq!(got, want, "at {q:?}, cap {cap}");
-                let at_best = g
-                    .points
-                    .iter()
-                    .filter(|t| (*t - q).norm_squared() == want.0);
-                ties += usize::from(want.1 != usize::MAX && at_best.count() > 1);
+                ties += usize::from(tied_as_recursive(
+                    &g,
+                    &q,
+                    cap,
+                    &format!("at {q:?}, cap {cap}"),
+                ));
             }
         }
         assert!(ties > 100, "{ties} queries with tied nearest points");
@@ -263,16 +274,8 @@ mod tests {
                 let last = coord(3) as u64;
                 let q = P3::new(coord(mode), coord(mode), coord(last));
                 for cap in [0.0, 0.0625, 0.125, 0.3, f64::INFINITY] {
-                    let mut want = (cap * cap, usize::MAX);
-                    recursive(&g.points, 0, &q, 0, &mut want);
-                    let mut got = (cap * cap, usize::MAX);
-                    query(&g.points, &q, &mut got);
-                    assert_eq!(got, want, "n {n}, at {q:?}, cap {cap}");
-                    let tied = g
-                        .points
-                        .iter()
-                        .filter(|t| (*t - q).norm_squared() == want.0);
-                    ties += usize::from(want.1 != usize::MAX && tied.count() > 1);
+                    let what = format!("n {n}, at {q:?}, cap {cap}");
+                    ties += usize::from(tied_as_recursive(&g, &q, cap, &what));
                     cases += 1;
                 }
             }

@@ -5,30 +5,13 @@ use crate::geom::P3;
 use crate::mesh::Mesh;
 use crate::rig::{Rig, RigJoint, RigPenalty};
 
-/// Append an axis-aligned box `[lo, hi]` (12 triangles, outward winding).
+/// Append an axis-aligned box `[lo, hi]` (12 triangles, outward winding; [`crate::geom::box_mesh`]).
 pub fn push_box(mesh: &mut Mesh, lo: [f64; 3], hi: [f64; 3]) {
     let base = mesh.positions.len() as u32;
-    for i in 0..8u32 {
-        let pick = |axis: u32, l: f64, h: f64| if i & (1 << axis) != 0 { h } else { l };
-        mesh.positions.push(P3::new(
-            pick(0, lo[0], hi[0]),
-            pick(1, lo[1], hi[1]),
-            pick(2, lo[2], hi[2]),
-        ));
-    }
-    // Faces as quads of corner bit patterns (x=1, y=2, z=4), counter-clockwise from outside.
-    const QUADS: [[u32; 4]; 6] = [
-        [0, 4, 6, 2], // -x
-        [1, 3, 7, 5], // +x
-        [0, 1, 5, 4], // -y
-        [2, 6, 7, 3], // +y
-        [0, 2, 3, 1], // -z
-        [4, 5, 7, 6], // +z
-    ];
-    for q in QUADS {
-        mesh.triangles.push([base + q[0], base + q[1], base + q[2]]);
-        mesh.triangles.push([base + q[0], base + q[2], base + q[3]]);
-    }
+    let (corners, triangles) = crate::geom::box_mesh(P3::from(lo), P3::from(hi));
+    mesh.positions.extend(corners);
+    mesh.triangles
+        .extend(triangles.into_iter().map(|t| t.map(|v| base + v)));
 }
 
 /// The joints of the figure: (name, parent, position).

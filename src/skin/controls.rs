@@ -105,22 +105,18 @@ pub fn mark_controls(
             j
         })
         .collect();
-    let count = |v: &[String], one: &str, many: &str| match v.len() {
-        1 => format!("1 {one}"),
-        n => format!("{n} {many}"),
-    };
     let mut warnings = Vec::new();
     if !outside.is_empty() {
         warnings.push(format!(
             "{} outside the mesh with bones mostly outside it, taken as controls owning no vertices: {}",
-            count(&outside, "joint lies", "joints lie"),
+            crate::util::count(outside.len(), "joint lies", "joints lie"),
             super::shells::summarize(&outside)
         ));
     }
     if !named.is_empty() {
         warnings.push(format!(
             "{} named as chain-end markers, owning no vertices: {}",
-            count(&named, "leaf is", "leaves are"),
+            crate::util::count(named.len(), "leaf is", "leaves are"),
             super::shells::summarize(&named)
         ));
     }

@@ -45,6 +45,19 @@ pub fn dominant_joint(
     area: &[f64],
     threshold: f64,
 ) -> Option<(u32, f64)> {
+    let (j, s) = shares(verts, rows, area)
+        .into_iter()
+        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
+    (s >= threshold).then_some((j, s))
+}
+
+/// The area-weighted mean weight of joint `j` over the shell `verts` (0 without area).
+pub fn joint_share(verts: &[u32], rows: &[Vec<(u32, f64)>], area: &[f64], j: u32) -> f64 {
+    shares(verts, rows, area).get(&j).copied().unwrap_or(0.0)
+}
+
+/// Every joint's area-weighted mean weight over the shell `verts` (empty without area).
+fn shares(verts: &[u32], rows: &[Vec<(u32, f64)>], area: &[f64]) -> BTreeMap<u32, f64> {
     let mut per_joint: BTreeMap<u32, f64> = BTreeMap::new();
     let mut total = 0.0;
     for &v in verts {
@@ -57,13 +70,10 @@ pub fn dominant_joint(
         }
     }
     if total <= 0.0 {
-        return None;
+        return BTreeMap::new();
     }
-    let (j, s) = per_joint
-        .into_iter()
-        .map(|(j, s)| (j, s / total))
-        .max_by(|a, b| a.1.total_cmp(&b.1).then(b.0.cmp(&a.0)))?;
-    (s >= threshold).then_some((j, s))
+    per_joint.values_mut().for_each(|s| *s /= total);
+    per_joint
 }
 
 /// Relative tolerance of the convexity and inside tests, as a fraction of the shell's box
@@ -221,23 +231,6 @@ fn planes(tris: &[[u32; 3]], positions: &[P3]) -> Option<Vec<Plane>> {
         .collect()
 }
 
-/// The area-weighted mean weight of joint `j` over the shell `verts` (0 without area).
-pub fn joint_share(verts: &[u32], rows: &[Vec<(u32, f64)>], area: &[f64], j: u32) -> f64 {
-    let (mut total, mut of_j) = (0.0, 0.0);
-    for &v in verts {
-        let (Some(row), Some(&a)) = (rows.get(v as usize), area.get(v as usize)) else {
-            continue;
-        };
-        total += a;
-        of_j += a * row.iter().filter(|e| e.0 == j).map(|e| e.1).sum::<f64>();
-    }
-    if total > 0.0 {
-        of_j / total
-    } else {
-        0.0
-    }
-}
-
 /// A third of the area of every triangle around each vertex (the barycentric vertex area), by
 /// welded vertex.
 pub fn vertex_areas(positions: &[P3], triangles: &[[u32; 3]]) -> Vec<f64> {
@@ -281,28 +274,7 @@ mod tests {
 
     /// A unit box (8 corners, 12 outward triangles) scaled by `sx` along x.
     fn cuboid(sx: f64) -> (Vec<P3>, Vec<[u32; 3]>) {
-        let pts = (0..8)
-            .map(|k: u32| {
-                P3::new(
-                    sx * f64::from(k & 1),
-                    f64::from(k >> 1 & 1),
-                    f64::from(k >> 2 & 1),
-                )
-            })
-            .collect();
-        let quads = [
-            [0, 4, 6, 2],
-            [1, 3, 7, 5],
-            [0, 1, 5, 4],
-            [2, 6, 7, 3],
-            [0, 2, 3, 1],
-            [4, 5, 7, 6],
-        ];
-        let tris = quads
-            .iter()
-            .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-            .collect();
-        (pts, tris)
+        crate::geom::box_mesh(P3::origin(), P3::new(sx, 1.0, 1.0))
     }
 
     fn side(at: [f64; 3], parent: bool, child: bool) -> JointSides {

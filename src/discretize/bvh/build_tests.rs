@@ -2,7 +2,7 @@
 //! (boxes folded over the corners at every level, 104-byte items): the same nodes, bit for bit,
 //! and the same slot order, serial and parallel, on the SAH path and the median path.
 
-use super::super::{empty_node, outward, Bvh, Node, Tri};
+use super::super::{empty_node, node_bits, outward, Bvh, Node, Tri};
 use super::{best_bin, BINS, LEAF_SIZE};
 use crate::geom::{P3, V3};
 
@@ -101,20 +101,6 @@ fn reference_rec(nodes: &mut Vec<Node>, items: &mut [(u32, Tri, V3)], offset: us
     let (a, b) = items.split_at_mut(mid);
     reference_rec(nodes, a, offset, left);
     reference_rec(nodes, b, offset + mid, left + 1);
-}
-
-fn node_bits(nodes: &[Node]) -> Vec<([u32; 3], [u32; 3], u32, u32)> {
-    nodes
-        .iter()
-        .map(|n| {
-            (
-                n.lo.map(f32::to_bits),
-                n.hi.map(f32::to_bits),
-                n.first,
-                n.count,
-            )
-        })
-        .collect()
 }
 
 fn assert_same(positions: &[P3], triangles: &[[u32; 3]], what: &str) {
