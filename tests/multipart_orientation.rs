@@ -72,3 +72,51 @@ fn the_same_figure_saved_y_up_keeps_its_frame() {
     assert_eq!(rig.status, Status::Ok, "{:?}", rig.confidence_reasons);
     assert!(joint(&rig, "Head").y > joint(&rig, "Hips").y + 0.3);
 }
+
+/// The robot turned round (+Y up, facing −Z). A part tree mapped mirrored front to back costs
+/// about the same as the right mapping, and the authored frames only face +Z (Y up), so before the
+/// feet check the figure was rigged facing +Z, its left limbs on its right, and said `ok`. Its feet
+/// reach forward of the ankles (the foot boxes' toes): under `auto` the turned frame is mapped too
+/// and wins; with the backwards frame fixed by the user, the rig says why it is wrong.
+#[test]
+fn a_figure_of_parts_facing_backwards_is_turned_round() {
+    let dir = tempfile::tempdir().unwrap();
+    let mut robot = box_robot();
+    for p in &mut robot.positions {
+        *p = P3::new(-p.x, p.y, -p.z);
+    }
+    let path = dir.path().join("robot_turned.obj");
+    write_obj(&robot, &path).unwrap();
+    let rig = rig_multi(&path, &dir.path().join("auto"));
+    assert_eq!(rig.method, "multipart");
+    assert_eq!(rig.orientation, "+Y up, -Z forward");
+    assert_eq!(rig.status, Status::Ok, "{:?}", rig.confidence_reasons);
+    // Facing −Z with +Y up, the character's left (up × forward) is −X.
+    assert!(joint(&rig, "LeftHand").x < -0.6 && joint(&rig, "RightHand").x > 0.6);
+    assert!(joint(&rig, "LeftToe_End").z < joint(&rig, "LeftFoot").z);
+
+    let fixed = common::rig_cli(
+        &path,
+        &dir.path().join("fixed"),
+        &[
+            "--method",
+            "multi",
+            "--skeleton",
+            "human",
+            "--orientation",
+            "+y,+z",
+            "--format",
+            "json",
+            "--no-skin",
+        ],
+    );
+    assert_eq!(fixed.status, Status::LowConfidence);
+    assert!(
+        fixed
+            .confidence_reasons
+            .iter()
+            .any(|r| r.contains("the feet point backwards")),
+        "{:?}",
+        fixed.confidence_reasons
+    );
+}

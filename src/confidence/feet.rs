@@ -137,9 +137,21 @@ pub fn reaches(positions: &[P3], skel: &Skeleton, q: &[P3], o: &Orientation) -> 
 /// The reason when the feet point backwards (module docs), or `None`. Feet on a chain holding a
 /// user's pin are the user's call and are not measured.
 pub fn backwards(positions: &[P3], skel: &Skeleton, emb: &Embedding) -> Option<String> {
+    backwards_at(positions, skel, &emb.joints, &emb.orientation, &emb.pinned)
+}
+
+/// [`backwards`] for joints `q` (normalized frame) seen through `o`, with the user's `pinned`
+/// joints: the form the multi-component path, which has no [`Embedding`] yet, calls.
+pub fn backwards_at(
+    positions: &[P3],
+    skel: &Skeleton,
+    q: &[P3],
+    o: &Orientation,
+    pinned: &[JointId],
+) -> Option<String> {
     let feet = flat_feet(skel);
-    let pinned = |f: &FlatFoot| pinned_foot(skel, f, &emb.pinned);
-    let measured: Vec<Reach> = reaches(positions, skel, &emb.joints, &emb.orientation)
+    let pinned = |f: &FlatFoot| pinned_foot(skel, f, pinned);
+    let measured: Vec<Reach> = reaches(positions, skel, q, o)
         .into_iter()
         .zip(&feet)
         .filter(|(_, f)| !pinned(f))
@@ -160,8 +172,8 @@ pub fn backwards(positions: &[P3], skel: &Skeleton, emb: &Embedding) -> Option<S
          ({} rather than {})",
         pct(behind),
         pct(ahead),
-        turned(&emb.orientation).label(),
-        emb.orientation.label()
+        turned(o).label(),
+        o.label()
     ))
 }
 
