@@ -177,6 +177,8 @@ pub struct App {
     pub now: Instant,
     /// Quit requested.
     pub quit: bool,
+    /// The watcher's template rules: what a mesh whose sidecar names no template is rigged with.
+    pub templates: crate::watch::TemplateRules,
 }
 
 /// Log lines kept.
@@ -210,6 +212,7 @@ impl App {
             headless: false,
             scan_done: false,
             companions: crate::watch::Companions::default(),
+            templates: crate::watch::TemplateRules::default(),
             now,
             quit: false,
         }

@@ -89,6 +89,7 @@ fn interactive(settings: &WatchSettings, config: RigConfig, picker: Picker) -> a
         settings.out_dir.clone(),
         Instant::now(),
     );
+    app.templates = settings.template_rules();
     app.cell_px = cell_pixels(&picker);
     app.protocol = format!("{:?}", picker.protocol_type()).to_lowercase();
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
@@ -212,6 +213,7 @@ pub fn run_headless(
         settings.out_dir.clone(),
         Instant::now(),
     );
+    app.templates = settings.template_rules();
     app.headless = true;
     let runtime = Runtime::start(settings, config, None, tx)?;
     println!(
