@@ -270,7 +270,7 @@ impl App {
                 RowStatus::LowConfidence => c.low += 1,
                 // Counted with the failures: the user has something to fix.
                 RowStatus::Failed | RowStatus::NotWritten => c.failed += 1,
-                RowStatus::Running(..) => c.running += 1,
+                RowStatus::Running(..) | RowStatus::Retrying => c.running += 1,
                 RowStatus::Queued => c.queued += 1,
                 RowStatus::Empty => c.empty += 1,
             }

@@ -258,6 +258,13 @@ fn print_job_event(out: &mut impl Write, app: &App, msg: &Msg) {
     if let Msg::Job(JobEvent::Started { path, .. }) = msg {
         let _ = writeln!(out, "rigging: {}", app.rel(path));
     }
+    if let Msg::Job(JobEvent::Retry { path, .. }) = msg {
+        let _ = writeln!(
+            out,
+            "{}: finer retry (low confidence so far: rigging again at a finer resolution, which reaches thinner limbs; this takes longer)",
+            app.rel(path)
+        );
+    }
 }
 
 /// Print the log lines added since `printed` of them were (the log keeps only the newest, so

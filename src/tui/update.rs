@@ -246,12 +246,19 @@ fn on_job(app: &mut App, ev: JobEvent) -> Vec<Effect> {
                 a.job = Some(id);
                 a.queued = false;
                 a.running = Some((Stage::Load, 0.0));
+                a.retrying = false;
                 a.started = Some(now);
             }
         }
         JobEvent::Stage { path, stage, .. } => {
             if let Some(a) = app.asset_mut(&path) {
                 a.running = Some((stage, 0.0));
+                a.retrying = false;
+            }
+        }
+        JobEvent::Retry { path, .. } => {
+            if let Some(a) = app.asset_mut(&path) {
+                a.retrying = true;
             }
         }
         JobEvent::Fraction { path, fraction, .. } => {
@@ -291,6 +298,7 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
         return;
     };
     a.running = None;
+    a.retrying = false;
     let line = match result {
         JobResult::Cancelled => {
             // Superseded: a newer job is queued, unless the file was emptied (nothing to rig).
