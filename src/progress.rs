@@ -69,6 +69,10 @@ impl Stage {
 pub trait Progress: Sync {
     /// A stage starts.
     fn enter(&self, _stage: Stage) {}
+    /// The rig starts again on a finer discretization (the first fit was low confidence,
+    /// [`crate::pipeline`]'s finer retry): the stages already entered are not entered again, so
+    /// a display that shows the stage shows the retry instead, which can take seconds.
+    fn retry(&self) {}
     /// Fraction done of the current stage, in [0, 1] (optional).
     fn fraction(&self, _fraction: f32) {}
     /// True if the job should stop at the next check (a stage boundary).

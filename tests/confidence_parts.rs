@@ -97,7 +97,7 @@ fn a_head_chain_ending_in_the_neck_leaves_a_big_head_empty() {
     let found = parts(&g, &s, &e, &q);
     assert_eq!(found.len(), 1, "{found:?}");
     assert_eq!(found[0].chain, "HeadTop_End");
-    assert_eq!(found[0].direction, "upper");
+    assert_eq!(found[0].direction, "top");
 }
 
 #[test]
@@ -228,4 +228,45 @@ fn an_arm_chain_ending_in_a_shoulder_pad_leaves_the_arm_below_empty() {
     assert_eq!(found[0].chain, "RightHand_End");
     assert!(found[0].direction.contains("right"), "{found:?}");
     assert!(found[0].share > 0.5 && found[0].passed_by, "{found:?}");
+}
+
+/// The direction in a reason is read after "reaching to the": an up or down alone is a noun
+/// (the head's empty part read "reaching to the upper holds no joint"), and a side says it is
+/// the character's own (the template's left is +X).
+#[test]
+fn directions_read_as_plain_words_with_the_characters_side() {
+    use geppetto::confidence::parts::direction_words;
+    use geppetto::geom::V3;
+    let cases = [
+        (V3::new(0.0, 1.0, 0.0), "top"),
+        (V3::new(0.0, -1.0, 0.1), "bottom"),
+        (V3::new(0.0, -1.0, -1.0), "lower back"),
+        (V3::new(1.0, 0.0, 0.0), "left (the character's left)"),
+        (V3::new(-1.0, 1.0, 0.0), "upper right (the character's right)"),
+    ];
+    for (d, words) in cases {
+        assert_eq!(direction_words(&d), words, "{d:?}");
+    }
+}
+
+/// One joint outside the surface reads in the singular ("1 joint(s) or bones lie …").
+#[test]
+fn one_joint_outside_reads_in_the_singular() {
+    let s = load_template("human").unwrap();
+    let shape = Capsules::human();
+    let (g, mut e) = embed(&shape, &s);
+    let head = s.find("HeadTop_End").unwrap();
+    e.joints[head.0] += geppetto::geom::V3::new(0.0, 0.3, 0.0);
+    let conf = geppetto::confidence::assess_with(&shape, g.len(), &s, &e);
+    let outside: Vec<&String> = conf
+        .reasons
+        .iter()
+        .filter(|r| r.contains("outside the surface"))
+        .collect();
+    assert_eq!(
+        outside,
+        ["1 joint or bone lies outside the surface: HeadTop_End"],
+        "{:?}",
+        conf.reasons
+    );
 }

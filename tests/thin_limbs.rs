@@ -61,22 +61,38 @@ fn thin_arms_get_their_chains_from_a_finer_discretization() {
     }
 }
 
+/// Counts [`Progress::retry`] calls: the watcher shows the finer retry from them.
+#[derive(Default)]
+struct Retries(std::sync::atomic::AtomicUsize);
+
+impl geppetto::progress::Progress for Retries {
+    fn retry(&self) {
+        self.0.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
+}
+
 /// The finer discretization is cached beside the first: a second rig of the same mesh on the same
-/// pipeline (a watcher's hint re-run) repeats only the search, and gets the same rig.
+/// pipeline (a watcher's hint re-run) repeats only the search, and gets the same rig. Each rig
+/// reports its retry once (the watch UI showed "embed 0%" through seconds of it).
 #[test]
 fn a_rerun_reuses_the_finer_discretization() {
     use geppetto::choose::Template;
     use geppetto::config::RigConfig;
     use geppetto::pipeline::{Pipeline, RigRequest};
-    use geppetto::progress::NoProgress;
 
     let dir = tempfile::tempdir().unwrap();
     let (_, mesh) = thin_armed(dir.path());
     let mut req = RigRequest::with_sidecar(&mesh, Template::Auto).expect("request");
     req.skin = false;
     let pipeline = Pipeline::new(RigConfig::default());
-    let first = pipeline.rig(&req, &NoProgress).expect("first rig");
-    let again = pipeline.rig(&req, &NoProgress).expect("second rig");
+    let (p1, p2) = (Retries::default(), Retries::default());
+    let first = pipeline.rig(&req, &p1).expect("first rig");
+    let again = pipeline.rig(&req, &p2).expect("second rig");
+    assert_eq!(
+        (p1.0.into_inner(), p2.0.into_inner()),
+        (1, 1),
+        "retries reported"
+    );
     let t = |o: &geppetto::pipeline::RigOutcome, k: &str| o.rig.timings_ms.contains_key(k);
     assert!(t(&first, "finer") && t(&first, "finer_discretize"));
     assert!(

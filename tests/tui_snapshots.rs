@@ -781,9 +781,11 @@ fn template_key_cycles_and_writes_the_sidecar_keeping_the_hints() {
         seen.push(a.hints.skeleton.clone().unwrap());
         assert_eq!(a.hints.hints.len(), 1, "the pin is kept");
     }
+    // The cycle goes on from the template in force (the watcher's `auto`), not from the one
+    // `auto` chose: the first press went from the human rig to the quadruped, `human` unoffered.
     assert_eq!(
         seen,
-        ["quadruped", "horse", "centaur", "curve", "auto", "human"]
+        ["human", "quadruped", "horse", "centaur", "curve", "auto"]
     );
     assert_eq!(
         h.effects[..2],
@@ -1104,4 +1106,44 @@ fn the_selected_asset_stays_in_view_in_a_long_list() {
         h.send(key(KeyCode::Up));
     }
     assert!(list_text(&h)[0].contains("▶m00.obj"));
+}
+
+/// A multi-second finer retry (the first fit was low confidence) says so in the list and the
+/// detail pane; it read "embed   0%" for its whole length, as if the rig were stuck (no stage
+/// reports a fraction, so a percentage is shown only once one is reported).
+#[test]
+fn a_finer_retry_is_shown_as_such_not_as_a_stuck_stage() {
+    let mut h = Harness::new();
+    h.send(Msg::Fs(FsChange::ScanDone(vec![mesh("fish.obj")])));
+    h.job(JobEvent::Started {
+        path: mesh("fish.obj"),
+        id: 1,
+    });
+    h.job(JobEvent::Stage {
+        path: mesh("fish.obj"),
+        id: 1,
+        stage: Stage::Embed,
+    });
+    h.at(1.0);
+    let embedding = h.screen();
+    assert!(embedding.contains("fish.obj  embed  "), "{embedding}");
+    assert!(!embedding.contains("0%"), "{embedding}");
+    h.job(JobEvent::Retry {
+        path: mesh("fish.obj"),
+        id: 1,
+    });
+    h.at(4.0);
+    let retrying = h.screen();
+    assert_eq!(retrying.matches("finer retry").count(), 2, "{retrying}");
+    assert_eq!(h.app.counts().running, 1);
+    h.job(JobEvent::Stage {
+        path: mesh("fish.obj"),
+        id: 1,
+        stage: Stage::Skin,
+    });
+    let skinning = h.screen();
+    assert!(
+        !skinning.contains("finer retry") && skinning.contains("skin"),
+        "{skinning}"
+    );
 }

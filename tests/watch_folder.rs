@@ -235,3 +235,51 @@ fn deleted_and_recreated_folder_is_reported_and_watched_again() {
     assert!(r.app.log.iter().any(|l| l.contains("is back")));
     assert!(r.app.out_dir.join("b.rig.json").is_file());
 }
+
+/// `bytes` written to `path` in `chunks` writes, the harness idling between them (a big file's
+/// `cp`, `scp`, a file manager's copy).
+fn write_in_chunks(r: &mut Rt, path: &Path, bytes: &[u8], chunks: usize) {
+    let mut f = std::fs::File::create(path).unwrap();
+    for c in bytes.chunks(bytes.len().div_ceil(chunks)) {
+        f.write_all(c).unwrap();
+        f.flush().unwrap();
+        r.idle(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn our_glb_copied_in_several_writes_is_skipped_and_replaces_the_source_it_overwrites() {
+    let mut r = Rt::start();
+    let root = r.root();
+    let alice = root.join("alice.obj");
+    std::fs::write(&alice, character_obj(0)).unwrap();
+    r.until("alice rigged", |a| rigged(a, &alice));
+    let ours = std::fs::read(r.app.out_dir.join("alice.glb")).unwrap();
+    // The same GLB as another tool would have written it (same length: the chunk sizes hold).
+    let mut theirs = ours.clone();
+    let at = ours
+        .windows(9)
+        .position(|w| w == b"geppetto ")
+        .expect("our GLB names geppetto");
+    theirs[at..at + 9].copy_from_slice(b"blender! ");
+
+    let copy = root.join("copy.glb");
+    write_in_chunks(&mut r, &copy, &ours, 4);
+    let user = root.join("user.glb");
+    std::fs::write(&user, &theirs).unwrap();
+    r.until("the user's GLB rigged", |a| rigged(a, &user));
+    // The user overwrites that source with one of our outputs, again in several writes.
+    write_in_chunks(&mut r, &user, &ours, 4);
+    r.until("both reported as ours", |a| {
+        ["copy.glb", "user.glb"].iter().all(|n| {
+            a.log
+                .iter()
+                .any(|l| l.starts_with(&format!("skipped: {n}")))
+        })
+    });
+    r.idle(Duration::from_secs(2));
+    assert_eq!(r.count(&copy, "started"), 0, "{:?}", r.events);
+    assert_eq!(r.count(&user, "started"), 1, "{:?}", r.events);
+    assert!(r.app.find(&copy).is_none() && r.app.find(&user).is_none());
+    assert_eq!(r.app.assets.len(), 1, "{}", watch_support::dump(&r.app));
+}

@@ -71,7 +71,7 @@ pub fn assess(
         for name in feet::toeless(skeleton, emb) {
             conf.reasons.push(format!(
                 "the chain to {name} does not reach forward of its ankle: the foot holds no toe \
-                 joint (a sole thinner than the spheres reach?)"
+                 joint (the sole is probably too thin for the joint search to enter it)"
             ));
         }
     }
@@ -193,8 +193,8 @@ fn outside(
     }
     if !names.is_empty() {
         reasons.push(format!(
-            "{} joint(s) or bones lie outside the surface: {}",
-            names.len(),
+            "{} outside the surface: {}",
+            crate::util::count(names.len(), "joint or bone lies", "joints or bones lie"),
             names.join(", ")
         ));
     }

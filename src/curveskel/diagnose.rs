@@ -17,6 +17,7 @@ use super::view::Frame;
 use crate::confidence::Confidence;
 use crate::geom::P3;
 use crate::rig::Status;
+use crate::util::count;
 
 /// Overlap fraction of the primary view above which parts are said to hide each other.
 pub const OVERLAP_LIMIT: f64 = 0.15;
@@ -79,14 +80,14 @@ pub fn run(i: &Inputs) -> Diagnostics {
     }
     if !i.refined.along_view.is_empty() {
         d.warnings.push(format!(
-            "{} branch(es) point along the view direction: their depth was not refined (degenerate second direction)",
-            i.refined.along_view.len()
+            "{} along the view direction: their depth was not refined (degenerate second direction)",
+            count(i.refined.along_view.len(), "branch points", "branches point")
         ));
     }
     if !i.refined.empty.is_empty() {
         d.warnings.push(format!(
-            "{} branch(es) had no surface in their second silhouette at most stations (degenerate second direction)",
-            i.refined.empty.len()
+            "{} no surface in their second silhouette at most stations (degenerate second direction)",
+            count(i.refined.empty.len(), "branch had", "branches had")
         ));
     }
     d.warnings.extend(lost_tips(i.pruned, i.primary.extent));
@@ -98,7 +99,8 @@ pub fn run(i: &Inputs) -> Diagnostics {
         .count();
     if hidden > 0 {
         d.warnings.push(format!(
-            "{hidden} branch(es) lie over another part in the primary view (a limb in front of or behind the body): their depth is uncertain"
+            "{} over another part in the primary view (a limb in front of or behind the body): their depth is uncertain",
+            count(hidden, "branch lies", "branches lie")
         ));
     }
     d
@@ -124,8 +126,10 @@ fn check_joints(i: &Inputs, d: &mut Diagnostics) {
             i.built.joints.len()
         ));
     } else if outside > 0 {
-        d.warnings
-            .push(format!("{outside} joint(s) lie just outside the mesh"));
+        d.warnings.push(format!(
+            "{} just outside the mesh",
+            count(outside, "joint lies", "joints lie")
+        ));
     }
     // A part the outline shows apart from the rest is hung from the nearest joint: nothing in
     // the silhouette says which part it belongs to, so the hierarchy across the gap is a guess

@@ -65,6 +65,7 @@ impl Pipeline {
         if chosen.fit.confidence.status == Status::Ok || !matches!(req.skeleton, Template::Auto) {
             return Ok((disc, chosen));
         }
+        progress.retry();
         let t = Instant::now();
         let mut opts = self.config.discretize.clone();
         opts.tolerance = opts.tol() * FINER;

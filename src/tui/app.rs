@@ -177,6 +177,8 @@ pub struct App {
     pub now: Instant,
     /// Quit requested.
     pub quit: bool,
+    /// The watcher's template rules: what a mesh whose sidecar names no template is rigged with.
+    pub templates: crate::watch::TemplateRules,
 }
 
 /// Log lines kept.
@@ -210,6 +212,7 @@ impl App {
             headless: false,
             scan_done: false,
             companions: crate::watch::Companions::default(),
+            templates: crate::watch::TemplateRules::default(),
             now,
             quit: false,
         }
@@ -267,7 +270,7 @@ impl App {
                 RowStatus::LowConfidence => c.low += 1,
                 // Counted with the failures: the user has something to fix.
                 RowStatus::Failed | RowStatus::NotWritten => c.failed += 1,
-                RowStatus::Running(..) => c.running += 1,
+                RowStatus::Running(..) | RowStatus::Retrying => c.running += 1,
                 RowStatus::Queued => c.queued += 1,
                 RowStatus::Empty => c.empty += 1,
             }

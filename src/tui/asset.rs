@@ -45,6 +45,8 @@ pub struct Asset {
     pub queued: bool,
     /// Running: the current stage and its fraction.
     pub running: Option<(Stage, f32)>,
+    /// The running job is in its finer retry ([`crate::progress::Progress::retry`]).
+    pub retrying: bool,
     /// When the running job started (app clock).
     pub started: Option<Instant>,
     /// Id of the latest job started for this asset (events of older jobs are stale).
@@ -72,6 +74,8 @@ pub enum RowStatus {
     Empty,
     /// Rigging: stage and fraction.
     Running(Stage, f32),
+    /// Rigging again on a finer discretization: the first fit was low confidence.
+    Retrying,
     /// Rigged, confident.
     Ok,
     /// Rigged, but something looks wrong.
@@ -95,6 +99,7 @@ impl Asset {
             name,
             queued: true,
             running: None,
+            retrying: false,
             started: None,
             job: None,
             last: None,
@@ -109,7 +114,11 @@ impl Asset {
     /// The status shown in the list.
     pub fn status(&self) -> RowStatus {
         if let Some((s, f)) = self.running {
-            return RowStatus::Running(s, f);
+            return if self.retrying {
+                RowStatus::Retrying
+            } else {
+                RowStatus::Running(s, f)
+            };
         }
         if self.queued {
             return RowStatus::Queued;

@@ -251,12 +251,13 @@ fn cycle_template(app: &mut App) -> Vec<Effect> {
     let Some(a) = app.current() else {
         return Vec::new();
     };
+    // The template in force, not the one `auto` chose: from `auto` a human rig went on to the
+    // quadruped, and `human` was never offered.
     let current = a
         .hints
         .skeleton
         .clone()
-        .or_else(|| a.rig().map(|r| r.rig.skeleton.clone()))
-        .unwrap_or_else(|| TEMPLATE_CYCLE[0].to_string());
+        .unwrap_or_else(|| app.templates.for_mesh(&a.path).to_string());
     let next = next_template(&current);
     let mut hints = a.hints.clone();
     hints.skeleton = Some(next.to_string());

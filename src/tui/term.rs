@@ -89,6 +89,7 @@ fn interactive(settings: &WatchSettings, config: RigConfig, picker: Picker) -> a
         settings.out_dir.clone(),
         Instant::now(),
     );
+    app.templates = settings.template_rules();
     app.cell_px = cell_pixels(&picker);
     app.protocol = format!("{:?}", picker.protocol_type()).to_lowercase();
     let mut terminal = Terminal::new(CrosstermBackend::new(std::io::stdout()))?;
@@ -212,6 +213,7 @@ pub fn run_headless(
         settings.out_dir.clone(),
         Instant::now(),
     );
+    app.templates = settings.template_rules();
     app.headless = true;
     let runtime = Runtime::start(settings, config, None, tx)?;
     println!(
@@ -255,6 +257,13 @@ fn print_job_event(out: &mut impl Write, app: &App, msg: &Msg) {
     }
     if let Msg::Job(JobEvent::Started { path, .. }) = msg {
         let _ = writeln!(out, "rigging: {}", app.rel(path));
+    }
+    if let Msg::Job(JobEvent::Retry { path, .. }) = msg {
+        let _ = writeln!(
+            out,
+            "{}: finer retry (low confidence so far: rigging again at a finer resolution, which reaches thinner limbs; this takes longer)",
+            app.rel(path)
+        );
     }
 }
 

@@ -80,11 +80,17 @@ fn on_fs(app: &mut App, change: FsChange) -> Vec<Effect> {
         }
         FsChange::Removed(path) => on_removed(app, path),
         FsChange::Output { path, generator } => {
+            // A source the file replaced (`cp rigged/hero.glb hero.glb`) is no longer an asset.
+            let fx = if app.find(&path).is_some() {
+                drop_row(app, &path)
+            } else {
+                Vec::new()
+            };
             app.push_log(format!(
                 "skipped: {} (written by {generator}: an earlier run's output, not a source mesh)",
                 app.rel(&path)
             ));
-            Vec::new()
+            fx
         }
         FsChange::HintsChanged { mesh, text } => on_hints_changed(app, mesh, text),
         FsChange::ScanDone(meshes) => {
@@ -177,6 +183,15 @@ fn recheck(app: &mut App, asset: &Path) -> Vec<Effect> {
 /// A mesh was deleted: forget it, move the selection and drop its draft, cancel its job; re-rig
 /// the assets that read it as a companion.
 fn on_removed(app: &mut App, path: PathBuf) -> Vec<Effect> {
+    let fx = drop_row(app, &path);
+    app.push_log(format!("removed: {}", app.rel(&path)));
+    fx
+}
+
+/// `path` is no longer a source mesh: its row goes, its job is cancelled and the assets that
+/// read it as a companion re-rig.
+fn drop_row(app: &mut App, path: &Path) -> Vec<Effect> {
+    let path = path.to_path_buf();
     let users = app.companions.dependents_of(&path);
     app.companions.forget(&path);
     app.assets.retain(|a| a.path != path);
@@ -187,7 +202,6 @@ fn on_removed(app: &mut App, path: PathBuf) -> Vec<Effect> {
     if app.draft.as_ref().is_some_and(|d| d.mesh == path) {
         app.draft = None;
     }
-    app.push_log(format!("removed: {}", app.rel(&path)));
     let mut fx = requeue(app, users, &path, "gone");
     fx.insert(0, Effect::Cancel(path));
     fx
@@ -232,12 +246,19 @@ fn on_job(app: &mut App, ev: JobEvent) -> Vec<Effect> {
                 a.job = Some(id);
                 a.queued = false;
                 a.running = Some((Stage::Load, 0.0));
+                a.retrying = false;
                 a.started = Some(now);
             }
         }
         JobEvent::Stage { path, stage, .. } => {
             if let Some(a) = app.asset_mut(&path) {
                 a.running = Some((stage, 0.0));
+                a.retrying = false;
+            }
+        }
+        JobEvent::Retry { path, .. } => {
+            if let Some(a) = app.asset_mut(&path) {
+                a.retrying = true;
             }
         }
         JobEvent::Fraction { path, fraction, .. } => {
@@ -277,6 +298,7 @@ fn finished(app: &mut App, path: &Path, result: JobResult) {
         return;
     };
     a.running = None;
+    a.retrying = false;
     let line = match result {
         JobResult::Cancelled => {
             // Superseded: a newer job is queued, unless the file was emptied (nothing to rig).

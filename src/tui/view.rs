@@ -43,9 +43,12 @@ pub fn status_text(s: RowStatus) -> (String, Color) {
     match s {
         RowStatus::Queued => ("queued".into(), Color::DarkGray),
         RowStatus::Empty => ("empty file".into(), Color::DarkGray),
+        // Stages report no fraction yet: "embed 0%" for seconds read as stuck.
+        RowStatus::Running(stage, f) if f <= 0.0 => (stage.name().into(), Color::Cyan),
         RowStatus::Running(stage, f) => {
             (format!("{} {:>3.0}%", stage.name(), f * 100.0), Color::Cyan)
         }
+        RowStatus::Retrying => ("finer retry".into(), Color::Cyan),
         RowStatus::Ok => ("ok".into(), Color::Green),
         RowStatus::LowConfidence => ("low conf".into(), Color::Yellow),
         RowStatus::NotWritten => ("not written".into(), Color::Red),

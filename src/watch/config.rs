@@ -248,12 +248,57 @@ impl WatchSettings {
 
     /// The skeleton template for `mesh` (absolute path under the root).
     pub fn skeleton_for(&self, mesh: &Path) -> &str {
-        let rel = mesh.strip_prefix(&self.root).unwrap_or(mesh);
-        self.skeleton_rules
-            .iter()
-            .find(|(g, _)| g.matches(rel))
-            .map_or(self.skeleton.as_str(), |(_, s)| s.as_str())
+        rule_for(&self.root, &self.skeleton_rules, &self.skeleton, mesh)
     }
+
+    /// The template rules alone, for the UI (its `t` key cycles on from the template in force).
+    pub fn template_rules(&self) -> TemplateRules {
+        TemplateRules {
+            root: self.root.clone(),
+            rules: self.skeleton_rules.clone(),
+            default: self.skeleton.clone(),
+        }
+    }
+}
+
+/// The template the watcher's settings give each mesh that names none in its sidecar.
+#[derive(Clone, Debug)]
+pub struct TemplateRules {
+    root: PathBuf,
+    rules: Vec<(Glob, String)>,
+    default: String,
+}
+
+impl Default for TemplateRules {
+    /// No rules; `auto` for every mesh (the built-in setting).
+    fn default() -> Self {
+        Self {
+            root: PathBuf::new(),
+            rules: Vec::new(),
+            default: "auto".into(),
+        }
+    }
+}
+
+impl TemplateRules {
+    /// The template of `mesh` (absolute): the first rule whose glob matches it, else the default.
+    pub fn for_mesh(&self, mesh: &Path) -> &str {
+        rule_for(&self.root, &self.rules, &self.default, mesh)
+    }
+}
+
+/// The first of `rules` whose glob matches `mesh` relative to `root`, else `default`.
+fn rule_for<'a>(
+    root: &Path,
+    rules: &'a [(Glob, String)],
+    default: &'a str,
+    mesh: &Path,
+) -> &'a str {
+    let rel = mesh.strip_prefix(root).unwrap_or(mesh);
+    rules
+        .iter()
+        .find(|(g, _)| g.matches(rel))
+        .map_or(default, |(_, s)| s.as_str())
 }
 
 /// A `skeleton` setting of the file, checked when the watcher starts: a relative `.yaml` path

@@ -193,6 +193,14 @@ impl Ingest {
         }
     }
 
+    /// Forget `path` as a mesh (settling or known) without reporting anything: the notifier found
+    /// it is one of Geppetto's own outputs, which is reported as [`FsChange::Output`] instead.
+    pub fn withdraw(&mut self, path: &Path) {
+        self.pending.remove(path);
+        self.seen.remove(path);
+        self.known.remove(path);
+    }
+
     /// Advance time: re-stat pending paths and report the ones that settled.
     pub fn tick(&mut self, now: Instant, stat_of: &dyn Fn(&Path) -> Option<Stat>) -> Vec<FsChange> {
         let mut out = Vec::new();

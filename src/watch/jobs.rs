@@ -45,6 +45,13 @@ pub enum JobEvent {
         /// Stage.
         stage: Stage,
     },
+    /// The rig starts again on a finer discretization ([`Progress::retry`]).
+    Retry {
+        /// Mesh.
+        path: PathBuf,
+        /// Job id.
+        id: u64,
+    },
     /// Fraction of the current stage done, in [0, 1] (throttled to whole percents).
     Fraction {
         /// Mesh.
@@ -301,6 +308,13 @@ impl Progress for JobProgress<'_> {
             path: self.path.to_path_buf(),
             id: self.id,
             stage,
+        });
+    }
+
+    fn retry(&self) {
+        (self.sink)(JobEvent::Retry {
+            path: self.path.to_path_buf(),
+            id: self.id,
         });
     }
 

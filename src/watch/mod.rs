@@ -13,6 +13,6 @@ pub mod notifier;
 mod run;
 
 pub use companions::Companions;
-pub use config::{WatchConfig, WatchSettings};
+pub use config::{TemplateRules, WatchConfig, WatchSettings};
 pub use ingest::{FsChange, Ingest, Stat};
 pub use jobs::{JobContext, JobDone, JobEvent, JobPool, JobResult};

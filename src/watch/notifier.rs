@@ -223,7 +223,8 @@ fn run(
             Err(RecvTimeoutError::Disconnected) => break,
         }
         check_root(settings, &mut ingest, &mut outputs, root, sink);
-        emit(sink, ingest.tick(Instant::now(), &Stat::of));
+        let settled = ingest.tick(Instant::now(), &Stat::of);
+        outputs.settled(&mut ingest, settled, sink);
     }
 }
 
@@ -297,18 +298,38 @@ impl Outputs {
             _ => None,
         };
         match ours {
-            Some(generator) => {
-                if self.reported.insert(path.to_path_buf()) {
-                    sink(FsChange::Output {
-                        path: path.to_path_buf(),
-                        generator,
-                    });
-                }
-            }
+            Some(generator) => self.report(ingest, path, generator, sink),
             None => {
                 self.reported.remove(path);
                 emit(sink, ingest.touch(path, stat, now));
             }
+        }
+    }
+
+    /// Changes the ingest reports as settled, with every ready mesh checked again now that it is
+    /// whole: a file copied in several writes (`cp` of a big GLB, a file manager, `scp`) is not
+    /// yet recognisable as ours when its first bytes are offered.
+    fn settled(&mut self, ingest: &mut Ingest, changes: Vec<FsChange>, sink: &Sink) {
+        for change in changes {
+            match change {
+                FsChange::Ready(path) => match geppetto_output(&path) {
+                    Some(generator) => self.report(ingest, &path, generator, sink),
+                    None => sink(FsChange::Ready(path)),
+                },
+                other => sink(other),
+            }
+        }
+    }
+
+    /// `path` is ours: the ingest forgets it (it may have been settling, or a source the file
+    /// replaced), and it is reported once.
+    fn report(&mut self, ingest: &mut Ingest, path: &Path, generator: String, sink: &Sink) {
+        ingest.withdraw(path);
+        if self.reported.insert(path.to_path_buf()) {
+            sink(FsChange::Output {
+                path: path.to_path_buf(),
+                generator,
+            });
         }
     }
 }

@@ -85,9 +85,9 @@ impl Rt {
                                 JobResult::Cancelled => "cancelled",
                             },
                         ),
-                        JobEvent::Stage { path, .. } | JobEvent::Fraction { path, .. } => {
-                            (path.clone(), "progress")
-                        }
+                        JobEvent::Stage { path, .. }
+                        | JobEvent::Retry { path, .. }
+                        | JobEvent::Fraction { path, .. } => (path.clone(), "progress"),
                     });
                 }
                 let fx = update(&mut self.app, msg);

@@ -97,27 +97,30 @@ impl EmptyPart {
     }
 }
 
-/// Plain words for a template-frame direction (+Y up, +Z front, the character's left at +X).
+/// Plain words for a template-frame direction (+Y up, +Z front, the character's left at +X),
+/// read after "reaching to the": "top", "lower back", "upper left (the character's left)". An
+/// up or down alone is a noun ("top", not "upper", which read as a word missing), and a side
+/// says whose it is: the viewer facing the character sees it on the other hand.
 pub fn direction_words(d: &V3) -> String {
     let d = d.normalize();
-    let mut words = Vec::new();
     // A component counts when the direction leans at least ~35° toward that axis.
     const LEAN: f64 = 0.57;
-    for (c, pos, neg) in [
-        (d.y, "upper", "lower"),
-        (d.z, "front", "back"),
-        (d.x, "left", "right"),
-    ] {
-        if c > LEAN {
-            words.push(pos);
-        } else if c < -LEAN {
-            words.push(neg);
-        }
+    let word = |c: f64, pos: &'static str, neg: &'static str| {
+        (c.abs() > LEAN).then_some(if c > 0.0 { pos } else { neg })
+    };
+    let (vertical, depth, side) = (
+        word(d.y, "upper", "lower"),
+        word(d.z, "front", "back"),
+        word(d.x, "left", "right"),
+    );
+    let words: Vec<&str> = [vertical, depth, side].into_iter().flatten().collect();
+    match (words.as_slice(), side) {
+        ([], _) => "side".into(),
+        (["upper"], _) => "top".into(),
+        (["lower"], _) => "bottom".into(),
+        (_, Some(s)) => format!("{} (the character's {s})", words.join(" ")),
+        (_, None) => words.join(" "),
     }
-    if words.is_empty() {
-        words.push("side");
-    }
-    words.join(" ")
 }
 /// Which spheres of `graph` the embedded skeleton `q` (normalized frame; `discrete`: the graph
 /// vertex of each reduced joint) reaches (module docs, step 1).
