@@ -15,6 +15,13 @@
 //! their closest bone point in the air, cannot see it through the inside, and take their heat from
 //! a farther bone of another part. Only the child end is trimmed, so there is still one bone per
 //! link (the edit regions rely on that order).
+//!
+//! A joint whose every child is a leaf, two or more of them, ends its chain as a leaf does: an
+//! artist's head carrying eye, brow and mouth bones, a snout carrying mouth bones
+//! ([`leaf_hubs`]). Its only bones run to those leaves, which sit inside the part (the face),
+//! so the leaves' virtual segments fan through the skull and own it; in the artist's tool the
+//! head bone has a tail up through the skull that the joint list does not carry. Such a hub gets
+//! the leaf's virtual segment too, continuing its incoming bone to the surface, after the leaves'.
 
 use super::heat::VISIBILITY_TOLERANCE;
 use crate::discretize::ray::plane_hit;
@@ -129,7 +136,47 @@ pub fn bones(
             joint: j as u32,
         });
     }
+    for j in leaf_hubs(n, parent, |j| joints[j].2) {
+        if let Some(p) = parent(j) {
+            let dir = joints[j].0 - joints[p].0;
+            out.push(Bone {
+                a: joints[j].0,
+                b: extend_leaf(&joints[j].0, &dir, sdf, surface),
+                joint: j as u32,
+            });
+        }
+    }
     out
+}
+
+/// The joints that end their chain with a fan of leaves, in index order: not an end marker, with
+/// a parent, and with at least two children that are not end markers, each without a child of
+/// its own (a leaf). One such joint (a head with eyes, brows and mouth bones) owns, besides its
+/// bones to the leaves, a virtual segment continuing its incoming bone, as a leaf does. A joint
+/// with one leaf child (a neck carrying the head) is a chain and keeps its bone alone; a joint
+/// with a chain among its children (a hand with finger chains, a chest) is not the end of one.
+pub fn leaf_hubs(
+    n: usize,
+    parent: impl Fn(usize) -> Option<usize>,
+    end: impl Fn(usize) -> bool,
+) -> Vec<usize> {
+    let mut children = vec![0usize; n];
+    let mut live = vec![0usize; n];
+    for c in 0..n {
+        if let Some(p) = parent(c) {
+            children[p] += 1;
+            live[p] += usize::from(!end(c));
+        }
+    }
+    let mut chain = vec![false; n];
+    for (c, &grand) in children.iter().enumerate() {
+        if let Some(p) = parent(c) {
+            chain[p] |= !end(c) && grand > 0;
+        }
+    }
+    (0..n)
+        .filter(|&j| !end(j) && parent(j).is_some() && live[j] >= 2 && !chain[j])
+        .collect()
 }
 
 /// The child end of the bone `a → b` (parent → child), moved back along the bone to where it comes
@@ -271,6 +318,43 @@ mod tests {
         assert_eq!(trim_child_end(&ground, &inside, &sdf), inside);
         let far = P3::new(0.0, 3.0, 0.0);
         assert_eq!(trim_child_end(&ground, &far, &sdf), far);
+    }
+
+    #[test]
+    fn a_hub_of_leaves_continues_its_incoming_bone() {
+        let sdf = |p: &P3| p.coords.norm() - 1.0; // unit ball
+        let j =
+            |x: f64, y: f64, parent: Option<usize>, end: bool| (P3::new(x, y, 0.0), parent, end);
+        // neck → head → two face leaves and an end marker.
+        let joints = vec![
+            j(0.0, -0.6, None, false),
+            j(0.0, -0.2, Some(0), false),
+            j(-0.2, 0.1, Some(1), false),
+            j(0.2, 0.1, Some(1), false),
+            j(0.0, 0.2, Some(1), true),
+        ];
+        let hubs = leaf_hubs(5, |k| joints[k].1, |k| joints[k].2);
+        assert_eq!(hubs, vec![1]);
+        let b = bones(&joints, &sdf, None);
+        // Bones: neck → head, head → both leaves (the end marker's link too), the two leaves'
+        // virtual segments, then the head's own, up to the top of the ball.
+        assert_eq!(b.len(), 7);
+        let own = b[6];
+        assert_eq!(own.joint, 1);
+        assert!(
+            (own.b.y - 1.0).abs() < 0.01 && own.b.x.abs() < 1e-12,
+            "{own:?}"
+        );
+        // One leaf child is a chain (a neck carrying the head); a chain child is not a fan.
+        let one = [
+            j(0.0, -0.6, None, false),
+            j(0.0, -0.2, Some(0), false),
+            j(0.0, 0.1, Some(1), false),
+        ];
+        assert!(leaf_hubs(3, |k| one[k].1, |k| one[k].2).is_empty());
+        let mut deeper = joints.clone();
+        deeper.push(j(-0.3, 0.3, Some(2), false));
+        assert!(leaf_hubs(6, |k| deeper[k].1, |k| deeper[k].2).is_empty());
     }
 
     #[test]

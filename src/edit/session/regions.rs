@@ -103,7 +103,8 @@ impl Session<'_> {
 }
 
 /// `(parent end, child end)` joint of every bone, in [`bones::bones`] order: one bone per
-/// parent → child link whose parent is not an end marker, then one virtual bone per leaf.
+/// parent → child link whose parent is not an end marker, one virtual bone per leaf, then one
+/// per hub of leaves ([`bones::leaf_hubs`]).
 fn bone_ends(joints: &[RigJoint]) -> Vec<(u32, u32)> {
     let n = joints.len();
     let parent = |j: usize| joints[j].parent.filter(|&p| p < n && p != j);
@@ -122,5 +123,7 @@ fn bone_ends(joints: &[RigJoint]) -> Vec<(u32, u32)> {
             out.push((j as u32, j as u32));
         }
     }
+    let hubs = bones::leaf_hubs(n, parent, |j| joints[j].end);
+    out.extend(hubs.into_iter().map(|j| (j as u32, j as u32)));
     out
 }
