@@ -74,7 +74,7 @@ impl<'a> Ctx<'a> {
             weights,
             cand,
             lca,
-            pairs: Default::default(),
+            rows: Default::default(),
             pins: Vec::new(),
             pinned: vec![false; k],
         }

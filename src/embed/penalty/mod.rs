@@ -11,10 +11,12 @@
 //!
 //! Layout: the context and its construction (`context.rs`); the terms that depend only on the chain
 //! being placed (`chain.rs`: DistPF, DotPF, ExtremPF) and those that relate it to chains already
-//! placed (`relations.rs`: GlobalDotPF, SymPF, DoublePF, DisjointPF); here, the Γ-weighted total
-//! with its per-term veto and the cache of the chain-only terms.
+//! placed (`relations.rs`: GlobalDotPF, SymPF, DoublePF, DisjointPF); the lower bound's scan for a
+//! joint's cheapest candidate, with the cache of the chain-only (pair) terms (`cheapest.rs`); here,
+//! the Γ-weighted total with its per-term veto.
 
 mod chain;
+mod cheapest;
 mod context;
 mod relations;
 #[cfg(test)]
@@ -42,8 +44,30 @@ pub const BRIDGE_COST: f64 = 1.0;
 /// ends may sit anywhere inside their spheres).
 const PLAY: f64 = 0.7;
 
-/// The pair-term cache's map type.
-type PairMap = HashMap<u64, [f64; 2], BuildHasherDefault<KeyHasher>>;
+/// The pair-term cache's map type: per (joint, parent vertex), the pair terms of the joint's
+/// candidates in candidate order, as far as a scan has reached ([`Ctx::cheapest`]).
+type PairRows = HashMap<u64, Vec<[f64; 2]>, BuildHasherDefault<KeyHasher>>;
+
+/// One placement being scored: joint `idx` (parent joint `prev`, at vertex `pv`) at `next`,
+/// given the partial match `m` and its `taken` vertices.
+struct Placing<'m> {
+    m: &'m [u32],
+    taken: &'m [u64],
+    idx: usize,
+    prev: usize,
+    pv: u32,
+    next: u32,
+}
+
+/// The relation terms of a placement against a bound ([`Ctx::rest`]).
+enum Rest {
+    /// A term vetoes.
+    Veto,
+    /// The total reaches the bound (or a term not computed would veto).
+    NotBelow,
+    /// Their weighted sum.
+    Sum(f64),
+}
 
 /// Everything the terms need for one orientation.
 #[derive(Clone, Debug)]
@@ -66,10 +90,11 @@ pub struct Ctx<'a> {
     pub cand: Vec<Vec<u32>>,
     /// Lowest common ancestor of reduced joints `i`, `j` at `lca[i * k + j]`.
     lca: Vec<usize>,
-    /// Cache of [`Ctx::pair_terms`] keyed by (joint, parent vertex, vertex); NaN marks a veto.
-    /// Hashed by a multiplicative mix, not SipHash: the search looks a pair up for every
-    /// candidate of every joint it bounds, and hashing was most of the lookup's cost.
-    pairs: std::cell::RefCell<PairMap>,
+    /// Cache of [`Ctx::pair_terms`], one row per (joint, parent vertex) in candidate order; NaN
+    /// marks a veto. The lower bound scans a joint's candidates in order for every child of
+    /// every expanded node, so one row lookup serves the whole scan (a lookup per candidate,
+    /// even with a multiplicative hash, was most of a cheap pair's cost).
+    rows: std::cell::RefCell<PairRows>,
     /// Hints on chains: a placement whose path misses one is vetoed (see [`super::pins`]).
     pins: Vec<PathPin>,
     /// Per reduced joint: its chain holds a pin. The pins then say where the limb is, so its length
@@ -173,91 +198,69 @@ impl Ctx<'_> {
         Some(t)
     }
 
-    /// Total penalty, [`VETO`] on a veto (strict mode). Equal to the sum of [`Ctx::terms`], but the
-    /// terms that depend only on (`idx`, parent vertex, `next`) — length, the parent's global
-    /// direction, foot, zero length, local direction, mid-limb end — are computed once and cached:
-    /// the lower bound re-evaluates the same pairs for every child of every expanded node.
+    /// Total penalty, [`VETO`] on a veto (strict mode): the sum of [`Ctx::terms`], grouped as
+    /// the search adds it (the terms of the pair (`idx`'s parent vertex, `next`), then the relation
+    /// terms). The search itself scores through [`Ctx::cheapest`], which caches the pair terms;
+    /// this is its reference form.
     pub fn penalty(&self, m: &[u32], taken: &[u64], idx: usize, next: u32) -> f64 {
         let Some(prev) = self.red.joints.get(idx).and_then(|r| r.parent) else {
             return 0.0;
         };
         let Some(&pv) = m.get(prev) else { return VETO };
-        let key = ((idx as u64) << 48) | (u64::from(pv) << 24) | u64::from(next);
-        let pair = {
-            let cached = self.pairs.borrow().get(&key).copied();
-            match cached {
-                Some(p) => p,
-                None => {
-                    let p = self.pair_terms(idx, pv, next).unwrap_or([f64::NAN; 2]);
-                    self.pairs.borrow_mut().insert(key, p);
-                    p
-                }
-            }
-        };
+        let pair = self.pair_terms(idx, pv, next).unwrap_or([f64::NAN; 2]);
         if pair[0].is_nan() {
             return VETO;
         }
+        let at = Placing {
+            m,
+            taken,
+            idx,
+            prev,
+            pv,
+            next,
+        };
+        match self.rest(&at, pair, f64::INFINITY) {
+            Rest::Sum(r) => pair[0] + r,
+            Rest::Veto | Rest::NotBelow => VETO,
+        }
+    }
+
+    /// The Γ-weighted relation terms (global direction with the pair's parent part `pair[1]`,
+    /// symmetry, shared path, disjointness) of a placement whose pair terms are `pair`: the total
+    /// is `pair[0] + r`. All terms are ≥ 0 and rounding is monotone, so `pair[0]` plus any of them
+    /// summed in the same order is a lower bound on that total: once one reaches `bound`, the
+    /// rest (the path walk of the shared-path term last) is not computed and `NotBelow` says the
+    /// total is ≥ `bound` or a veto. `bound` must be ∞ or at most [`VETO`].
+    fn rest(&self, at: &Placing, pair: [f64; 2], bound: f64) -> Rest {
         let w = &self.weights;
         let check = |k: usize, v: Option<f64>| -> Option<f64> {
             let x = if w[k] == 0.0 { 0.0 } else { w[k] * v? };
             (x.is_finite() && x <= 1.0).then_some(x)
         };
-        let rest = (|| {
-            let gd = check(
-                1,
-                Some(pair[1] + self.global_dot_part(m, idx, prev, next, false)?),
-            )?;
-            let sym = check(2, Some(self.sym_term(m, idx, pv, next)))?;
-            let dbl = check(3, self.double_term(taken, pv, next))?;
-            let dis = check(8, Some(self.disjoint_term(m, idx, prev, next)))?;
-            Some(gd + sym + dbl + dis)
-        })();
-        rest.map_or(VETO, |r| pair[0] + r)
-    }
-
-    /// `[weighted sum of length, foot, zero length, direction, mid-limb end; unweighted parent part of
-    /// global direction]`, or `None` on a veto of any of them.
-    fn pair_terms(&self, idx: usize, pv: u32, next: u32) -> Option<[f64; 2]> {
-        let nu = next as usize;
-        if nu >= self.pos.len() || !self.paths.dist(next, pv).is_finite() {
-            return None;
-        }
-        let rj = &self.red.joints[idx];
-        let prev = rj.parent?;
-        if !self.pins_met(idx, pv, next) {
-            return None;
-        }
-        let mut m = vec![0; prev + 1];
-        m[prev] = pv;
-        let gd = self.global_dot_part(&m, idx, prev, next, true)?;
-        if self.weights[1] * gd > 1.0 {
-            return None;
-        }
-        let foot = if rj.foot {
-            self.pos[nu].y - self.foot_base
-        } else {
-            0.0
+        let below = |part: f64| pair[0] + part < bound;
+        let (m, idx, pv, next) = (at.m, at.idx, at.pv, at.next);
+        let gd = self.global_dot_part(m, idx, at.prev, next, false);
+        let Some(gd) = check(1, gd.map(|g| pair[1] + g)) else {
+            return Rest::Veto;
         };
-        let dup = if next == pv { 1.0 } else { 0.0 };
-        let raw = [
-            (0, self.dist_term(idx, pv, next)?),
-            (4, foot),
-            (5, dup),
-            (6, self.dot_term(idx, pv, next)),
-            (7, self.extrem_term(idx, pv, next)),
-        ];
-        let mut sum = 0.0;
-        for (k, v) in raw {
-            let x = if self.weights[k] == 0.0 {
-                0.0
-            } else {
-                self.weights[k] * v
-            };
-            if !(x.is_finite() && x <= 1.0) {
-                return None;
-            }
-            sum += x;
+        if !below(gd) {
+            return Rest::NotBelow;
         }
-        Some([sum, gd])
+        let Some(sym) = check(2, Some(self.sym_term(m, idx, pv, next))) else {
+            return Rest::Veto;
+        };
+        if !below(gd + sym) {
+            return Rest::NotBelow;
+        }
+        let Some(dis) = check(8, Some(self.disjoint_term(m, idx, at.prev, next))) else {
+            return Rest::Veto;
+        };
+        if !below(gd + sym + dis) {
+            return Rest::NotBelow;
+        }
+        let Some(dbl) = check(3, self.double_term(at.taken, pv, next)) else {
+            return Rest::Veto;
+        };
+        Rest::Sum(gd + sym + dbl + dis)
     }
 }

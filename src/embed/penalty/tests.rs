@@ -170,3 +170,100 @@ fn direction_term_on_the_stack_equals_the_heap_form_bit_for_bit() {
         "{long} long, {unreachable} unreachable"
     );
 }
+
+/// The search's scan for a joint's cheapest candidate, written plainly: every candidate scored by
+/// [`Ctx::penalty`] in order until one costs nothing. `(minimum, candidates reached)`.
+fn plain_scan(c: &Ctx, m: &[u32], taken: &[u64], j: usize) -> (f64, u64) {
+    let (mut best, mut work) = (f64::INFINITY, 0);
+    for &w in &c.cand[j] {
+        work += 1;
+        best = best.min(c.penalty(m, taken, j, w));
+        if best <= 0.0 {
+            break;
+        }
+    }
+    (best, work)
+}
+
+#[test]
+fn cached_bounded_scan_equals_the_plain_scan_bit_for_bit() {
+    // The human template on a jittered 7 × 9 × 4 lattice of spheres of varied radii (some too
+    // thin to share), lattice neighbours joined; partial matches drawn from a small pool of
+    // vertices so that the cached rows are met again with other matches and other taken sets.
+    let skel = crate::skeleton::load_template("human").unwrap();
+    let red = Reduced::new(&skel);
+    let mut seed = 0x9e37_79b9_7f4a_7c15_u64;
+    let mut rnd = move || {
+        seed = seed
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        (seed >> 33) as u32
+    };
+    let (nx, ny, nz) = (7usize, 9usize, 4usize);
+    let at = |x: usize, y: usize, z: usize| x + nx * (y + ny * z);
+    let mut g = SphereGraph::default();
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                let j = |r: u32| f64::from(r % 1000) / 1000.0 * 0.03;
+                let c = P3::new(
+                    0.2 + 0.1 * x as f64 + j(rnd()),
+                    0.05 + 0.1 * y as f64 + j(rnd()),
+                    0.35 + 0.1 * z as f64 + j(rnd()),
+                );
+                let radius = 0.015 + f64::from(rnd() % 100) / 100.0 * 0.05;
+                g.spheres.push(Sphere { center: c, radius });
+            }
+        }
+    }
+    g.edges = vec![Vec::new(); g.spheres.len()];
+    for z in 0..nz {
+        for y in 0..ny {
+            for x in 0..nx {
+                for (dx, dy, dz) in [(1, 0, 0), (0, 1, 0), (0, 0, 1)] {
+                    let (x2, y2, z2) = (x + dx, y + dy, z + dz);
+                    if x2 < nx && y2 < ny && z2 < nz {
+                        let (a, b) = (at(x, y, z), at(x2, y2, z2));
+                        let w = (g.spheres[a].center - g.spheres[b].center).norm();
+                        g.edges[a].push((NodeId(b as u32), w));
+                        g.edges[b].push((NodeId(a as u32), w));
+                    }
+                }
+            }
+        }
+    }
+    let n = g.len() as u32;
+    let paths = Paths::new(&g);
+    let c = ctx(&red, &paths, &g);
+    let pool: Vec<u32> = (0..12).map(|_| rnd() % n).collect();
+    let (mut free, mut vetoed, mut priced, mut scans) = (0, 0, 0, 0);
+    for _ in 0..400 {
+        let depth = 1 + rnd() as usize % (red.len() - 1);
+        let m: Vec<u32> = (0..depth)
+            .map(|_| pool[rnd() as usize % pool.len()])
+            .collect();
+        let mut taken = vec![0u64; (n as usize).div_ceil(64)];
+        for _ in 0..rnd() % 60 {
+            let v = rnd() % n;
+            taken[v as usize / 64] |= 1 << (v % 64);
+        }
+        for j in 0..red.len() {
+            let mut work = 0;
+            let got = c.cheapest(&m, &taken, j, &mut work);
+            let (want, want_work) = plain_scan(&c, &m, &taken, j);
+            assert_eq!(got.to_bits(), want.to_bits(), "joint {j} after {m:?}");
+            assert_eq!(work, want_work, "joint {j} after {m:?}");
+            scans += 1;
+            match want {
+                w if w <= 0.0 => free += 1,
+                w if w >= VETO => vetoed += 1,
+                _ => priced += 1,
+            }
+        }
+    }
+    // Every kind of outcome was met: a free candidate, all vetoed, a priced minimum.
+    assert!(
+        free > 50 && vetoed > 50 && priced > 50,
+        "{free} / {vetoed} / {priced} of {scans}"
+    );
+}

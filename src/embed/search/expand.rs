@@ -63,15 +63,15 @@ pub(super) fn expand(
 /// The penalty of joint `j`'s cheapest candidate given the partial match `m` (its share of the lower
 /// bound), stopping early at a free one; adds the penalty evaluations made to `work`.
 fn cheapest(ctx: &Ctx, m: &[u32], taken: &[u64], j: usize, relaxed: bool, work: &mut u64) -> f64 {
+    if !relaxed {
+        return ctx.cheapest(m, taken, j, work);
+    }
     let mut best = f64::INFINITY;
     for &w in &ctx.cand[j] {
         *work += 1;
-        let p = if relaxed {
-            ctx.terms(m, taken, j, w, true)
-                .map_or(f64::INFINITY, |t| t.iter().sum())
-        } else {
-            ctx.penalty(m, taken, j, w)
-        };
+        let p = ctx
+            .terms(m, taken, j, w, true)
+            .map_or(f64::INFINITY, |t| t.iter().sum());
         best = best.min(p);
         if best <= 0.0 {
             break;
