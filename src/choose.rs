@@ -254,6 +254,15 @@ pub fn beaten_by_far(chosen: &Fit, others: &[(String, f64, bool)]) -> Option<Str
 /// (Blender, 3ds Max). `(axis 0..3, sign)`, as [`crate::embed::Orientation::rows`].
 pub const AUTHORED_UP: [(u8, i8); 2] = [(1, 1), (2, 1)];
 
+/// The frames files are authored in, as `(up, forward)` mesh axes: +Y up facing +Z (glTF, Maya,
+/// Unity, most exporters) and +Z up facing −Y (Blender, 3ds Max); their up axes are
+/// [`AUTHORED_UP`]. The multi-component method tries only these, and an `auto` fit that needed
+/// the model turned is retried in them (`pipeline::authored`).
+pub const AUTHORED_FRAMES: [Frame; 2] = [((1, 1), (2, 1)), ((2, 1), (1, -1))];
+
+/// An `(up, forward)` pair of mesh axes, each `(axis 0..3, sign)`.
+pub type Frame = ((u8, i8), (u8, i8));
+
 /// The orientation check of `--orientation auto`: a best fit that needs the model upside down
 /// or on its side (mesh up neither +Y nor +Z) is not evidence of the template's creature. A
 /// character standing on its head is almost never what an artist saved; a radially symmetric

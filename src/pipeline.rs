@@ -20,6 +20,7 @@ use crate::skin::{self, Skin};
 use crate::util::ms_since;
 
 mod attach;
+mod authored;
 mod cache;
 mod choosing;
 mod edit;

@@ -74,7 +74,8 @@ impl Pipeline {
         };
         let (fit, trials) = self.check_best(req, fits, best, &opts, screened);
         if matches!(req.skeleton, Template::Auto) && fit.confidence.status != Status::Ok {
-            return self.curve_competes(req, prepared, disc, fit, trials);
+            let chosen = self.curve_competes(req, prepared, disc, fit, trials)?;
+            return self.authored_if_turned(req, prepared, disc, &opts, progress, chosen);
         }
         Ok(Chosen {
             fit,
@@ -86,7 +87,7 @@ impl Pipeline {
 
     /// Every candidate template embedded and assessed in a fixed order, with the first error met
     /// (a template whose hints do not resolve under `auto`, or whose embedding failed).
-    fn fit_candidates(
+    pub(super) fn fit_candidates(
         &self,
         req: &RigRequest,
         prepared: &PreparedMesh,
@@ -174,7 +175,7 @@ impl Pipeline {
     /// The best fit (index `best` in `fits`) and the trial record, after the "another template
     /// fits far better" (against `screened`, the other templates' screening when the template
     /// was forced) and "implausible up" checks.
-    fn check_best(
+    pub(super) fn check_best(
         &self,
         req: &RigRequest,
         mut fits: Vec<Fit>,

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{build_rig, check, Pipeline, RigOutcome, RigRequest};
-use crate::choose::{Fit, Template};
+use crate::choose::{Fit, Template, AUTHORED_FRAMES};
 use crate::confidence::{feet, Confidence};
 use crate::embed::{Embedding, Orientation, OrientationMode};
 use crate::error::RigError;
@@ -248,11 +248,6 @@ impl FeetCheck<'_> {
         out
     }
 }
-
-/// The frames files are authored in, as `(up, forward)` mesh axes: +Y up facing +Z (glTF, Maya,
-/// Unity, most exporters) and +Z up facing −Y (Blender, 3ds Max). The up axes are
-/// [`crate::choose::AUTHORED_UP`], which the embedding path also trusts.
-const AUTHORED_FRAMES: [((u8, i8), (u8, i8)); 2] = [((1, 1), (2, 1)), ((2, 1), (1, -1))];
 
 /// The orientations the multi-component method tries: the fixed one, else (`auto`) the authored
 /// frames ([`AUTHORED_FRAMES`]), the mesh's own (+Y up) first so that ties keep it. Not all 24: the
