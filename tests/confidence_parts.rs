@@ -242,7 +242,10 @@ fn directions_read_as_plain_words_with_the_characters_side() {
         (V3::new(0.0, -1.0, 0.1), "bottom"),
         (V3::new(0.0, -1.0, -1.0), "lower back"),
         (V3::new(1.0, 0.0, 0.0), "left (the character's left)"),
-        (V3::new(-1.0, 1.0, 0.0), "upper right (the character's right)"),
+        (
+            V3::new(-1.0, 1.0, 0.0),
+            "upper right (the character's right)",
+        ),
     ];
     for (d, words) in cases {
         assert_eq!(direction_words(&d), words, "{d:?}");

@@ -282,4 +282,11 @@ fn cli_side_agreement_sees_a_mirrored_rig() {
         table.contains("0 of 2 side-named joints nearest a joint of the same side"),
         "{table}"
     );
+    // The table says what the number means: a bare 0.000 did not.
+    assert!(
+        table.contains("note: sides: 2 of 2 side-named joints sit nearest a TRUTH joint of the other side: PRED's left and right are swapped"),
+        "{table}"
+    );
+    let right = String::from_utf8_lossy(&run(&truth, false)).into_owned();
+    assert!(!right.contains("note: sides"), "{right}");
 }

@@ -181,6 +181,11 @@ pub fn score_files(
     let (joints, skin, more) =
         score_rigs(&pred, &truth, extent, vertices.map(Vec::as_slice), &poses)?;
     notes.extend(more);
+    let sides = sides::agreement(
+        (&pred.names, &pred.positions),
+        (&truth.names, &truth.positions),
+    );
+    notes.extend(sides.note());
     Ok(ScoreReport {
         pred: pred_path.display().to_string(),
         truth: truth_path.display().to_string(),
@@ -188,10 +193,7 @@ pub fn score_files(
         extent_source,
         joints,
         skin,
-        sides: sides::agreement(
-            (&pred.names, &pred.positions),
-            (&truth.names, &truth.positions),
-        ),
+        sides,
         seed: opts.seed,
         max_degrees: opts.max_degrees,
         notes,

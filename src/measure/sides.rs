@@ -39,6 +39,27 @@ impl SideAgreement {
     pub fn fraction(&self) -> Option<f64> {
         (self.compared > 0).then(|| self.agree as f64 / self.compared as f64)
     }
+
+    /// What a user should read into it, when it is not plain agreement: the bare number ("sides
+    /// 0.000", "n/a, 0 of 0") said neither what was wrong nor why nothing was compared.
+    pub fn note(&self) -> Option<String> {
+        if self.compared == 0 {
+            return Some(
+                "sides n/a: no side-named PRED joint has a side-named TRUTH joint nearest it \
+                 (PRED names no side, or the TRUTH joints nearest its sided ones name none)"
+                    .into(),
+            );
+        }
+        (2 * self.agree < self.compared).then(|| {
+            format!(
+                "sides: {} of {} side-named joints sit nearest a TRUTH joint of the other side: \
+                 PRED's left and right are swapped (a mirrored rig, or one facing backwards), so \
+                 animation retargeted by bone name plays on the opposite limbs",
+                self.compared - self.agree,
+                self.compared
+            )
+        })
+    }
 }
 
 /// The side a joint's name says, if any (module docs).

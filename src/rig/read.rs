@@ -101,16 +101,23 @@ fn invalid(path: &Path, message: impl Into<String>) -> RigReadError {
 /// Read a rig.json, corpus truth JSON or rigged glTF. The joint hierarchy is checked (at least one
 /// joint, parents in range and not the joint itself, finite positions).
 pub fn read(path: &Path) -> Result<RigFile, RigReadError> {
-    let file = if matches!(
-        MeshFormat::from_path(path),
-        Some(MeshFormat::Glb | MeshFormat::Gltf | MeshFormat::Fbx)
-    ) {
-        read_gltf(path)?
-    } else {
-        read_json(path)?
+    let file = match MeshFormat::from_path(path) {
+        Some(MeshFormat::Glb | MeshFormat::Gltf | MeshFormat::Fbx) => read_gltf(path)?,
+        Some(MeshFormat::Obj | MeshFormat::Off | MeshFormat::Ply) => return Err(no_skeleton(path)),
+        None => read_json(path)?,
     };
     check_joints(path, &file.joints)?;
     Ok(file)
+}
+
+/// A mesh format that holds no skeleton; it used to be read as JSON ("not JSON: expected value
+/// at line 1 column 1").
+fn no_skeleton(path: &Path) -> RigReadError {
+    invalid(
+        path,
+        "a mesh file without a skeleton (OBJ, OFF and PLY hold none): give a rig.json, a corpus \
+         truth JSON, or a rigged .glb, .gltf or .fbx",
+    )
 }
 
 /// Only the joints of [`read`].
@@ -371,6 +378,13 @@ mod tests {
             let e = read(&path).expect_err(why).to_string();
             assert!(e.contains(why) && e.contains("t.json"), "{e}");
         }
+        let obj = dir.path().join("hero.obj");
+        std::fs::write(&obj, "v 0 0 0\n").expect("write");
+        let e = read(&obj).expect_err("an OBJ").to_string();
+        assert!(
+            e.contains("hero.obj: a mesh file without a skeleton") && e.contains("rig.json"),
+            "{e}"
+        );
         let missing = dir.path().join("missing.json");
         let e = read(&missing).expect_err("missing").to_string();
         assert!(

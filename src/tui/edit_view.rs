@@ -75,13 +75,20 @@ pub fn lines(app: &App, out: &mut Vec<Line<'static>>) {
             ),
             Style::new().fg(Color::Cyan),
         )));
+        // The handle is an offset from the joint: "(0.000, 0.000, 0.000)" beside the joint's
+        // own "at (…)" read as the mesh's origin.
+        let handle = if c.handle == [0.0; 3] {
+            "at the joint".to_string()
+        } else {
+            format!(
+                "offset ({:+.3}, {:+.3}, {:+.3}) from the joint",
+                c.handle[0], c.handle[1], c.handle[2]
+            )
+        };
         out.push(Line::from(format!(
-            "  magnitude c {} · smoothness b {} · range handle ({:.3}, {:.3}, {:.3})",
+            "  magnitude c {} · smoothness b {} · range handle {handle}",
             trim(c.magnitude),
             trim(c.smoothness),
-            c.handle[0],
-            c.handle[1],
-            c.handle[2]
         )));
     }
     if let Some(l) = &e.last {
