@@ -68,6 +68,9 @@ pub enum RigError {
     /// A bad hints file.
     #[error(transparent)]
     Hints(#[from] HintsError),
+    /// An edits sidecar that cannot be read (its file, line and column in the message).
+    #[error(transparent)]
+    Edits(#[from] crate::edit::sidecar::SidecarError),
     /// A bad skeleton template.
     #[error(transparent)]
     Skeleton(#[from] SkeletonError),

@@ -202,7 +202,7 @@ impl Pipeline {
         timings.insert("skin".into(), ms_since(t));
         timings.extend(s.stats.timings().map(|(k, ms)| (k.to_string(), ms)));
         let field = &disc.field;
-        edit::replay_sidecar(prepared, field, rig, &mut s, &self.config.skin, timings);
+        edit::replay_sidecar(prepared, field, rig, &mut s, &self.config.skin, timings)?;
         rig.warnings.extend(s.warnings.iter().cloned());
         rig.skin = Some(s.weights.clone());
         judge_articulation(prepared, rig, &s);

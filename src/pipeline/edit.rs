@@ -66,8 +66,10 @@ impl Pipeline {
 }
 
 /// Replay the mesh's edits sidecar (`NAME.edits.yaml`, if any) onto a freshly skinned rig: the
-/// joints and weights of `rig` and `skin` become the edited ones. Never fails the rig: an
-/// unreadable sidecar or an edit that no longer applies becomes a warning in rig.json.
+/// joints and weights of `rig` and `skin` become the edited ones. An edit that no longer applies
+/// (its joint vanished) is skipped and reported in rig.json's warnings (issue 11). A sidecar that
+/// cannot be read fails the rig, as a bad hints file does: rigging on without it would overwrite
+/// the artist's edited outputs with unedited ones and say `ok`.
 pub fn replay_sidecar(
     prepared: &PreparedMesh,
     field: &DistanceField,
@@ -75,15 +77,11 @@ pub fn replay_sidecar(
     skin: &mut Skin,
     opts: &SkinOptions,
     timings: &mut BTreeMap<String, f64>,
-) {
+) -> Result<(), RigError> {
     let mesh_path = std::path::Path::new(&rig.mesh).to_path_buf();
-    let log = match EditLog::load_for(&mesh_path) {
-        Ok(Some(log)) if !log.edits.is_empty() => log,
-        Ok(_) => return,
-        Err(e) => {
-            rig.warnings.push(format!("edits not applied: {e}"));
-            return;
-        }
+    let log = match EditLog::load_for(&mesh_path)? {
+        Some(log) if !log.edits.is_empty() => log,
+        _ => return Ok(()),
     };
     let t = Instant::now();
     let vis = skin::visibility::VisibilityField::new(prepared, field, opts.exact_visibility);
@@ -113,4 +111,5 @@ pub fn replay_sidecar(
             .push(format!("edits from {} not applied: {e}", file.display())),
     }
     timings.insert("edits".into(), ms_since(t));
+    Ok(())
 }
