@@ -20,12 +20,7 @@ const LEN: f64 = 3.0;
 const R: f64 = 0.4;
 
 fn joints() -> Vec<RigJoint> {
-    let j = |name: &str, parent, p: [f64; 3]| RigJoint {
-        name: name.into(),
-        parent,
-        position: p,
-        end: false,
-    };
+    let j = skin_common::joint;
     vec![
         j("ground", None, [0.0, -1.6, 0.0]),
         j("hips", Some(0), [0.0, 0.3, 0.0]),

@@ -17,12 +17,7 @@ const R: f64 = 0.4;
 
 /// A neck chain up a capsule, ending at a head joint with four face leaves in front.
 fn joints() -> Vec<RigJoint> {
-    let j = |name: &str, parent, p: [f64; 3]| RigJoint {
-        name: name.into(),
-        parent,
-        position: p,
-        end: false,
-    };
+    let j = skin_common::joint;
     vec![
         j("hips", None, [0.0, 0.2, 0.0]),
         j("neck", Some(0), [0.0, 1.0, 0.0]),

@@ -94,6 +94,16 @@ pub fn prepare(input: Mesh, welded: Option<Welded>) -> PreparedMesh {
     }
 }
 
+/// A joint of an artist's skeleton (not an end marker), mesh frame.
+pub fn joint(name: &str, parent: Option<usize>, position: [f64; 3]) -> RigJoint {
+    RigJoint {
+        name: name.into(),
+        parent,
+        position,
+        end: false,
+    }
+}
+
 pub fn chain(scale: f64) -> Vec<RigJoint> {
     let j = |name: &str, parent, y: f64, end| RigJoint {
         name: name.into(),
