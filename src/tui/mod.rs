@@ -26,6 +26,7 @@ mod edit_state;
 pub mod edit_view;
 pub mod editor;
 mod editor_msg;
+mod fs_update;
 mod header;
 pub mod help;
 pub mod keys;

@@ -175,42 +175,7 @@ fn run(
     let tick = (settings.settle / 5).clamp(Duration::from_millis(20), Duration::from_millis(200));
     while !stop.load(Ordering::Relaxed) {
         match rx.recv_timeout(tick) {
-            Ok(Ok(events)) => {
-                let now = Instant::now();
-                for ev in events {
-                    // Opening or reading (including our own folder walks) changes nothing.
-                    if matches!(ev.kind, EventKind::Access(a) if !matches!(a, AccessKind::Close(AccessMode::Write)))
-                    {
-                        continue;
-                    }
-                    if ev.need_rescan() {
-                        offer_tree(
-                            &mut ingest,
-                            &mut outputs,
-                            &settings.root,
-                            settings,
-                            now,
-                            sink,
-                        );
-                    }
-                    // A folder is walked only when it appears (created or renamed into place).
-                    let appeared = matches!(
-                        ev.kind,
-                        EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
-                    );
-                    for path in &ev.paths {
-                        touch_path(
-                            &mut ingest,
-                            &mut outputs,
-                            settings,
-                            path,
-                            appeared,
-                            now,
-                            sink,
-                        );
-                    }
-                }
-            }
+            Ok(Ok(events)) => on_events(events, &mut ingest, &mut outputs, settings, sink),
             Ok(Err(errors)) => {
                 if folder_identity(&settings.root).is_none() {
                     continue; // the root vanished: check_root says so in plain words
@@ -225,6 +190,35 @@ fn run(
         check_root(settings, &mut ingest, &mut outputs, root, sink);
         let settled = ingest.tick(Instant::now(), &Stat::of);
         outputs.settled(&mut ingest, settled, sink);
+    }
+}
+
+/// One debounced batch of file-system events, offered to the ingest.
+fn on_events(
+    events: Vec<notify_debouncer_full::DebouncedEvent>,
+    ingest: &mut Ingest,
+    outputs: &mut Outputs,
+    settings: &WatchSettings,
+    sink: &Sink,
+) {
+    let now = Instant::now();
+    for ev in events {
+        // Opening or reading (including our own folder walks) changes nothing.
+        if matches!(ev.kind, EventKind::Access(a) if !matches!(a, AccessKind::Close(AccessMode::Write)))
+        {
+            continue;
+        }
+        if ev.need_rescan() {
+            offer_tree(ingest, outputs, &settings.root, settings, now, sink);
+        }
+        // A folder is walked only when it appears (created or renamed into place).
+        let appeared = matches!(
+            ev.kind,
+            EventKind::Create(_) | EventKind::Modify(ModifyKind::Name(_))
+        );
+        for path in &ev.paths {
+            touch_path(ingest, outputs, settings, path, appeared, now, sink);
+        }
     }
 }
 
