@@ -48,7 +48,9 @@ impl Ctx<'_> {
             }
             let bound = if best <= VETO { best } else { f64::INFINITY };
             if row[i][0] < bound && row[i][1] == PREFIX_ONLY {
-                row[i] = self.pair_terms(j, pv, next).unwrap_or([f64::NAN; 2]);
+                row[i] = self
+                    .pair_rest(j, pv, next, row[i][0])
+                    .unwrap_or([f64::NAN; 2]);
             }
             let pair = row[i];
             let p = if pair[0].is_nan() {
@@ -82,9 +84,14 @@ impl Ctx<'_> {
     /// `[weighted sum of length, foot, zero length, direction, mid-limb end; unweighted parent part of
     /// global direction]`, or `None` on a veto of any of them.
     pub(super) fn pair_terms(&self, idx: usize, pv: u32, next: u32) -> Option<[f64; 2]> {
-        if next as usize >= self.pos.len() || !self.paths.dist(next, pv).is_finite() {
-            return None;
-        }
+        let prefix = self.pair_prefix(idx, pv, next)?;
+        self.pair_rest(idx, pv, next, prefix)
+    }
+
+    /// [`Ctx::pair_terms`] given its `prefix` ([`Ctx::pair_prefix`], not a veto): the scan
+    /// finishes a cached prefix without computing it again. Every term is pure, so which veto is
+    /// met first does not change the result.
+    fn pair_rest(&self, idx: usize, pv: u32, next: u32, prefix: f64) -> Option<[f64; 2]> {
         let prev = self.red.joints[idx].parent?;
         if !self.pins_met(idx, pv, next) {
             return None;
@@ -104,12 +111,11 @@ impl Ctx<'_> {
         if self.weights[1] * gd > 1.0 {
             return None;
         }
-        let sum = self.pair_prefix(idx, pv, next)?;
         let rest = [
             (6, self.dot_term(idx, pv, next)),
             (7, self.extrem_term(idx, pv, next)),
         ];
-        Some([self.weighted_sum(sum, &rest)?, gd])
+        Some([self.weighted_sum(prefix, &rest)?, gd])
     }
 
     /// The weighted length, foot and zero-length terms summed from 0 in that order — how
