@@ -263,6 +263,14 @@ pub const AUTHORED_FRAMES: [Frame; 2] = [((1, 1), (2, 1)), ((2, 1), (1, -1))];
 /// An `(up, forward)` pair of mesh axes, each `(axis 0..3, sign)`.
 pub type Frame = ((u8, i8), (u8, i8));
 
+/// The orientations of `frames`, in order (a frame whose axes do not make one is left out).
+pub fn frame_orientations(frames: &[Frame]) -> Vec<crate::embed::Orientation> {
+    frames
+        .iter()
+        .filter_map(|&(up, forward)| crate::embed::Orientation::from_up_forward(up, forward))
+        .collect()
+}
+
 /// The orientation check of `--orientation auto`: a best fit that needs the model upside down
 /// or on its side (mesh up neither +Y nor +Z) is not evidence of the template's creature. A
 /// character standing on its head is almost never what an artist saved; a radially symmetric

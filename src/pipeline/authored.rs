@@ -35,7 +35,7 @@ use std::sync::Arc;
 use super::{choosing::Chosen, Pipeline, RigRequest};
 use crate::choose::{self, Frame, Template, AUTHORED_FRAMES};
 use crate::discretize::Discretization;
-use crate::embed::{EmbedOptions, Orientation, OrientationMode};
+use crate::embed::{EmbedOptions, OrientationMode};
 use crate::error::RigError;
 use crate::mesh::{MeshFormat, PreparedMesh};
 use crate::progress::Progress;
@@ -67,10 +67,7 @@ impl Pipeline {
             ..req.clone()
         };
         let mut fits = Vec::new();
-        for &(up, forward) in authored_frames(&req.mesh_path) {
-            let Some(o) = Orientation::from_up_forward(up, forward) else {
-                continue;
-            };
+        for o in choose::frame_orientations(authored_frames(&req.mesh_path)) {
             let mut framed = opts.clone();
             framed.orientation = OrientationMode::Fixed(o);
             fits.extend(
@@ -124,6 +121,7 @@ mod tests {
 
     use super::*;
     use crate::config::RigConfig;
+    use crate::embed::Orientation;
     use crate::geom::P3;
     use crate::pipeline::Method;
     use crate::progress::NoProgress;

@@ -7,7 +7,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use super::{build_rig, check, Pipeline, RigOutcome, RigRequest};
-use crate::choose::{Fit, Template, AUTHORED_FRAMES};
+use crate::choose::{self, Fit, Template, AUTHORED_FRAMES};
 use crate::confidence::{feet, Confidence};
 use crate::embed::{Embedding, Orientation, OrientationMode};
 use crate::error::RigError;
@@ -188,7 +188,7 @@ impl Pipeline {
             };
             let backwards = feet.judge(&mut tried, &frames);
             if mode == OrientationMode::Auto {
-                for turned in feet.turns(&frames, &backwards) {
+                for turned in half_turns(&frames, &backwards) {
                     let mut more = prep.fit(&skel, &hints, &[turned]).map_err(failed)?;
                     feet.judge(&mut more, &[turned]);
                     tried.append(&mut more);
@@ -232,21 +232,21 @@ impl FeetCheck<'_> {
             })
             .collect()
     }
+}
 
-    /// The half turns about the same up axis of the frames whose fits' feet point backwards, each
-    /// once and not already among `frames`: what an `auto` orientation maps next. The turned fit
-    /// then competes by [`cmp_key`] (fewer reasons first), so it wins only when its feet point
-    /// forward and nothing else got worse in number.
-    fn turns(&self, frames: &[Orientation], backwards: &[bool]) -> Vec<Orientation> {
-        let mut out: Vec<Orientation> = Vec::new();
-        for (o, _) in frames.iter().zip(backwards).filter(|(_, &b)| b) {
-            let t = feet::turned(o);
-            if !frames.contains(&t) && !out.contains(&t) {
-                out.push(t);
-            }
+/// The half turns about the same up axis of the `frames` whose fits' feet point `backwards`,
+/// each once and not already among `frames`: what an `auto` orientation maps next. The turned
+/// fit then competes by [`cmp_key`] (fewer reasons first), so it wins only when its feet point
+/// forward and nothing else got worse in number.
+fn half_turns(frames: &[Orientation], backwards: &[bool]) -> Vec<Orientation> {
+    let mut out: Vec<Orientation> = Vec::new();
+    for (o, _) in frames.iter().zip(backwards).filter(|(_, &b)| b) {
+        let t = feet::turned(o);
+        if !frames.contains(&t) && !out.contains(&t) {
+            out.push(t);
         }
-        out
     }
+    out
 }
 
 /// The orientations the multi-component method tries: the fixed one, else (`auto`) the authored
@@ -259,10 +259,7 @@ fn multipart_orientations(mode: OrientationMode) -> Vec<Orientation> {
     match mode {
         OrientationMode::Fixed(o) => vec![o],
         OrientationMode::Default => vec![Orientation::IDENTITY],
-        OrientationMode::Auto => AUTHORED_FRAMES
-            .iter()
-            .filter_map(|&(up, forward)| Orientation::from_up_forward(up, forward))
-            .collect(),
+        OrientationMode::Auto => choose::frame_orientations(&AUTHORED_FRAMES),
     }
 }
 
