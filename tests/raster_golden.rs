@@ -242,3 +242,45 @@ fn figure_range_handle_shows_the_virtual_bones_it_shapes() {
     }
     check("figure-range-handle.png", &img);
 }
+
+#[test]
+fn a_figure_saved_z_up_is_drawn_as_upright_as_saved_y_up() {
+    // Blender's frame: +Z up, facing −Y. The same figure turned into it, its rig recording that
+    // orientation, must give the same thumbnail (it used to be drawn lying on its back).
+    let (mesh, rig) = box_figure(true);
+    let turn = |p: [f64; 3]| [p[0], -p[2], p[1]];
+    let mut zmesh = mesh.clone();
+    for v in &mut zmesh.positions {
+        let q = turn([v.x, v.y, v.z]);
+        *v = geppetto::geom::P3::new(q[0], q[1], q[2]);
+    }
+    let mut zrig = rig.clone();
+    zrig.orientation = "+Z up, -Y forward".into();
+    for j in &mut zrig.joints {
+        j.position = turn(j.position);
+    }
+    for view in [
+        ThumbnailView {
+            width: 240,
+            height: 150,
+            selected: Some(4),
+            ..ThumbnailView::default()
+        },
+        ThumbnailView {
+            width: 240,
+            height: 150,
+            selected: Some(4),
+            heat: true,
+            ..ThumbnailView::default()
+        },
+    ] {
+        let (want, _) = render_rig(&mesh, &rig, &view);
+        let (got, map) = render_rig(&zmesh, &zrig, &view);
+        assert_eq!(got, want, "heat {}", view.heat);
+        // The mouse maps back into the turned frame: the left hand's pixel is the left hand.
+        let hand = zrig.joints[4].position;
+        let (x, y) = map.project(hand, geppetto::raster::ViewKind::Front);
+        let (_, back) = map.unproject_onto(f64::from(x), f64::from(y), hand);
+        assert!((0..3).all(|i| (back[i] - hand[i]).abs() < 1e-9), "{back:?}");
+    }
+}

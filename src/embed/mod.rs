@@ -55,6 +55,29 @@ mod orientation_tests {
         assert_eq!(zup.apply(&V3::z()), V3::y());
         assert_eq!(zup.label(), "+Z up, -Y forward");
     }
+
+    #[test]
+    fn labels_read_back() {
+        for o in Orientation::all() {
+            assert_eq!(
+                Orientation::from_label(&o.label()),
+                Some(o),
+                "{}",
+                o.label()
+            );
+        }
+        let swapped = Orientation::from_label("-Y forward, +Z up");
+        assert_eq!(swapped, Orientation::parse("+z,-y"));
+        for bad in [
+            "as given",
+            "+Z up",
+            "+Z up, +Z forward",
+            "Z up, -Y forward",
+            "+Q up, +Y forward",
+        ] {
+            assert_eq!(Orientation::from_label(bad), None, "{bad}");
+        }
+    }
 }
 use crate::embed::hints::ResolvedHint;
 use crate::skeleton::Skeleton;
@@ -132,6 +155,26 @@ impl Orientation {
         };
         let (up, fwd) = text.split_once(',')?;
         Self::from_up_forward(axis(up)?, axis(fwd)?)
+    }
+
+    /// Read a [`label`](Self::label) back (`+Z up, -Y forward`; the two parts in either order);
+    /// `None` for any other text (`as given`, a typo) or axes that are not perpendicular.
+    pub fn from_label(label: &str) -> Option<Self> {
+        let (mut up, mut forward) = (None, None);
+        for part in label.split(',') {
+            let mut words = part.split_whitespace();
+            let (axis, role) = (words.next()?, words.next()?);
+            if words.next().is_some() || !axis.starts_with(['+', '-']) {
+                return None;
+            }
+            let slot = match role {
+                "up" => &mut up,
+                "forward" => &mut forward,
+                _ => return None,
+            };
+            *slot = Some(axis);
+        }
+        Self::parse(&format!("{},{}", up?, forward?))
     }
 
     /// All 24 axis-aligned proper rotations.

@@ -104,38 +104,8 @@ impl CharacterFrame {
     /// forward, as written by `embed::Orientation::label`).
     pub fn from_label(label: &str) -> Result<Self, MotionError> {
         let bad = || MotionError::Orientation(label.to_owned());
-        let axis = |word: &str| -> Option<V3> {
-            let w = word.trim().to_ascii_uppercase();
-            let (sign, name) = w.split_at(1);
-            let s = match sign {
-                "+" => 1.0,
-                "-" => -1.0,
-                _ => return None,
-            };
-            let k = ["X", "Y", "Z"].iter().position(|a| *a == name)?;
-            let mut v = V3::zeros();
-            v[k] = s;
-            Some(v)
-        };
-        let mut up = None;
-        let mut forward = None;
-        for part in label.split(',') {
-            let mut it = part.split_whitespace();
-            let (Some(a), Some(role)) = (it.next(), it.next()) else {
-                return Err(bad());
-            };
-            match role {
-                "up" => up = axis(a),
-                "forward" => forward = axis(a),
-                _ => return Err(bad()),
-            }
-        }
-        match (up, forward) {
-            (Some(u), Some(f)) if u.dot(&f).abs() < 0.5 => {
-                Self::from_up_forward(u, f).ok_or_else(bad)
-            }
-            _ => Err(bad()),
-        }
+        let o = crate::embed::Orientation::from_label(label).ok_or_else(bad)?;
+        Self::from_up_forward(o.unapply(&V3::y()), o.unapply(&V3::z())).ok_or_else(bad)
     }
 
     /// The mesh frame's up direction.

@@ -101,6 +101,8 @@ pub fn render_posed(
         joints: &posed.joints,
         heat: None,
         vertex_rgb: None,
+        // Posed frames are in the character frame already (`pose_frame`).
+        axes: crate::raster::ViewAxes::default(),
     };
     render_framed(&scene, view, map)
 }

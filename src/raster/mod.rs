@@ -1,6 +1,7 @@
 //! Thumbnails: a small software rasterizer (z-buffer, Lambert shading) drawing the mesh in two
-//! orthographic views side by side — front (looking along −Z, +X right, +Y up) and side (looking
-//! along +X, +Z right) — with the skeleton drawn over it: bones as lines, joints as dots, the
+//! orthographic views side by side — front (facing the character, its left to the right, up up)
+//! and side (from its right, forward to the right), in the frame the rig records — with the
+//! skeleton drawn over it: bones as lines, joints as dots, the
 //! selected joint highlighted and, on request, the selected joint's skin weights as a heat map.
 //!
 //! Both views share one scale (pixels per mesh unit) so proportions compare. Everything is
@@ -13,7 +14,7 @@ pub mod handle;
 pub mod parts;
 mod view_map;
 
-pub use view_map::{ViewKind, ViewMap};
+pub use view_map::{ViewAxes, ViewKind, ViewMap};
 
 use std::path::Path;
 
@@ -57,6 +58,8 @@ pub struct Scene<'a> {
     pub heat: Option<&'a [f32]>,
     /// One base colour per vertex (a multipart rig's bone colours, see [`parts`]), or none (grey).
     pub vertex_rgb: Option<&'a [[f32; 3]]>,
+    /// Which way the character stands in the mesh frame (the views' camera frame).
+    pub axes: ViewAxes,
 }
 
 /// How to draw: size, selection, heat map, a draft joint position being edited.
@@ -92,7 +95,7 @@ impl Default for ThumbnailView {
 /// Render `scene` as two views side by side; returns the image and its mapping.
 pub fn render(scene: &Scene<'_>, view: &ThumbnailView) -> (RgbaImage, ViewMap) {
     let (w, h) = (view.width.max(2), view.height.max(1));
-    let map = ViewMap::fit(bbox_of(scene), w, h);
+    let map = ViewMap::fit_axes(bbox_of(scene), scene.axes, w, h);
     (render_framed(scene, view, &map), map)
 }
 
@@ -156,11 +159,12 @@ fn draw_mesh(
     clip: (u32, u32),
     heat: bool,
 ) {
-    let toward_viewer = match kind {
+    // The light, in the camera frame (left, up, forward): at the viewer, a little above.
+    let light = match kind {
         ViewKind::Front => [-0.45, 0.5, 1.0],
         ViewKind::Side => [-1.0, 0.5, 0.45],
     };
-    let ln = norm3(toward_viewer);
+    let ln = norm3(map.axes.to_mesh(light));
     for t in s.triangles {
         let Some(p) = tri_points(s.positions, t) else {
             continue;
@@ -175,10 +179,7 @@ fn draw_mesh(
         }; 3];
         for k in 0..3 {
             let (x, y) = map.project(p[k], kind);
-            let depth = match kind {
-                ViewKind::Front => p[k][2],
-                ViewKind::Side => -p[k][0],
-            };
+            let depth = map.depth(p[k], kind);
             let base = match (heat, s.heat, s.vertex_rgb) {
                 (true, Some(hv), _) => heat_colour(hv.get(t[k] as usize).copied().unwrap_or(0.0)),
                 (_, _, Some(rgb)) => rgb.get(t[k] as usize).copied().unwrap_or(BASE),
@@ -293,6 +294,7 @@ pub fn render_rig(mesh: &Mesh, rig: &Rig, view: &ThumbnailView) -> (RgbaImage, V
         joints: &joints,
         heat: heat.as_deref(),
         vertex_rgb: bone_rgb.as_deref(),
+        axes: ViewAxes::of_label(&rig.orientation),
     };
     render(&scene, view)
 }

@@ -4,17 +4,51 @@ use super::*;
 
 #[test]
 fn project_and_unproject_agree() {
-    let map = ViewMap::fit([[-1.0, 0.0, -0.5], [1.0, 2.0, 0.5]], 200, 100);
-    for p in [[0.3, 1.2, -0.1], [-0.9, 0.1, 0.4]] {
-        let (x, y) = map.project(p, ViewKind::Front);
-        let (k, h, v) = map.unproject(f64::from(x), f64::from(y));
-        assert_eq!(k, ViewKind::Front);
-        assert!((h - p[0]).abs() < 1e-4 && (v - p[1]).abs() < 1e-4);
-        let (x, y) = map.project(p, ViewKind::Side);
-        let (k, h, v) = map.unproject(f64::from(x), f64::from(y));
-        assert_eq!(k, ViewKind::Side);
-        assert!((h - p[2]).abs() < 1e-4 && (v - p[1]).abs() < 1e-4);
+    let zup = ViewAxes::of_label("+Z up, -Y forward");
+    for axes in [ViewAxes::default(), zup] {
+        let map = ViewMap::fit_axes([[-1.0, 0.0, -0.5], [1.0, 2.0, 0.5]], axes, 200, 100);
+        for p in [[0.3, 1.2, -0.1], [-0.9, 0.1, 0.4]] {
+            for view in [ViewKind::Front, ViewKind::Side] {
+                let (x, y) = map.project(p, view);
+                // From another point, the pixel's unprojection lands on `p` up to its depth.
+                let from = [0, 1, 2].map(|i| p[i] + 0.7 * axes.depth(view)[i] + 0.2);
+                let (k, q) = map.unproject_onto(f64::from(x), f64::from(y), from);
+                assert_eq!(k, view);
+                let (qx, qy) = map.project(q, view);
+                assert!(
+                    (qx - x).abs() < 1e-3 && (qy - y).abs() < 1e-3,
+                    "{view:?} {q:?}"
+                );
+                let depth_of =
+                    |a: [f64; 3]| (0..3).map(|i| a[i] * axes.depth(view)[i]).sum::<f64>();
+                assert!((depth_of(q) - depth_of(from)).abs() < 1e-9);
+            }
+        }
     }
+}
+
+#[test]
+fn a_z_up_rig_is_drawn_upright() {
+    // A character saved +Z up, facing -Y (Blender's frame): its head is at +Z. Drawn in the rig's
+    // frame the head is at the top of both views; in the mesh's +Y-up frame it would be at the
+    // side (lying down).
+    let axes = ViewAxes::of_label("+Z up, -Y forward");
+    let map = ViewMap::fit_axes([[-0.3, -0.2, 0.0], [0.3, 0.2, 1.8]], axes, 200, 100);
+    let (head, feet) = ([0.0, 0.0, 1.7], [0.0, 0.0, 0.1]);
+    for view in [ViewKind::Front, ViewKind::Side] {
+        let (hx, hy) = map.project(head, view);
+        let (fx, fy) = map.project(feet, view);
+        assert!(hy + 50.0 < fy, "{view:?}: head at y {hy}, feet at {fy}");
+        assert!((hx - fx).abs() < 1e-3);
+    }
+    // The character's left hand (+X) is on the front view's right, its nose (-Y) on the side
+    // view's right.
+    let c = map.project([0.0; 3], ViewKind::Front).0;
+    assert!(map.project([0.3, 0.0, 0.0], ViewKind::Front).0 > c);
+    let c = map.project([0.0; 3], ViewKind::Side).0;
+    assert!(map.project([0.0, -0.2, 0.0], ViewKind::Side).0 > c);
+    // A tall character fills the height: the scale comes from the up axis's extent (1.8).
+    assert!((map.scale - 0.9 * 100.0 / 1.8).abs() < 1e-9);
 }
 
 #[test]

@@ -10,7 +10,7 @@ use crossterm::event::{KeyCode, KeyEvent, KeyModifiers, MouseButton, MouseEvent,
 use super::app::{App, Effect};
 use super::edit::{self, EditMode, EditState};
 use crate::edit::{EditOp, MAX_SMOOTHNESS};
-use crate::raster::{ViewKind, ViewMap};
+use crate::raster::{ViewAxes, ViewKind, ViewMap};
 
 /// One arrow key: this fraction of the model's largest extent.
 pub const STEP: f64 = 0.01;
@@ -79,18 +79,16 @@ pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
 /// Arrows and `,` `.`: move in the active view's plane / along its depth, or step a control.
 fn arrow(app: &mut App, code: KeyCode, fine: bool) -> Option<Vec<Effect>> {
     let e = app.edit.as_ref()?;
-    // (screen right, screen up, depth) → mesh axes of the active view.
-    let (right, depth) = match e.view {
-        ViewKind::Front => (0, 2),
-        ViewKind::Side => (2, 0),
-    };
+    // Screen right, screen up and depth of the active view, as mesh-frame axes (the thumbnail
+    // draws the character the way its rig stands).
+    let axes = ViewAxes::of_label(&e.rig.orientation);
     let (axis, dir) = match code {
-        KeyCode::Left => (right, -1.0),
-        KeyCode::Right => (right, 1.0),
-        KeyCode::Up => (1, 1.0),
-        KeyCode::Down => (1, -1.0),
-        KeyCode::Char(',') => (depth, -1.0),
-        KeyCode::Char('.') => (depth, 1.0),
+        KeyCode::Left => (axes.right(e.view), -1.0),
+        KeyCode::Right => (axes.right(e.view), 1.0),
+        KeyCode::Up => (axes.up, 1.0),
+        KeyCode::Down => (axes.up, -1.0),
+        KeyCode::Char(',') => (axes.depth(e.view), -1.0),
+        KeyCode::Char('.') => (axes.depth(e.view), 1.0),
         _ => return None,
     };
     let sign = if dir > 0.0 { 1 } else { -1 };
@@ -99,8 +97,8 @@ fn arrow(app: &mut App, code: KeyCode, fine: bool) -> Option<Vec<Effect>> {
         EditMode::Smoothness => smoothness(app, sign),
         mode => {
             let size = e.rig.max_extent();
-            let mut delta = [0.0; 3];
-            delta[axis] = dir * size * if fine { FINE_STEP } else { STEP };
+            let step = dir * size * if fine { FINE_STEP } else { STEP };
+            let delta = axis.map(|a| a * step);
             if mode == EditMode::Joint {
                 move_by(app, delta)
             } else {
@@ -278,7 +276,7 @@ fn child(e: &mut EditState) {
 
 /// Select the joint drawn nearest pixel `at` in the view under it, within [`PICK_CELLS`].
 fn pick(e: &mut EditState, map: &ViewMap, at: (f64, f64), cell: (f64, f64)) {
-    let (view, _, _) = map.unproject(at.0, at.1);
+    let view = map.view_at(at.0);
     let near = e.rig.joints.iter().enumerate().map(|(i, j)| {
         let (x, y) = map.project(j.position, view);
         let d = ((f64::from(x) - at.0) / cell.0).hypot((f64::from(y) - at.1) / cell.1);
@@ -300,22 +298,18 @@ fn drag(e: &mut EditState, map: &ViewMap, at: (f64, f64)) {
     let Some((view, _)) = e.drag else {
         return;
     };
-    let (under, h, v) = map.unproject(at.0, at.1);
-    let Some(mut p) = selected_name(e).and_then(|n| e.position(&n)) else {
+    let Some(p) = selected_name(e).and_then(|n| e.position(&n)) else {
         return;
     };
+    let (under, p) = map.unproject_onto(at.0, at.1, p);
     if under == view {
-        match view {
-            ViewKind::Front => p[0] = h,
-            ViewKind::Side => p[2] = h,
-        }
-        p[1] = v;
         e.drag = Some((view, Some(p)));
     }
 }
 
 /// The mouse in edit mode: press on a view picks the nearest joint, a drag moves it in that
-/// view's plane (front: X and Y, side: Z and Y), the release applies the move.
+/// view's plane (the character's left and up in the front view, forward and up in the side
+/// view), the release applies the move.
 pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
     let area = super::layout::of(app).thumb;
     let inside = m.column >= area.x

@@ -163,6 +163,31 @@ fn arrows_move_in_the_active_views_plane_by_a_step_relative_to_the_model() {
 }
 
 #[test]
+fn arrows_follow_the_way_the_rig_stands() {
+    // A character saved +Z up facing -Y is drawn upright, so ↑ must move it up (+Z) and → in
+    // the side view forward (-Y), not along the mesh's Y.
+    let mut app = editing();
+    let e = app.edit.as_mut().unwrap();
+    let mut rig = (*e.rig).clone();
+    rig.orientation = "+Z up, -Y forward".into();
+    e.rig = Arc::new(rig);
+    let fx = update(&mut app, key(KeyCode::Up));
+    let EditOp::MoveJoint { to, .. } = one(&fx) else {
+        panic!("one move");
+    };
+    assert!(close(to, [0.75, 1.5, STEP]), "up is +Z: {to:?}");
+    update(&mut app, key(KeyCode::Char('v')));
+    let fx = update(&mut app, key(KeyCode::Right));
+    let EditOp::MoveJoint { to, .. } = one(&fx) else {
+        panic!("one move");
+    };
+    assert!(
+        close(to, [0.75, 1.5 - STEP, STEP]),
+        "side right is -Y: {to:?}"
+    );
+}
+
+#[test]
 fn undo_sends_the_last_edit_back_and_redo_reapplies_it() {
     let mut app = editing();
     update(&mut app, key(KeyCode::Left));

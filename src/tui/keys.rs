@@ -6,7 +6,6 @@ use crossterm::event::{
 };
 
 use super::app::{App, Draft, Effect};
-use crate::raster::ViewKind;
 
 /// Handle a key.
 pub fn on_key(app: &mut App, k: KeyEvent) -> Vec<Effect> {
@@ -300,7 +299,8 @@ fn undo(app: &mut App) -> Vec<Effect> {
 }
 
 /// Handle the mouse: click a row to select it, click a view to place the joint being edited
-/// (front view sets X and Y, side view Z and Y), wheel to move the selection.
+/// (the front view sets the character's left and up, the side view its forward and up), wheel
+/// to move the selection.
 pub fn on_mouse(app: &mut App, m: MouseEvent) -> Vec<Effect> {
     if app.edit.is_some() {
         return super::edit_keys::on_mouse(app, m);
@@ -345,12 +345,7 @@ fn click_thumb(app: &mut App, cx: u16, cy: u16) {
     }
     let px = (f64::from(cx) + 0.5) * f64::from(app.cell_px.0);
     let py = (f64::from(cy) + 0.5) * f64::from(app.cell_px.1);
-    let (view, h, v) = map.unproject(px, py);
     if let Some(d) = &mut app.draft {
-        match view {
-            ViewKind::Front => d.pos[0] = h,
-            ViewKind::Side => d.pos[2] = h,
-        }
-        d.pos[1] = v;
+        d.pos = map.unproject_onto(px, py, d.pos).1;
     }
 }
