@@ -293,6 +293,21 @@ pub fn implausible_up(chosen: &Fit, mode: OrientationMode) -> Option<String> {
     })
 }
 
+/// The head-and-tail check ([`confidence::ends`]) of the chosen fit, over the mesh `positions`
+/// (normalized frame): judged on the chosen fit only (the cue is the mesh's silhouette along the
+/// facing, not the embedding), and only when the facing was searched (`Auto`) or defaulted, not
+/// given by the user. Returns the reason, if any.
+pub fn head_in_tail(
+    chosen: &Fit,
+    positions: &[crate::geom::P3],
+    mode: OrientationMode,
+) -> Option<String> {
+    if matches!(mode, OrientationMode::Fixed(_)) {
+        return None;
+    }
+    confidence::ends::head_in_tail(positions, &chosen.skeleton, &chosen.embedding)
+}
+
 /// `a` (per chain) is far better than `b`.
 pub fn far_better(a: f64, b: f64) -> bool {
     a * FAR_BETTER_FACTOR < b && b - a >= FAR_BETTER_MIN_GAP

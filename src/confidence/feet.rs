@@ -22,15 +22,16 @@
 //!
 //! Only templates with a flat foot are judged. A quadruped's paw or hoof is short and nearly
 //! vertical in the template (the quadruped's toe end lies 0.06 ahead of and 0.05 below its
-//! ankle, the horse's 0.04 ahead and 0.05 below), and real ones are not reliably longer in front:
-//! on the corpus toy cow `spot`, rigged right, a front hoof measures 0.16 ahead against 0.31
-//! behind. Turning a quadruped round swaps its head and tail, which the limb cost usually tells
-//! apart: over the corpus's nine quadrupeds and the held-out panda, each turned to face all four
-//! ways about its up axis (40 fits), the turned facing costs more in 39, often by a wide margin
-//! (camel 0.013 against 0.034, monster 0.125 against 0.514) but sometimes narrowly (spot 0.151
-//! against 0.155), and the fox facing −X costs *less* turned round (0.195 against 0.233): its
-//! bushy tail passes for a head. A quadruped's head-and-tail facing is therefore not proven by
-//! the cost; a measure that tells them apart the way a sole tells a biped's is left open.
+//! ankle, the horse's 0.04 ahead and 0.05 below), and real ones are not reliably longer in front
+//! (a hoof of the corpus toy cow `spot` measured 0.16 ahead against 0.31 behind, on a rig later
+//! found to face backwards: the measure was not repeated on a right one). Turning a
+//! quadruped round swaps its head and tail, which the limb cost usually tells apart: over the
+//! corpus's nine quadrupeds and the held-out panda, each turned to face all four ways about its
+//! up axis (40 fits), the right facing costs less in 35, often by a wide margin (camel 0.013
+//! against 0.034, monster 0.125 against 0.514), but the fox facing −X costs *less* head-in-tail
+//! (0.195 against 0.233: its bushy tail passes for a head) and so does `spot` in all four turns
+//! (0.130–0.164 against 0.137–0.197). A quadruped's head-and-tail facing is therefore not proven by
+//! the cost; the silhouette tells them apart ([`super::ends`]: a head stands above a tail).
 
 use crate::embed::{Embedding, Orientation};
 use crate::geom::{JointId, P3, V3};

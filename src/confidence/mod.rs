@@ -14,12 +14,15 @@
 //! * too few interior spheres for the skeleton;
 //! * limbs in thin plates, feet off the ground ([`shape`]);
 //! * a limb or head of the shape that holds no joint because its chain stopped short ([`parts`]);
-//! * a biped's feet pointing backwards: the character embedded facing the wrong way ([`feet`]).
+//! * a biped's feet pointing backwards: the character embedded facing the wrong way ([`feet`]);
+//! * a four-legged rig whose tail end stands higher than its head end: head and tail swapped
+//!   ([`ends`], judged on the chosen fit by [`crate::pipeline`]).
 //!
 //! The user's pins are evidence: a chain holding a pinned joint is not judged for its length, its
 //! symmetry with its mirror, for standing apart from the body, or by the shape checks.
 
 pub mod articulation;
+pub mod ends;
 pub mod feet;
 pub mod parts;
 pub mod shape;

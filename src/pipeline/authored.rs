@@ -78,7 +78,7 @@ impl Pipeline {
         let Some(best) = choose::best(&fits) else {
             return Ok(chosen);
         };
-        let (fit, retried) = self.check_best(req, fits, best, opts, None);
+        let (fit, retried) = self.check_best(req, prepared, fits, best, opts, None);
         if fit.confidence.status != Status::Ok {
             return Ok(chosen);
         }
@@ -160,7 +160,7 @@ mod tests {
             &|s, e| confidence::assess(&prepared, &disc, s, e),
         )
         .unwrap();
-        let (fit, trials) = pipe.check_best(&req, vec![fit], 0, &opts, None);
+        let (fit, trials) = pipe.check_best(&req, &prepared, vec![fit], 0, &opts, None);
         assert_eq!(fit.confidence.status, Status::LowConfidence);
         assert!(fit.confidence.reasons.iter().any(|r| r.contains("turned")));
         let first = Chosen {

@@ -72,7 +72,7 @@ impl Pipeline {
         let Some(best) = choose::best(&fits) else {
             return self.no_template_fits(req, prepared, disc, first_err);
         };
-        let (fit, trials) = self.check_best(req, fits, best, &opts, screened);
+        let (fit, trials) = self.check_best(req, prepared, fits, best, &opts, screened);
         if matches!(req.skeleton, Template::Auto) && fit.confidence.status != Status::Ok {
             let chosen = self.curve_competes(req, prepared, disc, fit, trials)?;
             return self.authored_if_turned(req, prepared, disc, &opts, progress, chosen);
@@ -174,10 +174,11 @@ impl Pipeline {
 
     /// The best fit (index `best` in `fits`) and the trial record, after the "another template
     /// fits far better" (against `screened`, the other templates' screening when the template
-    /// was forced) and "implausible up" checks.
+    /// was forced), "implausible up" and "head in the tail" checks.
     pub(super) fn check_best(
         &self,
         req: &RigRequest,
+        prepared: &PreparedMesh,
         mut fits: Vec<Fit>,
         best: usize,
         opts: &embed::EmbedOptions,
@@ -210,6 +211,10 @@ impl Pipeline {
             fit.confidence.reasons.push(reason);
         }
         if let Some(reason) = choose::implausible_up(&fit, opts.orientation) {
+            fit.confidence.status = crate::rig::Status::LowConfidence;
+            fit.confidence.reasons.push(reason);
+        }
+        if let Some(reason) = choose::head_in_tail(&fit, &prepared.positions, opts.orientation) {
             fit.confidence.status = crate::rig::Status::LowConfidence;
             fit.confidence.reasons.push(reason);
         }
@@ -358,5 +363,60 @@ impl Pipeline {
                 })
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Arc;
+
+    use super::*;
+    use crate::config::RigConfig;
+    use crate::embed::{Orientation, OrientationMode};
+    use crate::pipeline::Method;
+    use crate::progress::NoProgress;
+    use crate::skeleton::load_template;
+    use crate::{discretize, embed};
+
+    /// The demo quadruped (head raised at +Z, tail hanging at −Z) with the quadruped template
+    /// embedded facing each way of +Y up, judged as the choice judges the chosen fit: head in
+    /// the tail must be `low_confidence` and say so; the right facing must not be told.
+    #[test]
+    fn a_quadruped_with_its_head_in_the_tail_is_low_confidence() {
+        let prepared = crate::mesh::prepare(crate::demo::quadruped(1).mesh).unwrap();
+        let pipe = Pipeline::new(RigConfig::default());
+        let disc = discretize::discretize(&prepared, &pipe.config.discretize, &NoProgress).unwrap();
+        let req = RigRequest {
+            mesh_path: "animal.obj".into(),
+            skeleton: Template::Auto,
+            hints: None,
+            orientation: OrientationMode::Auto,
+            skin: false,
+            method: Method::Embed,
+        };
+        let opts = choose::options(&pipe.config.embed_options(), &req.skeleton, req.orientation);
+        let judged = |facing: &str| {
+            let mut fixed = opts.clone();
+            fixed.orientation = OrientationMode::Fixed(Orientation::parse(facing).unwrap());
+            let fit = choose::fit(
+                Arc::new(load_template("quadruped").unwrap()),
+                &|s| embed::embed(&disc, s, &[], &fixed, &NoProgress),
+                &|s, e| confidence::assess(&prepared, &disc, s, e),
+            )
+            .unwrap();
+            pipe.check_best(&req, &prepared, vec![fit], 0, &opts, None)
+                .0
+        };
+        let swapped = |f: &Fit| {
+            f.confidence
+                .reasons
+                .iter()
+                .any(|r| r.contains("head and tail may be swapped"))
+        };
+        let right = judged("+y,+z");
+        assert!(!swapped(&right), "{:?}", right.confidence.reasons);
+        let turned = judged("+y,-z");
+        assert_eq!(turned.confidence.status, Status::LowConfidence);
+        assert!(swapped(&turned), "{:?}", turned.confidence.reasons);
     }
 }
