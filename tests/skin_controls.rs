@@ -60,6 +60,7 @@ fn a_ground_root_and_a_camera_own_no_vertices_through_attach() {
         mesh_path: path,
         joints: joints(),
         source: dir.join("skeleton.json"),
+        notes: Vec::new(),
     };
     let done = Pipeline::new(RigConfig::default())
         .attach(&req, &NoProgress)

@@ -11,7 +11,11 @@ use crate::progress::NoProgress;
 /// Run `geppetto attach`.
 pub fn run(args: &AttachArgs) -> anyhow::Result<ExitCode> {
     let config = load_config(args.config.as_deref())?;
-    let req = match AttachRequest::from_file(&args.mesh, &args.skeleton_from) {
+    let req = match AttachRequest::from_file_with(
+        &args.mesh,
+        &args.skeleton_from,
+        !args.weight_every_joint,
+    ) {
         Ok(r) => r,
         Err(e) => {
             eprintln!("error: --skeleton-from: {e}");

@@ -34,6 +34,7 @@ pub fn run(args: &EditArgs) -> anyhow::Result<ExitCode> {
         mesh_path: mesh.clone(),
         joints: rig.joints.clone(),
         source: args.rig.clone(),
+        notes: Vec::new(),
     };
     let pipeline = Pipeline::new(config);
     // The library's error names the mesh.

@@ -125,6 +125,11 @@ pub struct AttachArgs {
     /// this needs the skeleton unchanged (`--skeleton-from` the same file).
     #[arg(long)]
     pub keep_animations: bool,
+    /// Weight every joint of the skeleton file. By default, when the file carries its own skin
+    /// (a rigged glTF/FBX, a corpus truth JSON), the joints that skin never uses (bones with
+    /// deforming off: IK goals, poles, roots, helpers) are end markers owning no vertices.
+    #[arg(long)]
+    pub weight_every_joint: bool,
     /// Output folder.
     #[arg(long, default_value = "rigged")]
     pub out: PathBuf,

@@ -7,8 +7,9 @@
 //! cells the skin reads ([`LazyField`]), then [`crate::skin::skin`]. A discretization of the same mesh already in the pipeline's cache is
 //! reused. Leaf joints that are not end markers own the mesh beyond them through a virtual segment
 //! ([`crate::skin::bones`]); roots outside the mesh and several roots are fine. Control joints
-//! (outside the mesh with bones mostly outside it, or leaves named as chain-tip markers) are marked
-//! as end markers first and own nothing ([`crate::skin::controls`]).
+//! (those an artist's file's own skin never uses, those outside the mesh with bones mostly outside
+//! it, leaves named as chain-tip markers) are marked as end markers first and own nothing
+//! ([`crate::skin::controls`]).
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
@@ -22,7 +23,7 @@ use crate::discretize::{field, DistanceField};
 use crate::error::RigError;
 use crate::mesh::PreparedMesh;
 use crate::progress::{Progress, Stage};
-use crate::rig::read::{read_joints, RigReadError};
+use crate::rig::read::{read, RigFileKind, RigReadError};
 use crate::rig::{Rig, RigJoint};
 use crate::skin::{self, Skin};
 use crate::util::ms_since;
@@ -43,15 +44,38 @@ pub struct AttachRequest {
     pub joints: Vec<RigJoint>,
     /// Where the joints came from (recorded in the rig as `from FILE`).
     pub source: PathBuf,
+    /// What reading the skeleton decided, for the rig's warnings (the joints the file's own skin
+    /// never uses, made end markers).
+    pub notes: Vec<String>,
 }
 
 impl AttachRequest {
-    /// A request with the joints of `skeleton_from` (rig.json, corpus truth JSON or rigged glTF).
+    /// A request with the joints of `skeleton_from` (rig.json, corpus truth JSON or rigged glTF /
+    /// FBX). An artist's file that carries a skin states which joints deform: those its binding
+    /// never uses are made end markers ([`skin::controls::unbound`]), with a note naming them.
     pub fn from_file(mesh_path: &Path, skeleton_from: &Path) -> Result<Self, RigReadError> {
+        Self::from_file_with(mesh_path, skeleton_from, true)
+    }
+
+    /// [`Self::from_file`], with `file_deform = false` weighting every joint of the file
+    /// (`--weight-every-joint`). A rig.json keeps its own end markers either way: its skin is
+    /// ours, not the artist's statement.
+    pub fn from_file_with(
+        mesh_path: &Path,
+        skeleton_from: &Path,
+        file_deform: bool,
+    ) -> Result<Self, RigReadError> {
+        let file = read(skeleton_from)?;
+        let artist = file.kind != RigFileKind::RigJson;
+        let (joints, note) = match &file.skin {
+            Some(skin) if file_deform && artist => skin::controls::mark_unbound(&file.joints, skin),
+            _ => (file.joints, None),
+        };
         Ok(Self {
             mesh_path: mesh_path.to_path_buf(),
-            joints: read_joints(skeleton_from)?,
+            joints,
             source: skeleton_from.to_path_buf(),
+            notes: note.into_iter().collect(),
         })
     }
 }
@@ -179,6 +203,7 @@ fn attached_rig(
         warnings: source
             .iter()
             .flat_map(|d| d.warnings.iter())
+            .chain(&req.notes)
             .chain(&skin.warnings)
             .cloned()
             .collect(),

@@ -177,21 +177,33 @@ impl RigFile {
     }
 
     /// A skeleton-only rig.json (so `geppetto attach --skeleton-from` can read an artist skeleton).
-    /// `bbox` is the mesh's box, mesh frame (default: the joints' box); no joint is an end marker,
-    /// because artist leaf joints (heads, hands) own vertices.
+    /// `bbox` is the mesh's box, mesh frame (default: the joints' box). Artist leaf joints (heads,
+    /// hands) own vertices, so a joint is an end marker only when the file's own skin never uses
+    /// it ([`crate::skin::controls::unbound`]), as `attach --skeleton-from` this file decides.
     pub fn skeleton_rig(&self, mesh_path: &Path, bbox: Option<Aabb>) -> Rig {
         let positions: Vec<P3> = self.joints.iter().map(|j| j.point()).collect();
         let bb = bbox.unwrap_or_else(|| Aabb::of_points(&positions));
+        let open: Vec<RigJoint> = self
+            .joints
+            .iter()
+            .map(|j| RigJoint {
+                end: false,
+                ..j.clone()
+            })
+            .collect();
+        let unbound = match &self.skin {
+            Some(skin) if self.kind != RigFileKind::RigJson => {
+                crate::skin::controls::unbound(&open, skin)
+            }
+            _ => vec![false; open.len()],
+        };
         Rig {
             mesh: mesh_path.display().to_string(),
             skeleton: format!("artist ({})", self.source.display()),
-            joints: self
-                .joints
-                .iter()
-                .map(|j| RigJoint {
-                    end: false,
-                    ..j.clone()
-                })
+            joints: open
+                .into_iter()
+                .zip(unbound)
+                .map(|(j, end)| RigJoint { end, ..j })
                 .collect(),
             bbox: [bb.min.into(), bb.max.into()],
             ..Rig::default()
@@ -353,6 +365,26 @@ mod tests {
         let back = RigFile::from_rig(Path::new("x"), &rig);
         assert_eq!(back.joints, r.joints);
         assert_eq!(back.kind, RigFileKind::RigJson);
+    }
+
+    #[test]
+    fn a_skeleton_rig_marks_the_joints_the_files_skin_never_uses() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = write(
+            dir.path(),
+            r#"{"joint_names":["a","ik","b"],"parents":[-1,0,0],
+            "joint_positions":[[0,0,0],[0,1,0],[1,0,0]],
+            "skin_joints":[[0,2,-1,-1]],"skin_weights":[[0.5,0.5,0,0]]}"#,
+        );
+        let rig = read(&path)
+            .expect("truth")
+            .skeleton_rig(Path::new("m.obj"), None);
+        let ends: Vec<bool> = rig.joints.iter().map(|j| j.end).collect();
+        assert_eq!(ends, vec![false, true, false]);
+        // Without a skin nothing is marked.
+        let back = RigFile::from_rig(Path::new("x"), &rig);
+        let again = RigFile { skin: None, ..back }.skeleton_rig(Path::new("m.obj"), None);
+        assert!(again.joints.iter().all(|j| !j.end));
     }
 
     #[test]

@@ -21,6 +21,12 @@
 //! end marker too (our own templates mark their `…_End` joints the same way). Without it, a nub
 //! inside the head gets a virtual segment to the crown and owns the top of the skull, which the
 //! artist gives to the skull bone.
+//!
+//! A rigged file says more than the geometry: its own binding leaves the bones with deforming off
+//! (IK goals and poles inside the limbs, a root, finger nulls) unweighted. `attach --skeleton-from`
+//! an artist's file with a skin marks those joints first ([`unbound`]); the geometric rules then
+//! catch what a file without a skin cannot say. Only which joints the binding uses is read, never
+//! a weight.
 
 use super::bones::MARCH_STEP;
 use super::heat::VISIBILITY_TOLERANCE;
@@ -123,6 +129,63 @@ pub fn mark_controls(
     (out, (!warnings.is_empty()).then(|| warnings.join("; ")))
 }
 
+/// The joints a rigged file's own binding never uses: not an end marker, and no vertex of `skin`
+/// (rows of `(joint, weight)`, the file's joint order) gives it a weight above zero. In the
+/// artist's tool such a joint is a bone with deforming switched off (Blender's "Deform" box, an
+/// FBX bone without a skin cluster: IK goals, poles, a root, finger nulls), so it is part of the
+/// skeleton the file states, not of its weights (docs/algorithms.md#skin-control-joints). Marks
+/// nothing when the binding uses no joint at all (an empty or broken skin states nothing).
+pub fn unbound(joints: &[RigJoint], skin: &[Vec<(u32, f64)>]) -> Vec<bool> {
+    let mut used = vec![false; joints.len()];
+    for &(j, w) in skin.iter().flatten() {
+        if w > 0.0 {
+            if let Some(u) = used.get_mut(j as usize) {
+                *u = true;
+            }
+        }
+    }
+    if !used.iter().any(|&u| u) {
+        return vec![false; joints.len()];
+    }
+    joints
+        .iter()
+        .zip(&used)
+        .map(|(j, &u)| !j.end && !u)
+        .collect()
+}
+
+/// `joints` with every joint [`unbound`] by `skin` marked as an end marker, and a warning naming
+/// them (none if none).
+pub fn mark_unbound(
+    joints: &[RigJoint],
+    skin: &[Vec<(u32, f64)>],
+) -> (Vec<RigJoint>, Option<String>) {
+    let marked = unbound(joints, skin);
+    let mut names = Vec::new();
+    let out = joints
+        .iter()
+        .zip(&marked)
+        .map(|(j, &m)| {
+            let mut j = j.clone();
+            if m {
+                names.push(j.name.clone());
+                j.end = true;
+            }
+            j
+        })
+        .collect();
+    let warning = (!names.is_empty()).then(|| {
+        format!(
+            "{} the skeleton file's own skin never uses (a bone with deforming off: IK goal, pole, \
+             root, helper), taken as end markers owning no vertices (--weight-every-joint weights \
+             them): {}",
+            crate::util::count(names.len(), "joint", "joints"),
+            super::shells::summarize(&names)
+        )
+    });
+    (out, warning)
+}
+
 /// True for the names exporters give to a chain's tip marker (module docs): ending in `nub`,
 /// `_end`, ` end` or `end site`, or `end` alone, in any case.
 pub fn end_named(name: &str) -> bool {
@@ -167,6 +230,35 @@ mod tests {
         for n in ["thm_end.L", "Bip01_Head", "endocrine", "Friend", "hand.R"] {
             assert!(!end_named(n), "{n}");
         }
+    }
+
+    #[test]
+    fn joints_the_files_skin_never_uses_are_unbound() {
+        let j = |name: &str, parent: Option<usize>, end: bool| RigJoint {
+            name: name.into(),
+            parent,
+            position: [0.0; 3],
+            end,
+        };
+        let joints = vec![
+            j("Root", None, false),
+            j("Hips", Some(0), false),
+            j("IK_foot", Some(0), false),
+            j("Head_End", Some(1), true),
+        ];
+        // Root only in a zero slot, IK_foot never: both unbound; the end marker is not reported.
+        let skin = vec![vec![(1, 1.0), (0, 0.0)], vec![(1, 0.5)]];
+        assert_eq!(unbound(&joints, &skin), vec![true, false, true, false]);
+        let (out, warning) = mark_unbound(&joints, &skin);
+        assert!(out[0].end && !out[1].end && out[2].end && out[3].end);
+        let w = warning.expect("a warning");
+        assert!(
+            w.starts_with("2 joints") && w.contains("Root, IK_foot"),
+            "{w}"
+        );
+        // A skin that uses nothing states nothing.
+        assert_eq!(unbound(&joints, &[vec![], vec![(2, 0.0)]]), vec![false; 4]);
+        assert!(mark_unbound(&joints, &[]).1.is_none());
     }
 
     #[test]

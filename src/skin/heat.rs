@@ -127,7 +127,11 @@ const ADOPT_SLACK: f64 = 1.25;
 /// `candidates` that can see the bone, within `ADOPT_SLACK` of the best, at most `ADOPT_MAX`.
 /// The joint is added to their source as a tie, so after renormalization it shares them. Without
 /// this the heat equation gives such a joint exactly zero weight (its right-hand side is zero),
-/// and rotating it would move nothing. Returns the joints that adopted vertices.
+/// and rotating it would move nothing. A joint whose bones no candidate can see at all (a leaf
+/// just outside the skin, whose virtual segment is empty: a mouth corner on the cheek, a finger
+/// tip past a thin finger) adopts the same way without the sight test: on every artist skeleton
+/// measured, such a joint carries the artist's weight (bench/results.md "Skin weights, round
+/// 9"). Returns the joints that adopted vertices.
 pub fn adopt_orphans(
     points: &[P3],
     bones: &[Bone],
@@ -136,7 +140,6 @@ pub fn adopt_orphans(
     owned: &[bool],
     sdf: &dyn Fn(&P3) -> f64,
 ) -> Vec<u32> {
-    let mut adopted = Vec::new();
     let orphans: Vec<u32> = bones
         .iter()
         .map(|b| b.joint)
@@ -144,43 +147,58 @@ pub fn adopt_orphans(
         .collect::<std::collections::BTreeSet<_>>()
         .into_iter()
         .collect();
-    for joint in orphans {
-        let mine: Vec<&Bone> = bones.iter().filter(|b| b.joint == joint).collect();
-        let mut ranked: Vec<(f64, u32, usize)> = candidates
-            .iter()
-            .filter_map(|&v| {
-                let src = sources.get(v as usize)?.as_ref()?;
-                let p = points.get(v as usize)?;
-                let (b, d) = mine
-                    .iter()
-                    .enumerate()
-                    .map(|(k, b)| (k, b.distance(p)))
-                    .min_by(|x, y| x.1.total_cmp(&y.1))?;
-                Some((d / src.distance.max(1e-12), v, b))
-            })
-            .collect();
-        ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
-        let mut best = None;
-        let mut taken = 0;
-        for &(ratio, v, b) in &ranked {
-            if best.is_some_and(|r: f64| ratio > r * ADOPT_SLACK) || taken >= ADOPT_MAX {
-                break;
-            }
-            let p = &points[v as usize];
-            if !visible(p, &mine[b].closest_point(p), sdf) {
-                continue;
-            }
-            best.get_or_insert(ratio);
-            if let Some(Some(s)) = sources.get_mut(v as usize) {
-                s.joints.push(joint);
-                taken += 1;
-            }
+    orphans
+        .into_iter()
+        .filter(|&joint| {
+            let mine: Vec<&Bone> = bones.iter().filter(|b| b.joint == joint).collect();
+            let seen = Some(sdf);
+            adopt(points, &mine, joint, sources, candidates, seen) > 0
+                || adopt(points, &mine, joint, sources, candidates, None) > 0
+        })
+        .collect()
+}
+
+/// One orphan `joint` (bones `mine`) adopts the candidates relatively nearest its bones, those
+/// that see the bone when `sight` gives the field ([`adopt_orphans`]); returns how many.
+fn adopt(
+    points: &[P3],
+    mine: &[&Bone],
+    joint: u32,
+    sources: &mut [Option<Source>],
+    candidates: &[u32],
+    sight: Option<&dyn Fn(&P3) -> f64>,
+) -> usize {
+    let mut ranked: Vec<(f64, u32, usize)> = candidates
+        .iter()
+        .filter_map(|&v| {
+            let src = sources.get(v as usize)?.as_ref()?;
+            let p = points.get(v as usize)?;
+            let (b, d) = mine
+                .iter()
+                .enumerate()
+                .map(|(k, b)| (k, b.distance(p)))
+                .min_by(|x, y| x.1.total_cmp(&y.1))?;
+            Some((d / src.distance.max(1e-12), v, b))
+        })
+        .collect();
+    ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
+    let mut best = None;
+    let mut taken = 0;
+    for &(ratio, v, b) in &ranked {
+        if best.is_some_and(|r: f64| ratio > r * ADOPT_SLACK) || taken >= ADOPT_MAX {
+            break;
         }
-        if taken > 0 {
-            adopted.push(joint);
+        let p = &points[v as usize];
+        if sight.is_some_and(|sdf| !visible(p, &mine[b].closest_point(p), sdf)) {
+            continue;
+        }
+        best.get_or_insert(ratio);
+        if let Some(Some(s)) = sources.get_mut(v as usize) {
+            s.joints.push(joint);
+            taken += 1;
         }
     }
-    adopted
+    taken
 }
 
 /// Index of the bone nearest to `p` (ignoring visibility), `None` only for no bones.

@@ -250,6 +250,7 @@ impl Ctx {
             mesh_path: mesh.to_path_buf(),
             joints: rig.joints.clone(),
             source: mesh.to_path_buf(),
+            notes: Vec::new(),
         };
         let progress = OpenProgress {
             live: &self.live,
