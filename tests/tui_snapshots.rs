@@ -1147,3 +1147,62 @@ fn a_finer_retry_is_shown_as_such_not_as_a_stuck_stage() {
         "{skinning}"
     );
 }
+
+/// At 80×24 the detail pane is 43 columns wide: the templates table and the penalty terms fit in
+/// it. Their rows (65 and 55 columns) used to wrap, the penalty and status of a template starting
+/// at the pane's left edge under the template names and the second penalty term under the first's
+/// value.
+#[test]
+fn the_detail_tables_fit_an_80x24_pane() {
+    let mut h = Harness::new();
+    h.send(Msg::Fs(FsChange::ScanDone(vec![mesh("piranha.glb")])));
+    h.send(Msg::Fs(FsChange::Ready(mesh("piranha.glb"))));
+    h.job(JobEvent::Started {
+        path: mesh("piranha.glb"),
+        id: 1,
+    });
+    h.done_with("piranha.glb", 1, Status::LowConfidence, 0.383, |rig| {
+        let trial = |template: &str, orientation: &str, per_chain: f64, chosen: bool| {
+            geppetto::rig::TemplateTrial {
+                template: template.into(),
+                orientation: orientation.into(),
+                penalty: per_chain * 6.0,
+                penalty_per_chain: per_chain,
+                status: Some(Status::LowConfidence),
+                chosen,
+                note: String::new(),
+            }
+        };
+        rig.templates = vec![
+            trial("human", "-Z up, -X forward", 0.0639, true),
+            trial("quadruped", "+Y up, -X forward", 0.1325, false),
+        ];
+    });
+    h.send(Msg::Resize(80, 24));
+    let inner = ratatui::widgets::Block::default()
+        .borders(ratatui::widgets::Borders::ALL)
+        .inner(geppetto::tui::layout::of(&h.app).detail);
+    let width = usize::from(inner.width);
+    let text: Vec<String> = view::detail_lines(&h.app)
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    let start = text
+        .iter()
+        .position(|l| l.starts_with("templates tried"))
+        .expect("a templates table");
+    let end = text
+        .iter()
+        .position(|l| l == "warnings")
+        .expect("the warnings follow the penalty");
+    for l in &text[start..end] {
+        assert!(
+            l.chars().count() <= width,
+            "{l:?} is wider than the {width}-column pane"
+        );
+    }
+    assert!(
+        text.iter().any(|l| l == "      0.0639  low confidence"),
+        "the chosen template's score on its own indented line: {text:#?}"
+    );
+}

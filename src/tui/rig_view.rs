@@ -4,6 +4,7 @@
 
 use ratatui::style::{Color, Style};
 use ratatui::text::{Line, Span};
+use ratatui::widgets::{Block, Borders};
 
 use super::app::{App, Asset, RigInfo};
 use super::suggest::suggestions;
@@ -28,10 +29,11 @@ pub(super) fn rig_lines(app: &App, a: &Asset, r: &RigInfo, out: &mut Vec<Line<'s
             out.push(line);
         }
     }
-    template_lines(rig, out);
+    let width = usize::from(detail_width(app));
+    template_lines(rig, width, out);
     super::method::method_lines(rig, out);
     if has_penalty(rig) {
-        penalty_lines(rig, out);
+        penalty_lines(rig, width, out);
     }
     warning_lines(rig, out);
     suggestion_lines(rig, out);
@@ -89,8 +91,18 @@ fn joint_line(app: &App, a: &Asset, rig: &Rig) -> Option<Line<'static>> {
     Some(Line::from(Span::styled(line, Style::new().fg(Color::Cyan))))
 }
 
+/// The detail pane's text width (inside its border).
+fn detail_width(app: &App) -> u16 {
+    Block::default()
+        .borders(Borders::ALL)
+        .inner(super::layout::of(app).detail)
+        .width
+}
+
 /// The templates tried (`--skeleton auto`) or screened (a forced template), best first as chosen.
-fn template_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
+/// A row wider than the pane (`width` columns: 43 at 80×24) puts its penalty and status on an
+/// indented second line; wrapped, they started at the pane's left edge under the template names.
+fn template_lines(rig: &Rig, width: usize, out: &mut Vec<Line<'static>>) {
     if rig.templates.is_empty() {
         return;
     }
@@ -102,10 +114,14 @@ fn template_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
             (None, note) => note.to_string(),
         };
         let mark = if t.chosen { "▶" } else { " " };
-        out.push(Line::from(format!(
-            "  {mark} {:<10} {:<24} {:.4}  {status}",
-            t.template, t.orientation, t.penalty_per_chain
-        )));
+        let name = format!("  {mark} {:<10} {:<24}", t.template, t.orientation);
+        let score = format!("{:.4}  {status}", t.penalty_per_chain);
+        if name.chars().count() + 1 + score.chars().count() <= width {
+            out.push(Line::from(format!("{name} {score}")));
+        } else {
+            out.push(Line::from(name.trim_end().to_string()));
+            out.push(Line::from(format!("      {score}")));
+        }
     }
 }
 
@@ -176,13 +192,18 @@ pub(super) fn has_penalty(rig: &Rig) -> bool {
     !other.contains(&rig.method.as_str())
 }
 
-/// The embedding's penalty and its nine weighted terms, two per line.
-fn penalty_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
+/// One cell of the penalty table: a right-aligned term name and its value.
+const PENALTY_CELL: usize = 27;
+
+/// The embedding's penalty and its nine weighted terms, two per line where the pane (`width`
+/// columns) holds two cells, else one: wrapped, the second cell broke the table's columns.
+fn penalty_lines(rig: &Rig, width: usize, out: &mut Vec<Line<'static>>) {
     out.push(heading(&format!(
         "penalty {:.4} (weighted terms)",
         rig.penalty.total
     )));
-    for chunk in PENALTY_TERMS.chunks(2) {
+    let per_line = if width > 2 * PENALTY_CELL { 2 } else { 1 };
+    for chunk in PENALTY_TERMS.chunks(per_line) {
         let cells: Vec<String> = chunk
             .iter()
             .map(|t| {
