@@ -23,7 +23,7 @@ use crate::discretize::{field, DistanceField};
 use crate::error::RigError;
 use crate::mesh::PreparedMesh;
 use crate::progress::{Progress, Stage};
-use crate::rig::read::{read, RigFileKind, RigReadError};
+use crate::rig::read::{read, RigReadError};
 use crate::rig::{Rig, RigJoint};
 use crate::skin::{self, Skin};
 use crate::util::ms_since;
@@ -66,11 +66,12 @@ impl AttachRequest {
         file_deform: bool,
     ) -> Result<Self, RigReadError> {
         let file = read(skeleton_from)?;
-        let artist = file.kind != RigFileKind::RigJson;
-        let (joints, note) = match &file.skin {
-            Some(skin) if file_deform && artist => skin::controls::mark_unbound(&file.joints, skin),
-            _ => (file.joints, None),
+        let marked = if file_deform {
+            file.unbound(&file.joints)
+        } else {
+            vec![false; file.joints.len()]
         };
+        let (joints, note) = skin::controls::mark_unbound(&file.joints, &marked);
         Ok(Self {
             mesh_path: mesh_path.to_path_buf(),
             joints,

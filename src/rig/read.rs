@@ -176,6 +176,18 @@ impl RigFile {
         }
     }
 
+    /// Which of `joints` (this file's joint order) the file's own skin never uses
+    /// ([`crate::skin::controls::unbound`]): only for an artist's file with a skin. A rig.json's
+    /// skin is ours, not the artist's statement, so nothing is marked there.
+    pub fn unbound(&self, joints: &[RigJoint]) -> Vec<bool> {
+        match &self.skin {
+            Some(skin) if self.kind != RigFileKind::RigJson => {
+                crate::skin::controls::unbound(joints, skin)
+            }
+            _ => vec![false; joints.len()],
+        }
+    }
+
     /// A skeleton-only rig.json (so `geppetto attach --skeleton-from` can read an artist skeleton).
     /// `bbox` is the mesh's box, mesh frame (default: the joints' box). Artist leaf joints (heads,
     /// hands) own vertices, so a joint is an end marker only when the file's own skin never uses
@@ -191,12 +203,7 @@ impl RigFile {
                 ..j.clone()
             })
             .collect();
-        let unbound = match &self.skin {
-            Some(skin) if self.kind != RigFileKind::RigJson => {
-                crate::skin::controls::unbound(&open, skin)
-            }
-            _ => vec![false; open.len()],
-        };
+        let unbound = self.unbound(&open);
         Rig {
             mesh: mesh_path.display().to_string(),
             skeleton: format!("artist ({})", self.source.display()),

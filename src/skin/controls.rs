@@ -154,17 +154,13 @@ pub fn unbound(joints: &[RigJoint], skin: &[Vec<(u32, f64)>]) -> Vec<bool> {
         .collect()
 }
 
-/// `joints` with every joint [`unbound`] by `skin` marked as an end marker, and a warning naming
-/// them (none if none).
-pub fn mark_unbound(
-    joints: &[RigJoint],
-    skin: &[Vec<(u32, f64)>],
-) -> (Vec<RigJoint>, Option<String>) {
-    let marked = unbound(joints, skin);
+/// `joints` with every joint `marked` ([`unbound`] by the file's skin) made an end marker, and a
+/// warning naming them (none if none).
+pub fn mark_unbound(joints: &[RigJoint], marked: &[bool]) -> (Vec<RigJoint>, Option<String>) {
     let mut names = Vec::new();
     let out = joints
         .iter()
-        .zip(&marked)
+        .zip(marked)
         .map(|(j, &m)| {
             let mut j = j.clone();
             if m {
@@ -249,7 +245,7 @@ mod tests {
         // Root only in a zero slot, IK_foot never: both unbound; the end marker is not reported.
         let skin = vec![vec![(1, 1.0), (0, 0.0)], vec![(1, 0.5)]];
         assert_eq!(unbound(&joints, &skin), vec![true, false, true, false]);
-        let (out, warning) = mark_unbound(&joints, &skin);
+        let (out, warning) = mark_unbound(&joints, &unbound(&joints, &skin));
         assert!(out[0].end && !out[1].end && out[2].end && out[3].end);
         let w = warning.expect("a warning");
         assert!(
@@ -258,7 +254,7 @@ mod tests {
         );
         // A skin that uses nothing states nothing.
         assert_eq!(unbound(&joints, &[vec![], vec![(2, 0.0)]]), vec![false; 4]);
-        assert!(mark_unbound(&joints, &[]).1.is_none());
+        assert!(mark_unbound(&joints, &unbound(&joints, &[])).1.is_none());
     }
 
     #[test]
