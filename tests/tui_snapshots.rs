@@ -1193,8 +1193,8 @@ fn the_detail_tables_fit_an_80x24_pane() {
         .expect("a templates table");
     let end = text
         .iter()
-        .position(|l| l == "warnings")
-        .expect("the warnings follow the penalty");
+        .position(|l| ["warnings", "suggested hints", "repair"].contains(&l.as_str()))
+        .expect("a text section follows the penalty");
     for l in &text[start..end] {
         assert!(
             l.chars().count() <= width,
@@ -1205,4 +1205,30 @@ fn the_detail_tables_fit_an_80x24_pane() {
         text.iter().any(|l| l == "      0.0639  low confidence"),
         "the chosen template's score on its own indented line: {text:#?}"
     );
+}
+
+/// Why a rig is `low_confidence` is the first thing its detail pane says after the run line. At
+/// 80×24 it used to come after the templates and penalty tables, two PgDn below the fold.
+#[test]
+fn a_low_rig_says_why_above_the_fold_at_80x24() {
+    let mut h = busy_folder();
+    h.send(key(KeyCode::Down));
+    assert_eq!(h.app.current().unwrap().name, "bob.obj");
+    h.send(Msg::Resize(80, 24));
+    let screen = h.screen();
+    assert!(screen.contains("why low confidence"), "{screen}");
+    assert!(
+        screen.contains("LeftHand lies outside the surface"),
+        "{screen}"
+    );
+    // Shown once: the warnings section no longer repeats it.
+    let text: Vec<String> = view::detail_lines(&h.app)
+        .iter()
+        .map(|l| l.spans.iter().map(|s| s.content.as_ref()).collect())
+        .collect();
+    let times = text
+        .iter()
+        .filter(|l| l.contains("LeftHand lies outside the surface") && !l.contains('→'))
+        .count();
+    assert_eq!(times, 1, "{text:#?}");
 }

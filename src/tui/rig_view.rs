@@ -29,10 +29,11 @@ pub(super) fn rig_lines(app: &App, a: &Asset, r: &RigInfo, out: &mut Vec<Line<'s
             out.push(line);
         }
     }
+    reason_lines(rig, out);
     let width = usize::from(detail_width(app));
     template_lines(rig, width, out);
     super::method::method_lines(rig, out);
-    if has_penalty(rig) {
+    if rig.has_penalty() {
         penalty_lines(rig, width, out);
     }
     warning_lines(rig, out);
@@ -125,13 +126,42 @@ fn template_lines(rig: &Rig, width: usize, out: &mut Vec<Line<'static>>) {
     }
 }
 
-/// The rig's warnings in yellow, under a heading (nothing when there are none).
+/// Why a rig is `low_confidence`, first after the run line: the reason is what the user acts on,
+/// and below the template and penalty tables it sat two PgDn under the fold at 80×24.
+fn reason_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
+    if rig.status != crate::rig::Status::LowConfidence || rig.confidence_reasons.is_empty() {
+        return;
+    }
+    out.push(heading("why low confidence"));
+    for r in &rig.confidence_reasons {
+        out.push(Line::from(Span::styled(
+            format!("  • {r}"),
+            Style::new().fg(Color::Yellow),
+        )));
+    }
+}
+
+/// Whether a warning only repeats a confidence reason already shown by [`reason_lines`].
+fn repeats_reason(rig: &Rig, warning: &str) -> bool {
+    rig.status == crate::rig::Status::LowConfidence
+        && warning
+            .strip_prefix("low confidence: ")
+            .is_some_and(|r| rig.confidence_reasons.iter().any(|c| c == r))
+}
+
+/// The rig's warnings in yellow, under a heading (nothing when there are none), less the
+/// confidence reasons shown at the top.
 fn warning_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
-    if rig.warnings.is_empty() {
+    let shown: Vec<&String> = rig
+        .warnings
+        .iter()
+        .filter(|w| !repeats_reason(rig, w))
+        .collect();
+    if shown.is_empty() {
         return;
     }
     out.push(heading("warnings"));
-    for w in &rig.warnings {
+    for w in shown {
         out.push(Line::from(Span::styled(
             format!("  • {w}"),
             Style::new().fg(Color::Yellow),
@@ -183,13 +213,6 @@ fn timing_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
         )
         .collect();
     out.push(Line::from(format!("  {}", times.join(" · "))));
-}
-
-/// Whether the rig has the embedding penalty: the nine terms belong to the template embedding; the
-/// multi-component and curve-skeleton methods have none (the list shows "-").
-pub(super) fn has_penalty(rig: &Rig) -> bool {
-    let other = [crate::rig::METHOD_MULTIPART, crate::curveskel::METHOD_NAME];
-    !other.contains(&rig.method.as_str())
 }
 
 /// One cell of the penalty table: a right-aligned term name and its value.

@@ -10,7 +10,6 @@ use ratatui_image::Image;
 
 use super::app::{App, Asset, LastRun, RowStatus};
 use super::layout::layout;
-use super::rig_view::has_penalty;
 
 /// Draw the whole screen.
 pub fn render(app: &App, f: &mut Frame) {
@@ -91,7 +90,7 @@ fn render_list(app: &App, f: &mut Frame, area: Rect) {
         let a = &app.assets[i];
         let (s, c) = status_text(a.status());
         let penalty = a.rig().map_or_else(String::new, |r| {
-            if has_penalty(&r.rig) {
+            if r.rig.has_penalty() {
                 format!("{:.4}", r.rig.penalty.total)
             } else {
                 "-".into()
