@@ -306,11 +306,15 @@ impl Summary {
             Status::Ok => "ok",
             Status::LowConfidence => "low confidence",
         };
+        let penalty = if rig.has_penalty() {
+            format!("penalty {:.3}", rig.penalty.total)
+        } else {
+            format!("no penalty ({} method)", rig.method)
+        };
         let line = format!(
-            "{status:>14}  {}  skeleton {}, penalty {:.3}, {}, {:.0} ms -> {}",
+            "{status:>14}  {}  skeleton {}, {penalty}, {}, {:.0} ms -> {}",
             rig.mesh,
             rig.skeleton,
-            rig.penalty.total,
             rig.orientation,
             total,
             base.file("rig.json").display()

@@ -57,6 +57,14 @@ pub struct Confidence {
     pub reasons: Vec<String>,
 }
 
+impl Confidence {
+    /// Mark the fit `LowConfidence` for `reason` (a check run after [`assess`]).
+    pub fn lower(&mut self, reason: String) {
+        self.status = Status::LowConfidence;
+        self.reasons.push(reason);
+    }
+}
+
 /// Judge an embedding: limb chains with almost no length, joints outside the surface, proportions far
 /// from the template, search budget hit, ….
 pub fn assess(

@@ -56,7 +56,7 @@ use crate::skeleton::Skeleton;
 use crate::util::ms_since;
 
 /// Name of the generated skeleton (rig.json `skeleton`, `--skeleton curve`).
-pub const METHOD_NAME: &str = "curve";
+pub const METHOD_NAME: &str = crate::rig::METHOD_CURVE;
 
 /// The paper's rules only, or the robust default.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]

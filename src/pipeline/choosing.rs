@@ -207,16 +207,14 @@ impl Pipeline {
             }
             trials.extend(screened);
         } else if let Some(reason) = choose::beaten_by_far(&fit, &others) {
-            fit.confidence.status = crate::rig::Status::LowConfidence;
-            fit.confidence.reasons.push(reason);
+            fit.confidence.lower(reason);
         }
-        if let Some(reason) = choose::implausible_up(&fit, opts.orientation) {
-            fit.confidence.status = crate::rig::Status::LowConfidence;
-            fit.confidence.reasons.push(reason);
-        }
-        if let Some(reason) = choose::head_in_tail(&fit, &prepared.positions, opts.orientation) {
-            fit.confidence.status = crate::rig::Status::LowConfidence;
-            fit.confidence.reasons.push(reason);
+        let after = [
+            choose::implausible_up(&fit, opts.orientation),
+            choose::head_in_tail(&fit, &prepared.positions, opts.orientation),
+        ];
+        for reason in after.into_iter().flatten() {
+            fit.confidence.lower(reason);
         }
         // The record of the chosen trial shows its final status, after the checks above.
         if let Some(t) = trials.iter_mut().find(|t| t.chosen) {

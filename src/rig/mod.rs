@@ -84,7 +84,7 @@ pub struct Rig {
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub stats: BTreeMap<String, f64>,
     /// Which method made the joints: [`METHOD_EMBED`] (template embedding), [`METHOD_MULTIPART`]
-    /// or `curve` (curve skeleton from 3D silhouettes, `crate::curveskel::METHOD_NAME`).
+    /// or [`METHOD_CURVE`] (curve skeleton from 3D silhouettes).
     #[serde(default = "default_method")]
     pub method: String,
     /// What the multi-component method found (components, contact graph, trees, limb mapping).
@@ -123,6 +123,8 @@ pub struct Rechoice {
 pub const METHOD_EMBED: &str = "embed";
 /// `method` of a rig made by the multi-component method (Bharaj et al. 2012).
 pub const METHOD_MULTIPART: &str = "multipart";
+/// `method` (and skeleton name) of a rig made by the curve-skeleton method (Pan et al. 2009).
+pub const METHOD_CURVE: &str = "curve";
 
 /// rig.json files written before the method field are template embeddings.
 fn default_method() -> String {
@@ -130,6 +132,13 @@ fn default_method() -> String {
 }
 
 impl Rig {
+    /// Whether `penalty` means anything: the nine terms belong to the template embedding; the
+    /// multi-component and curve-skeleton methods have none, so the CLI and the TUI show "-"
+    /// instead of a penalty of 0 that reads as a perfect fit.
+    pub fn has_penalty(&self) -> bool {
+        self.method != METHOD_MULTIPART && self.method != METHOD_CURVE
+    }
+
     /// Serialize as rig.json text: pretty, with the skin one line per vertex (`rig/json.rs`).
     pub fn to_json(&self) -> String {
         String::from_utf8(self.to_json_bytes()).unwrap_or_default()
@@ -205,6 +214,18 @@ pub struct TemplateTrial {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Only a template embedding has a penalty; a curve or multi-component rig's 0 is no score.
+    #[test]
+    fn only_an_embedding_has_a_penalty() {
+        let with = |method: &str| Rig {
+            method: method.into(),
+            ..Rig::default()
+        };
+        assert!(with(METHOD_EMBED).has_penalty());
+        assert!(!with(METHOD_MULTIPART).has_penalty());
+        assert!(!with(METHOD_CURVE).has_penalty());
+    }
 
     /// `rig hero.obj` in `p/` records `hero.obj` and writes `p/rigged/a/hero.rig.json`: the mesh
     /// is found from anywhere, nearest folder first; a path found nowhere is `None`.

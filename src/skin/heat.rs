@@ -151,23 +151,23 @@ pub fn adopt_orphans(
         .into_iter()
         .filter(|&joint| {
             let mine: Vec<&Bone> = bones.iter().filter(|b| b.joint == joint).collect();
-            let seen = Some(sdf);
-            adopt(points, &mine, joint, sources, candidates, seen) > 0
-                || adopt(points, &mine, joint, sources, candidates, None) > 0
+            // Ranked once: a pass that takes nothing changes no source, so the blind retry
+            // would rank the same list.
+            let ranked = rank(points, &mine, sources, candidates);
+            adopt(points, &mine, joint, sources, &ranked, Some(sdf)) > 0
+                || adopt(points, &mine, joint, sources, &ranked, None) > 0
         })
         .collect()
 }
 
-/// One orphan `joint` (bones `mine`) adopts the candidates relatively nearest its bones, those
-/// that see the bone when `sight` gives the field ([`adopt_orphans`]); returns how many.
-fn adopt(
+/// The `candidates` with a source, as (distance to the nearest of the orphan's bones `mine` over
+/// the distance to the source, vertex, that bone's index in `mine`), relatively nearest first.
+fn rank(
     points: &[P3],
     mine: &[&Bone],
-    joint: u32,
-    sources: &mut [Option<Source>],
+    sources: &[Option<Source>],
     candidates: &[u32],
-    sight: Option<&dyn Fn(&P3) -> f64>,
-) -> usize {
+) -> Vec<(f64, u32, usize)> {
     let mut ranked: Vec<(f64, u32, usize)> = candidates
         .iter()
         .filter_map(|&v| {
@@ -182,9 +182,23 @@ fn adopt(
         })
         .collect();
     ranked.sort_by(|x, y| x.0.total_cmp(&y.0));
+    ranked
+}
+
+/// One orphan `joint` (bones `mine`) adopts the `ranked` candidates ([`rank`]) relatively nearest
+/// its bones, those that see the bone when `sight` gives the field ([`adopt_orphans`]); returns
+/// how many.
+fn adopt(
+    points: &[P3],
+    mine: &[&Bone],
+    joint: u32,
+    sources: &mut [Option<Source>],
+    ranked: &[(f64, u32, usize)],
+    sight: Option<&dyn Fn(&P3) -> f64>,
+) -> usize {
     let mut best = None;
     let mut taken = 0;
-    for &(ratio, v, b) in &ranked {
+    for &(ratio, v, b) in ranked {
         if best.is_some_and(|r: f64| ratio > r * ADOPT_SLACK) || taken >= ADOPT_MAX {
             break;
         }
