@@ -1176,6 +1176,8 @@ fn the_detail_tables_fit_an_80x24_pane() {
         rig.templates = vec![
             trial("human", "-Z up, -X forward", 0.0639, true),
             trial("quadruped", "+Y up, -X forward", 0.1325, false),
+            // The curve skeleton has no embedding penalty (its trial records 0).
+            trial("curve", "", 0.0, false),
         ];
     });
     h.send(Msg::Resize(80, 24));
@@ -1204,6 +1206,11 @@ fn the_detail_tables_fit_an_80x24_pane() {
     assert!(
         text.iter().any(|l| l == "      0.0639  low confidence"),
         "the chosen template's score on its own indented line: {text:#?}"
+    );
+    assert!(
+        text.iter().any(|l| l.ends_with("     -  low confidence"))
+            && !text.iter().any(|l| l.contains("0.0000  low")),
+        "the curve skeleton's trial shows no penalty, not a perfect 0: {text:#?}"
     );
 }
 

@@ -116,7 +116,12 @@ fn template_lines(rig: &Rig, width: usize, out: &mut Vec<Line<'static>>) {
         };
         let mark = if t.chosen { "▶" } else { " " };
         let name = format!("  {mark} {:<10} {:<24}", t.template, t.orientation);
-        let score = format!("{:.4}  {status}", t.penalty_per_chain);
+        // The curve skeleton competes without an embedding penalty: "-", not a perfect 0.
+        let score = if t.template == crate::rig::METHOD_CURVE {
+            format!("{:>6}  {status}", "-")
+        } else {
+            format!("{:.4}  {status}", t.penalty_per_chain)
+        };
         if name.chars().count() + 1 + score.chars().count() <= width {
             out.push(Line::from(format!("{name} {score}")));
         } else {
