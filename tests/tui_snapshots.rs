@@ -1239,3 +1239,22 @@ fn a_low_rig_says_why_above_the_fold_at_80x24() {
         .count();
     assert_eq!(times, 1, "{text:#?}");
 }
+
+/// A curve-skeleton rig has no embedding penalty: its log line names the method instead of a
+/// "penalty 0.0000" that reads as a perfect fit.
+#[test]
+fn a_curve_rig_logs_its_method_not_a_zero_penalty() {
+    let mut h = Harness::new();
+    h.send(Msg::Fs(FsChange::ScanDone(vec![mesh("hand.obj")])));
+    h.send(Msg::Fs(FsChange::Ready(mesh("hand.obj"))));
+    h.job(JobEvent::Started {
+        path: mesh("hand.obj"),
+        id: 1,
+    });
+    h.done_with("hand.obj", 1, Status::Ok, 0.0, |rig| {
+        rig.method = geppetto::rig::METHOD_CURVE.into();
+    });
+    let screen = h.screen();
+    assert!(screen.contains("ok: hand.obj curve method in"), "{screen}");
+    assert!(!screen.contains("penalty 0.0000"), "{screen}");
+}

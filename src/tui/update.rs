@@ -170,9 +170,13 @@ fn done_line(name: &str, rig: &Rig, reused: bool, output_errors: &[String]) -> S
         Status::Ok => "ok",
         Status::LowConfidence => "low confidence",
     };
+    let fit = if rig.has_penalty() {
+        format!("penalty {:.4}", rig.penalty.total)
+    } else {
+        format!("{} method", rig.method)
+    };
     let mut line = format!(
-        "{status}: {name} penalty {:.4} in {:.0} ms{}",
-        rig.penalty.total,
+        "{status}: {name} {fit} in {:.0} ms{}",
         rig.timings_ms.get("total").copied().unwrap_or(0.0),
         if reused {
             " (re-run from the embedding)"
