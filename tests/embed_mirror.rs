@@ -129,7 +129,11 @@ fn symmetrize_averages_pairs_and_leaves_pins_and_their_mirrors() {
     joints[lh] = P3::new(0.9, 0.6, 0.5);
     joints[rh] = P3::new(0.2, 0.5, 0.5);
     joints[hips] = P3::new(0.53, 0.4, 0.5);
-    mirror::symmetrize(&mut joints, &s, 0, &[lh]);
+    // A field with everything inside: only the rule is tested here.
+    let inside = Capsules {
+        segs: vec![(P3::new(0.5, 0.0, 0.5), P3::new(0.5, 1.0, 0.5), 2.0, 2.0)],
+    };
+    mirror::symmetrize(&mut joints, &s, &inside, 0, &[lh]);
     assert!(
         (joints[l] - P3::new(0.68, 0.62, 0.51)).norm() < 1e-12,
         "{}",
@@ -146,5 +150,43 @@ fn symmetrize_averages_pairs_and_leaves_pins_and_their_mirrors() {
         joints[hips],
         P3::new(0.5, 0.4, 0.5),
         "an unpaired joint goes onto the plane"
+    );
+}
+
+#[test]
+fn symmetrize_never_moves_a_joint_out_of_the_shape() {
+    // Two legs apart, nothing between them: a hip placed in the left leg would land in the gap on
+    // the plane, so it stays; the pair of knees, one in each leg, is averaged.
+    let legs = Capsules {
+        segs: vec![
+            (P3::new(0.4, 0.1, 0.5), P3::new(0.4, 0.6, 0.5), 0.05, 0.05),
+            (P3::new(0.6, 0.1, 0.5), P3::new(0.6, 0.6, 0.5), 0.05, 0.05),
+        ],
+    };
+    let s = load_template("human").unwrap();
+    let mut joints: Vec<P3> = s.joints.iter().map(|_| P3::new(0.4, 0.3, 0.5)).collect();
+    let (hips, l, r) = (
+        s.find("Hips").unwrap().0,
+        s.find("LeftLeg").unwrap().0,
+        s.find("RightLeg").unwrap().0,
+    );
+    joints[hips] = P3::new(0.61, 0.55, 0.5);
+    joints[l] = P3::new(0.62, 0.3, 0.5);
+    joints[r] = P3::new(0.4, 0.32, 0.5);
+    mirror::symmetrize(&mut joints, &s, &legs, 0, &[]);
+    assert_eq!(
+        joints[hips],
+        P3::new(0.61, 0.55, 0.5),
+        "the hip stays in its leg"
+    );
+    assert!(
+        (joints[l] - P3::new(0.61, 0.31, 0.5)).norm() < 1e-12,
+        "{}",
+        joints[l]
+    );
+    assert!(
+        (joints[r] - P3::new(0.39, 0.31, 0.5)).norm() < 1e-12,
+        "{}",
+        joints[r]
     );
 }

@@ -60,9 +60,22 @@ pub fn is_symmetric(field: &dyn Field, medial: &[Sphere], axis: usize) -> bool {
 
 /// Make `joints` (full skeleton, normalized frame) mirror-symmetric across `axis`: each mirrored
 /// pair becomes the mean of its two placements (one reflected), every other joint moves onto the
-/// plane. Joints in `keep` (the user's pins) and their mirrors are left where they are.
-pub fn symmetrize(joints: &mut [P3], skel: &Skeleton, axis: usize, keep: &[usize]) {
+/// plane. Joints in `keep` (the user's pins) and their mirrors are left where they are, and so is a
+/// joint whose symmetric place is further outside the surface than it and the surface itself (a
+/// hip off the plane of a figure lying down would land between the legs): the embedding keeps
+/// joints inside.
+pub fn symmetrize(
+    joints: &mut [P3],
+    skel: &Skeleton,
+    field: &dyn Field,
+    axis: usize,
+    keep: &[usize],
+) {
     let kept = |i: usize| keep.contains(&i);
+    let no_worse = |q: &P3, olds: &[P3]| {
+        let bound = olds.iter().map(|p| field.eval(p)).fold(0.0, f64::max);
+        field.eval(q) <= bound
+    };
     for (i, j) in skel.joints.iter().enumerate() {
         if kept(i) || i >= joints.len() {
             continue;
@@ -73,11 +86,21 @@ pub fn symmetrize(joints: &mut [P3], skel: &Skeleton, axis: usize, keep: &[usize
                     continue; // the pair was done at its first joint
                 }
                 let mean = P3::from((joints[i].coords + reflect(&joints[s], axis).coords) / 2.0);
-                joints[s] = reflect(&mean, axis);
-                joints[i] = mean;
+                let mirrored = reflect(&mean, axis);
+                let olds = [joints[i], joints[s]];
+                if no_worse(&mean, &olds) && no_worse(&mirrored, &olds) {
+                    joints[s] = mirrored;
+                    joints[i] = mean;
+                }
             }
             Some(_) => {}
-            None => joints[i][axis] = MID,
+            None => {
+                let mut q = joints[i];
+                q[axis] = MID;
+                if no_worse(&q, &[joints[i]]) {
+                    joints[i] = q;
+                }
+            }
         }
     }
 }

@@ -295,7 +295,7 @@ impl Placement<'_> {
         if mirror::is_symmetric(self.field, self.medial, axis) {
             let mut keep: Vec<usize> = pins.keys().copied().collect();
             keep.sort_unstable();
-            mirror::symmetrize(&mut joints, self.skel, axis, &keep);
+            mirror::symmetrize(&mut joints, self.skel, self.field, axis, &keep);
         }
         joints
     }
