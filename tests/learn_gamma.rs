@@ -160,6 +160,46 @@ fn corpus_labels_are_reproducible() {
     assert!(fresh.iter().any(|l| l.good) && fresh.iter().any(|l| !l.good));
 }
 
+/// Every stored artist label, of every character and including those the loop added, is what the
+/// engine makes of its embedding today: same basis values, same CD-J2J, same good/bad. The
+/// searches are not re-run (`corpus_labels_are_reproducible` does that for one character); each
+/// stored embedding is placed and refined again, which is where an engine change (a refinement or
+/// symmetry step, a scoring fix) makes the labels stale without changing which embeddings exist.
+#[test]
+fn every_stored_label_is_current() {
+    let Some(corpus) = common::corpus() else {
+        return;
+    };
+    let stored = labels::read(&[STORED_LABELS]).expect("stored labels");
+    let config = RigConfig::default();
+    for c in collect::corpus_characters(&corpus).expect("manifest") {
+        let old: Vec<_> = stored.iter().filter(|l| l.character == c.name).collect();
+        if old.is_empty() {
+            continue;
+        }
+        let p = collect::Prepared::new(&c, &config).expect("discretize");
+        let scene = p.scene();
+        let mut fresh: Vec<_> = old
+            .iter()
+            .map(|l| {
+                p.label(&scene, l.matched.clone())
+                    .expect("a stored embedding is complete")
+            })
+            .collect();
+        collect::relabel(&mut fresh, &c.name);
+        for (f, o) in fresh.iter().zip(&old) {
+            assert_eq!(
+                (&f.basis, f.cd_j2j, f.good),
+                (&o.basis, o.cd_j2j, o.good),
+                "{} {:?}: bench/learn-labels.jsonl is stale: re-run geppetto learn --collect, \
+                 then --iterate (docs/algorithms.md#learning-gamma)",
+                c.name,
+                o.matched
+            );
+        }
+    }
+}
+
 #[test]
 fn cli_learns_to_a_config_file_and_names_a_bad_label_file() {
     let dir = tempfile::tempdir().expect("tempdir");

@@ -7,6 +7,7 @@
 //! → [`split`] → [`refine`] → end-joint extension.
 
 pub mod candidates;
+pub mod mirror;
 pub mod nearest;
 pub mod orient;
 /// All-pairs shortest paths live with the graph (cached per mesh); re-exported for the search.

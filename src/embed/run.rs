@@ -6,6 +6,7 @@ use std::collections::HashMap;
 use std::time::Instant;
 
 use super::candidates::candidates;
+use super::mirror;
 use super::nearest::PointIndex;
 use super::orient::{rank, Inputs, Tried};
 use super::paths::Paths;
@@ -288,6 +289,14 @@ impl Placement<'_> {
             cache: SurfaceCache::default(),
         };
         problem.refine(&mut joints, REFINE_ITERATIONS);
+        // A mirror-symmetric shape: the two placements of a mirrored pair are two estimates of
+        // one joint (`mirror` says why the embedding's own are not symmetric). Pins stay.
+        let axis = mirror::lateral_axis(orientation);
+        if mirror::is_symmetric(self.field, self.medial, axis) {
+            let mut keep: Vec<usize> = pins.keys().copied().collect();
+            keep.sort_unstable();
+            mirror::symmetrize(&mut joints, self.skel, self.field, axis, &keep);
+        }
         joints
     }
 }

@@ -91,20 +91,25 @@ impl Capsules {
             }
         }
         samples.sort_by(|a, b| b.radius.total_cmp(&a.radius));
-        let mut g = SphereGraph::default();
-        g.spheres = samples.clone();
-        g.edges = vec![Vec::new(); samples.len()];
-        for i in 0..samples.len() {
-            for j in (i + 1)..samples.len() {
-                let d = (samples[i].center - samples[j].center).norm();
-                if d < samples[i].radius + samples[j].radius {
-                    g.edges[i].push((NodeId(j as u32), d));
-                    g.edges[j].push((NodeId(i as u32), d));
-                }
+        (graph_of(&samples), samples)
+    }
+}
+
+/// The graph of intersecting spheres over `samples` (the paper's rule), vertices in their order.
+pub fn graph_of(samples: &[Sphere]) -> SphereGraph {
+    let mut g = SphereGraph::default();
+    g.spheres = samples.to_vec();
+    g.edges = vec![Vec::new(); samples.len()];
+    for i in 0..samples.len() {
+        for j in (i + 1)..samples.len() {
+            let d = (samples[i].center - samples[j].center).norm();
+            if d < samples[i].radius + samples[j].radius {
+                g.edges[i].push((NodeId(j as u32), d));
+                g.edges[j].push((NodeId(i as u32), d));
             }
         }
-        (g, samples)
     }
+    g
 }
 
 impl Field for Capsules {
