@@ -25,6 +25,7 @@ pub mod articulation;
 pub mod ends;
 pub mod feet;
 pub mod parts;
+pub mod pieces;
 pub mod shape;
 
 use crate::discretize::Discretization;
