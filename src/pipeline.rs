@@ -160,6 +160,7 @@ impl Pipeline {
         let (disc, chosen) =
             self.finer_if_low(req, key, &prepared, (disc, chosen), progress, &mut timings)?;
         let (mut rig, fit) = rig_from_choice(req, &prepared, &disc, chosen, src, &mut timings);
+        judge_pieces(&prepared, &mut rig, &fit);
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
             let heat = heat.as_deref();
@@ -210,6 +211,34 @@ impl Pipeline {
     }
 }
 
+/// A rig that leaves a box of a box-built figure without a bone cannot move it: `low_confidence`
+/// with the reason ([`crate::confidence::pieces`]), whatever the embedding's own status.
+fn judge_pieces(prepared: &PreparedMesh, rig: &mut Rig, fit: &Fit) {
+    let joints = &fit.embedding.joints;
+    let bones: Vec<_> = fit
+        .skeleton
+        .joints
+        .iter()
+        .zip(joints)
+        .filter_map(|(j, p)| j.parent.and_then(|q| joints.get(q.0)).map(|a| (*a, *p)))
+        .collect();
+    let pieces = crate::confidence::pieces::box_figure(prepared);
+    let Some(reason) = crate::confidence::pieces::unposed(&pieces, &bones) else {
+        return;
+    };
+    mark_low(rig, reason);
+}
+
+/// Marks `rig` (and its chosen template trial) `low_confidence` for `reason`.
+fn mark_low(rig: &mut Rig, reason: String) {
+    rig.status = Status::LowConfidence;
+    rig.warnings.push(format!("low confidence: {reason}"));
+    rig.confidence_reasons.push(reason);
+    for t in rig.templates.iter_mut().filter(|t| t.chosen) {
+        t.status = Some(Status::LowConfidence);
+    }
+}
+
 /// A rig whose skin moves the body with one joint does not articulate the shape: `low_confidence`
 /// with the reason ([`crate::confidence::articulation`]), whatever the embedding's own status.
 fn judge_articulation(prepared: &PreparedMesh, rig: &mut Rig, skin: &Skin) {
@@ -217,12 +246,7 @@ fn judge_articulation(prepared: &PreparedMesh, rig: &mut Rig, skin: &Skin) {
     else {
         return;
     };
-    rig.status = Status::LowConfidence;
-    rig.warnings.push(format!("low confidence: {reason}"));
-    rig.confidence_reasons.push(reason);
-    for t in rig.templates.iter_mut().filter(|t| t.chosen) {
-        t.status = Some(Status::LowConfidence);
-    }
+    mark_low(rig, reason);
 }
 
 /// The rig (without skin) from the chosen fit: trials, notes, the curve report when the curve

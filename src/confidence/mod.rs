@@ -14,6 +14,8 @@
 //! * too few interior spheres for the skeleton;
 //! * limbs in thin plates, feet off the ground ([`shape`]);
 //! * a limb or head of the shape that holds no joint because its chain stopped short ([`parts`]);
+//! * a figure built from boxes whose rig leaves a box as large as a posed one without a bone
+//!   ([`pieces`], judged on the final rig by [`crate::pipeline`]);
 //! * a biped's feet pointing backwards: the character embedded facing the wrong way ([`feet`]);
 //! * a four-legged rig whose tail end stands higher than its head end: head and tail swapped
 //!   ([`ends`], judged on the chosen fit by [`crate::pipeline`]).
@@ -25,6 +27,7 @@ pub mod articulation;
 pub mod ends;
 pub mod feet;
 pub mod parts;
+pub mod pieces;
 pub mod shape;
 
 use crate::discretize::Discretization;
