@@ -1,8 +1,11 @@
 //! Hand-built glTF documents: primitive modes, node transforms, embedded / external / GLB buffers,
-//! and a two-joint skin read by `load_rigged_gltf`.
+//! a two-joint skin read by `load_rigged_gltf`, and the warnings for skinned primitives whose
+//! positions the loader rewrites.
 
 use geppetto::geom::P3;
-use geppetto::mesh::load::{load_bytes, load_rigged_gltf, LoadError, MeshFormat};
+use geppetto::mesh::load::{
+    load_bytes, load_bytes_with_source, load_rigged_gltf, LoadError, MeshFormat,
+};
 use serde_json::{json, Value};
 
 fn b64(bytes: &[u8]) -> String {
@@ -235,4 +238,59 @@ fn two_joint_skin() {
     std::fs::write(&plain, embedded(prims, nodes)).unwrap();
     assert!(load_rigged_gltf(&plain).is_err());
     assert!(geppetto::mesh::load(&plain).is_ok());
+}
+
+/// The warnings of a document with the two-joint skin on two primitives, its mesh node `mesh_node`
+/// (a scene root of its own, not the joints' parent) and its joint nodes `root` → `child`.
+fn skinned_warnings(mesh_node: Value, child: Value) -> Vec<String> {
+    let prim =
+        json!({ "attributes": { "POSITION": 0, "JOINTS_0": 2, "WEIGHTS_0": 3 }, "indices": 1 });
+    let mut mesh_node = mesh_node;
+    mesh_node["mesh"] = json!(0);
+    mesh_node["skin"] = json!(0);
+    let nodes = json!([mesh_node, { "name": "Root", "children": [2] }, child]);
+    let extra = json!({
+        "skins": [{ "joints": [2, 1], "inverseBindMatrices": 4 }],
+        "scenes": [{ "nodes": [0, 1] }]
+    });
+    let uri = format!("data:application/octet-stream;base64,{}", b64(&buffer()));
+    let bytes = serde_json::to_vec(&doc(Some(uri), json!([prim, prim]), nodes, extra)).unwrap();
+    let loaded = load_bytes_with_source(&bytes, MeshFormat::Gltf, None).unwrap();
+    loaded.source.unwrap().warnings
+}
+
+#[test]
+fn a_skinned_mesh_node_transform_is_named_as_such_once() {
+    // The joints sit at their bind pose (the child at y = 1, as its IBM says); only the mesh
+    // node is moved, which glTF ignores for a skinned mesh: a Blender export of a mesh object
+    // moved under its armature. The positions stay where the joints put them.
+    let w = skinned_warnings(
+        json!({ "translation": [5.0, 0.0, 0.0] }),
+        json!({ "translation": [0.0, 1.0, 0.0] }),
+    );
+    assert_eq!(w.len(), 1, "one warning for both primitives: {w:?}");
+    assert!(
+        w[0].starts_with("2 skinned primitives (mesh 0 primitive 0, mesh 0 primitive 1):"),
+        "{}",
+        w[0]
+    );
+    assert!(w[0].contains("transform of its own"), "{}", w[0]);
+    assert!(!w[0].contains("differs from the bind pose"), "{}", w[0]);
+}
+
+#[test]
+fn a_default_pose_off_the_bind_pose_is_one_warning() {
+    // The child joint is turned 90° about Z in the default pose: skinning moves the vertices.
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    let w = skinned_warnings(
+        json!({}),
+        json!({ "translation": [0.0, 1.0, 0.0], "rotation": [0.0, 0.0, h, h] }),
+    );
+    assert_eq!(w.len(), 1, "one warning for both primitives: {w:?}");
+    assert!(
+        w[0].starts_with("2 skinned primitives (mesh 0 primitive 0, mesh 0 primitive 1):"),
+        "{}",
+        w[0]
+    );
+    assert!(w[0].contains("differs from the bind pose"), "{}", w[0]);
 }

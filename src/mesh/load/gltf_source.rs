@@ -41,9 +41,12 @@ pub(crate) fn source_document(
     merge_buffers(&mut doc, o);
     embed_images(&mut doc, base_dir);
     let extent = mesh.aabb().max_extent();
+    let mut baked: Vec<(Baked, &PrimRange)> = Vec::new();
     for r in ranges {
         if r.skinned {
-            bake_positions(&mut doc, o, mesh, r, extent)?;
+            if let Some(why) = bake_positions(&mut doc, o, mesh, r, extent)? {
+                baked.push((why, r));
+            }
         }
         doc.primitives.push(SourcePrimitive {
             node: r.node,
@@ -52,7 +55,61 @@ pub(crate) fn source_document(
             vertices: (r.start as u32..(r.start + r.count) as u32).collect(),
         });
     }
+    for why in [Baked::Pose, Baked::NodeTransform] {
+        let prims: Vec<&PrimRange> = baked
+            .iter()
+            .filter(|(w, _)| *w == why)
+            .map(|(_, r)| *r)
+            .collect();
+        if !prims.is_empty() {
+            doc.warnings.push(why.warning(&prims));
+        }
+    }
     Ok(doc)
+}
+
+/// Why [`bake_positions`] rewrote a skinned primitive's positions.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Baked {
+    /// The joints' default pose is not their bind pose (an animated frame was saved as the
+    /// default): the positions skinning puts them at differ from the stored ones.
+    Pose,
+    /// The joints are at their bind pose, and only the mesh node has a transform of its own,
+    /// which glTF ignores for a skinned mesh (glTF 2.0 §3.7, skins): a Blender export of a mesh
+    /// object that was moved or turned under its armature.
+    NodeTransform,
+}
+
+impl Baked {
+    /// One warning for every primitive baked for this reason (a figure built of 19 skinned
+    /// parts gets one line, not 19).
+    fn warning(self, prims: &[&PrimRange]) -> String {
+        const NAMED: usize = 3;
+        let mut which: Vec<String> = prims
+            .iter()
+            .take(NAMED)
+            .map(|r| format!("mesh {} primitive {}", r.mesh, r.primitive))
+            .collect();
+        if prims.len() > NAMED {
+            which.push(format!("{} more", prims.len() - NAMED));
+        }
+        let which = match prims.len() {
+            1 => which.join(""),
+            n => format!("{n} skinned primitives ({})", which.join(", ")),
+        };
+        match self {
+            Baked::Pose => format!(
+                "{which}: the default pose differs from the bind pose; positions were baked at \
+                 the default pose (normals kept)"
+            ),
+            Baked::NodeTransform => format!(
+                "{which}: the skinned mesh's node carries a transform of its own, which glTF \
+                 ignores for skinned meshes (the joints are at their bind pose); the mesh was \
+                 read where its joints place it and its positions were rewritten in the node's \
+                 space"
+            ),
+        }
+    }
 }
 
 /// Concatenate every buffer into `doc.bin` (each starting 16-byte aligned, which keeps every
@@ -135,29 +192,31 @@ fn image_bytes(
 }
 
 /// For a skinned primitive: if its stored positions, moved by its node's world transform, are
-/// not where skinning at the default pose put them (a file whose default pose is not its bind
-/// pose), write the default-pose positions in the node's space as a new POSITION accessor, so the
-/// new skin's bind pose is exactly what was rigged. Normals are kept.
+/// not where skinning at the default pose put them, write the default-pose positions in the
+/// node's space as a new POSITION accessor, so the new skin's bind pose is exactly what was
+/// rigged. Normals are kept. Returns why it baked ([`Baked`]): the skinned positions differ from
+/// the stored ones (the default pose is not the bind pose), or only the node's transform, which
+/// skinning ignores, moved them.
 fn bake_positions(
     doc: &mut SourceDocument,
     o: &Opened,
     mesh: &Mesh,
     r: &PrimRange,
     extent: f64,
-) -> Result<(), LoadError> {
+) -> Result<Option<Baked>, LoadError> {
     let Some(prim) = o
         .doc
         .meshes()
         .nth(r.mesh)
         .and_then(|m| m.primitives().nth(r.primitive))
     else {
-        return Ok(());
+        return Ok(None);
     };
     let Some(acc) = prim
         .get(&gltf::Semantic::Positions)
         .filter(|a| has_dims(a, Dimensions::Vec3))
     else {
-        return Ok(());
+        return Ok(None);
     };
     let stored = read(&acc, &o.buffers)?;
     let a = o
@@ -169,15 +228,21 @@ fn bake_positions(
         .positions
         .get(r.start..r.start + r.count)
         .unwrap_or(&[]);
+    let tol = POSE_TOLERANCE * extent;
     let off = (0..r.count).any(|i| {
         let v = stored.get(i);
         let q = a * Vector4::new(v[0], v[1], v[2], 1.0);
-        let p = world[i];
-        (q.xyz() - p.coords).norm() > POSE_TOLERANCE * extent
+        (q.xyz() - world[i].coords).norm() > tol
     });
     if !off {
-        return Ok(());
+        return Ok(None);
     }
+    // Skinning at the bind pose returns the stored positions unchanged (Σ w · W · IBM · v = v
+    // when every W · IBM = I), so stored = skinned means only the node's transform differs.
+    let at_bind = (0..r.count).all(|i| {
+        let v = stored.get(i);
+        (nalgebra::Vector3::new(v[0], v[1], v[2]) - world[i].coords).norm() <= tol
+    });
     let inv = a.try_inverse().unwrap_or_else(Matrix4::identity);
     let baked: Vec<f32> = world
         .iter()
@@ -189,10 +254,9 @@ fn bake_positions(
     let new_acc = doc.f32_attribute(&baked, 3, "VEC3", true);
     doc.json["meshes"][r.mesh]["primitives"][r.primitive]["attributes"]["POSITION"] =
         json!(new_acc);
-    doc.warnings.push(format!(
-        "mesh {} primitive {}: the default pose differs from the bind pose; positions were baked \
-         at the default pose (normals kept)",
-        r.mesh, r.primitive
-    ));
-    Ok(())
+    Ok(Some(if at_bind {
+        Baked::NodeTransform
+    } else {
+        Baked::Pose
+    }))
 }
