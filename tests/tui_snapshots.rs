@@ -1258,3 +1258,26 @@ fn a_curve_rig_logs_its_method_not_a_zero_penalty() {
     assert!(screen.contains("ok: hand.obj curve method in"), "{screen}");
     assert!(!screen.contains("penalty 0.0000"), "{screen}");
 }
+
+#[test]
+fn the_headless_summary_shows_no_penalty_for_a_rig_without_one() {
+    // `watch --headless --once` ends with a table of every asset; it printed "0.0000" for a curve
+    // or multi-component rig (no penalty), where the list shows "-".
+    let mut h = Harness::new();
+    h.send(Msg::Fs(FsChange::ScanDone(vec![mesh("shark.glb")])));
+    h.send(Msg::Fs(FsChange::Ready(mesh("shark.glb"))));
+    h.job(JobEvent::Started {
+        path: mesh("shark.glb"),
+        id: 1,
+    });
+    h.done_with("shark.glb", 1, Status::Ok, 0.0, |rig| {
+        rig.method = geppetto::rig::METHOD_MULTIPART.into();
+    });
+    let lines = geppetto::tui::term::summary_lines(&h.app);
+    let row = lines
+        .iter()
+        .find(|l| l.starts_with("shark.glb"))
+        .unwrap_or_else(|| panic!("a row: {lines:#?}"));
+    let cells: Vec<&str> = row.split_whitespace().collect();
+    assert_eq!(cells[..3], ["shark.glb", "ok", "-"], "{row:?}");
+}

@@ -220,6 +220,16 @@ fn timing_lines(rig: &Rig, out: &mut Vec<Line<'static>>) {
     out.push(Line::from(format!("  {}", times.join(" · "))));
 }
 
+/// The rig's penalty as the list and the headless summary show it: four decimals, or "-" for a
+/// method without one ([`Rig::has_penalty`]; its recorded 0 read as a perfect fit).
+pub(super) fn penalty_text(rig: &Rig) -> String {
+    if rig.has_penalty() {
+        format!("{:.4}", rig.penalty.total)
+    } else {
+        "-".into()
+    }
+}
+
 /// One cell of the penalty table: a right-aligned term name and its value.
 const PENALTY_CELL: usize = 27;
 

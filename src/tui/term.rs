@@ -284,6 +284,14 @@ fn print_new_log(out: &mut impl Write, app: &App, printed: u64) -> u64 {
 
 /// A table of every asset: name, status, penalty, time.
 pub fn print_summary(app: &App) {
+    for line in summary_lines(app) {
+        println!("{line}");
+    }
+}
+
+/// The lines [`print_summary`] prints (a blank line, the header, a row per asset with its
+/// failure or unwritten outputs, the totals).
+pub fn summary_lines(app: &App) -> Vec<String> {
     let super::header::Counts {
         ok,
         low,
@@ -297,32 +305,36 @@ pub fn print_summary(app: &App) {
     } else {
         String::new()
     };
-    println!(
-        "\n{:<40} {:<14} {:>9} {:>8}",
-        "asset", "status", "penalty", "time"
-    );
+    let mut out = vec![
+        String::new(),
+        format!(
+            "{:<40} {:<14} {:>9} {:>8}",
+            "asset", "status", "penalty", "time"
+        ),
+    ];
     for &i in &app.order() {
         let a = &app.assets[i];
         let (s, _) = view::status_text(a.status());
         let (pen, time) = a.rig().map_or((String::new(), String::new()), |r| {
             (
-                format!("{:.4}", r.rig.penalty.total),
+                super::rig_view::penalty_text(&r.rig),
                 r.rig
                     .timings_ms
                     .get("total")
                     .map_or(String::new(), |t| format!("{:.1}s", t / 1000.0)),
             )
         });
-        println!("{:<40} {:<14} {:>9} {:>8}", a.name, s, pen, time);
+        out.push(format!("{:<40} {:<14} {:>9} {:>8}", a.name, s, pen, time));
         if let Some(super::app::LastRun::Failed(e)) = &a.last {
-            println!("    {e}");
+            out.push(format!("    {e}"));
         }
         for e in a.rig().iter().flat_map(|r| &r.output_errors) {
-            println!("    not written: {e}");
+            out.push(format!("    not written: {e}"));
         }
     }
-    println!(
+    out.push(format!(
         "{ok} ok, {low} low confidence, {failed} failed{empty}; outputs in {}",
         app.out_dir.display()
-    );
+    ));
+    out
 }

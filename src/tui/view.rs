@@ -89,13 +89,9 @@ fn render_list(app: &App, f: &mut Frame, area: Rect) {
     let rows = order.iter().skip(list_offset(app)).map(|&i| {
         let a = &app.assets[i];
         let (s, c) = status_text(a.status());
-        let penalty = a.rig().map_or_else(String::new, |r| {
-            if r.rig.has_penalty() {
-                format!("{:.4}", r.rig.penalty.total)
-            } else {
-                "-".into()
-            }
-        });
+        let penalty = a
+            .rig()
+            .map_or_else(String::new, |r| super::rig_view::penalty_text(&r.rig));
         let mark = if app.selected.as_ref() == Some(&a.path) {
             "▶"
         } else {
