@@ -6,7 +6,7 @@ use geppetto::discretize::Sphere;
 use geppetto::embed::mirror::{self, reflect};
 use geppetto::embed::run_with as embed_with;
 use geppetto::embed::synthetic::{graph_of, Capsules};
-use geppetto::embed::EmbedOptions;
+use geppetto::embed::{EmbedOptions, Embedding};
 use geppetto::geom::P3;
 use geppetto::skeleton::{load_template, Skeleton};
 
@@ -23,6 +23,14 @@ fn lopsided_samples(shape: &Capsules) -> Vec<Sphere> {
     s.extend(coarse.into_iter().filter(|s| s.center.x > 0.5));
     s.sort_by(|a, b| b.radius.total_cmp(&a.radius));
     s
+}
+
+/// The human template embedded in `shape` over `medial`'s sphere graph, with the defaults.
+fn embed_human(shape: &Capsules, medial: &[Sphere]) -> (Skeleton, Embedding) {
+    let g = graph_of(medial);
+    let s = load_template("human").unwrap();
+    let e = embed_with(&g, shape, medial, &s, &[], &EmbedOptions::default(), &never).unwrap();
+    (s, e)
 }
 
 /// Largest distance between a paired joint and its mirror's reflection, and of an unpaired joint
@@ -46,18 +54,7 @@ fn a_symmetric_shape_sampled_lopsidedly_gets_a_symmetric_skeleton() {
     let shape = Capsules::human();
     let medial = lopsided_samples(&shape);
     assert!(mirror::is_symmetric(&shape, &medial, 0));
-    let g = graph_of(&medial);
-    let s = load_template("human").unwrap();
-    let e = embed_with(
-        &g,
-        &shape,
-        &medial,
-        &s,
-        &[],
-        &EmbedOptions::default(),
-        &never,
-    )
-    .unwrap();
+    let (s, e) = embed_human(&shape, &medial);
     let (err, name) = mirror_error(&s, &e.joints);
     assert!(err < 1e-9, "{name} is {err} from its mirror image");
     // Still on the figure: the hands at the hands, every joint inside.
@@ -86,18 +83,7 @@ fn a_shape_with_one_armoured_forearm_is_not_made_symmetric() {
     }
     let medial = lopsided_samples(&shape);
     assert!(!mirror::is_symmetric(&shape, &medial, 0));
-    let g = graph_of(&medial);
-    let s = load_template("human").unwrap();
-    let e = embed_with(
-        &g,
-        &shape,
-        &medial,
-        &s,
-        &[],
-        &EmbedOptions::default(),
-        &never,
-    )
-    .unwrap();
+    let (s, e) = embed_human(&shape, &medial);
     let (err, name) = mirror_error(&s, &e.joints);
     assert!(
         err > 1e-3,
