@@ -25,6 +25,8 @@ mod cache;
 mod choosing;
 mod edit;
 mod finer;
+#[cfg(test)]
+mod judge_fixture;
 mod multi;
 mod rechoose;
 pub use attach::{AttachRequest, Attached};

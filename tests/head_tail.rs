@@ -15,9 +15,17 @@ fn rig(mesh: &Path, dir: &Path) -> Rig {
     common::rig_cli(mesh, &dir.join("out"), &["--format", "json", "--no-skin"])
 }
 
-/// `false` when `rig` is an `ok` quadruped-template rig facing `wrong` (head in the tail).
-fn not_ok_facing(rig: &Rig, wrong: &str) -> bool {
-    !(rig.status == Status::Ok && rig.joints.len() == 25 && rig.orientation == wrong)
+/// Fails when `rig` is an `ok` quadruped-template rig facing `wrong` (head in the tail).
+fn assert_not_ok_facing(rig: &Rig, wrong: &str) {
+    println!(
+        "{:?} {} {:?}",
+        rig.status, rig.orientation, rig.confidence_reasons
+    );
+    assert!(
+        !(rig.status == Status::Ok && rig.joints.len() == 25 && rig.orientation == wrong),
+        "{:?}",
+        rig.confidence_reasons
+    );
 }
 
 #[test]
@@ -41,15 +49,7 @@ fn the_fox_facing_minus_x_is_not_rigged_ok_head_in_tail() {
     let mesh = dir.path().join("fox_r1.obj");
     std::fs::write(&mesh, turned).unwrap();
     let r = rig(&mesh, dir.path());
-    println!(
-        "{:?} {} {:?}",
-        r.status, r.orientation, r.confidence_reasons
-    );
-    assert!(
-        not_ok_facing(&r, "+Y up, +X forward"),
-        "{:?}",
-        r.confidence_reasons
-    );
+    assert_not_ok_facing(&r, "+Y up, +X forward");
 }
 
 #[test]
@@ -59,13 +59,5 @@ fn spot_is_not_rigged_ok_head_in_tail() {
     };
     let dir = tempfile::tempdir().unwrap();
     let r = rig(&path, dir.path());
-    println!(
-        "{:?} {} {:?}",
-        r.status, r.orientation, r.confidence_reasons
-    );
-    assert!(
-        not_ok_facing(&r, "+Y up, +Z forward"),
-        "{:?}",
-        r.confidence_reasons
-    );
+    assert_not_ok_facing(&r, "+Y up, +Z forward");
 }

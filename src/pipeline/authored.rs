@@ -117,16 +117,11 @@ fn authored_frames(path: &Path) -> &'static [Frame] {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
+    use super::super::judge_fixture::Judge;
     use super::*;
-    use crate::config::RigConfig;
     use crate::embed::Orientation;
     use crate::geom::P3;
-    use crate::pipeline::Method;
     use crate::progress::NoProgress;
-    use crate::skeleton::load_template;
-    use crate::{confidence, discretize, embed};
 
     /// An upright humanoid saved the Blender way (+Z up, facing −Y) whose human fit was taken
     /// upside down (−Z up, as the `auto` search took Yo Frankie's squirrel) and judged as the
@@ -138,29 +133,9 @@ mod tests {
         for p in &mut c.mesh.positions {
             *p = P3::new(p.x, -p.z, p.y);
         }
-        let prepared = crate::mesh::prepare(c.mesh).unwrap();
-        let pipe = Pipeline::new(RigConfig::default());
-        let disc = discretize::discretize(&prepared, &pipe.config.discretize, &NoProgress).unwrap();
-        let req = RigRequest {
-            mesh_path: "figure.obj".into(),
-            skeleton: Template::Auto,
-            hints: None,
-            orientation: OrientationMode::Auto,
-            skin: false,
-            method: Method::Embed,
-        };
-        let opts = choose::options(&pipe.config.embed_options(), &req.skeleton, req.orientation);
-        let mut down = opts.clone();
+        let judge = Judge::new(c.mesh, "figure.obj");
         let head_down = Orientation::from_up_forward((2, -1), (1, -1)).unwrap();
-        down.orientation = OrientationMode::Fixed(head_down);
-        let skel = Arc::new(load_template("human").unwrap());
-        let fit = choose::fit(
-            skel,
-            &|s| embed::embed(&disc, s, &[], &down, &NoProgress),
-            &|s, e| confidence::assess(&prepared, &disc, s, e),
-        )
-        .unwrap();
-        let (fit, trials) = pipe.check_best(&req, &prepared, vec![fit], 0, &opts, None);
+        let (fit, trials) = judge.judged("human", head_down);
         assert_eq!(fit.confidence.status, Status::LowConfidence);
         assert!(fit.confidence.reasons.iter().any(|r| r.contains("turned")));
         let first = Chosen {
@@ -169,8 +144,16 @@ mod tests {
             curve: None,
             notes: Vec::new(),
         };
-        let out = pipe
-            .authored_if_turned(&req, &prepared, &disc, &opts, &NoProgress, first)
+        let out = judge
+            .pipe
+            .authored_if_turned(
+                &judge.req,
+                &judge.prepared,
+                &judge.disc,
+                &judge.opts,
+                &NoProgress,
+                first,
+            )
             .unwrap();
         assert_eq!(
             out.fit.confidence.status,

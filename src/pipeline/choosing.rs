@@ -366,43 +366,19 @@ impl Pipeline {
 
 #[cfg(test)]
 mod tests {
-    use std::sync::Arc;
-
+    use super::super::judge_fixture::Judge;
     use super::*;
-    use crate::config::RigConfig;
-    use crate::embed::{Orientation, OrientationMode};
-    use crate::pipeline::Method;
-    use crate::progress::NoProgress;
-    use crate::skeleton::load_template;
-    use crate::{discretize, embed};
+    use crate::embed::Orientation;
 
     /// The demo quadruped (head raised at +Z, tail hanging at −Z) with the quadruped template
     /// embedded facing each way of +Y up, judged as the choice judges the chosen fit: head in
     /// the tail must be `low_confidence` and say so; the right facing must not be told.
     #[test]
     fn a_quadruped_with_its_head_in_the_tail_is_low_confidence() {
-        let prepared = crate::mesh::prepare(crate::demo::quadruped(1).mesh).unwrap();
-        let pipe = Pipeline::new(RigConfig::default());
-        let disc = discretize::discretize(&prepared, &pipe.config.discretize, &NoProgress).unwrap();
-        let req = RigRequest {
-            mesh_path: "animal.obj".into(),
-            skeleton: Template::Auto,
-            hints: None,
-            orientation: OrientationMode::Auto,
-            skin: false,
-            method: Method::Embed,
-        };
-        let opts = choose::options(&pipe.config.embed_options(), &req.skeleton, req.orientation);
+        let judge = Judge::new(crate::demo::quadruped(1).mesh, "animal.obj");
         let judged = |facing: &str| {
-            let mut fixed = opts.clone();
-            fixed.orientation = OrientationMode::Fixed(Orientation::parse(facing).unwrap());
-            let fit = choose::fit(
-                Arc::new(load_template("quadruped").unwrap()),
-                &|s| embed::embed(&disc, s, &[], &fixed, &NoProgress),
-                &|s, e| confidence::assess(&prepared, &disc, s, e),
-            )
-            .unwrap();
-            pipe.check_best(&req, &prepared, vec![fit], 0, &opts, None)
+            judge
+                .judged("quadruped", Orientation::parse(facing).unwrap())
                 .0
         };
         let swapped = |f: &Fit| {
