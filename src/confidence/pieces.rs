@@ -95,14 +95,7 @@ impl Piece {
 /// does (else empty: a body with convex props, such as eyeballs, is not a box figure).
 pub fn box_figure(mesh: &PreparedMesh) -> Vec<Piece> {
     let ps = pieces(mesh);
-    let total: f64 = mesh
-        .triangles
-        .iter()
-        .map(|t| {
-            let [a, b, c] = t.map(|v| mesh.positions[v as usize]);
-            0.5 * (b - a).cross(&(c - a)).norm()
-        })
-        .sum();
+    let total = surface_area(&mesh.triangles, &mesh.positions);
     let held: f64 = ps.iter().map(|p| p.area).sum();
     if held >= BODY_AREA_SHARE * total {
         ps
@@ -129,6 +122,16 @@ pub fn pieces(mesh: &PreparedMesh) -> Vec<Piece> {
         }
     }
     out
+}
+
+/// Total area of `tris` (indices into `positions`).
+fn surface_area(tris: &[[u32; 3]], positions: &[P3]) -> f64 {
+    tris.iter()
+        .map(|t| {
+            let [a, b, c] = t.map(|v| positions[v as usize]);
+            0.5 * (b - a).cross(&(c - a)).norm()
+        })
+        .sum()
 }
 
 /// Undirected edge key.
@@ -201,13 +204,7 @@ fn convex_piece(tris: &[[u32; 3]], positions: &[P3], open: bool) -> Option<Piece
     if !behind(&mean) || !pts.iter().all(behind) {
         return None;
     }
-    let area = tris
-        .iter()
-        .map(|t| {
-            let [a, b, c] = t.map(|v| positions[v as usize]);
-            0.5 * (b - a).cross(&(c - a)).norm()
-        })
-        .sum();
+    let area = surface_area(tris, positions);
     Some(Piece {
         planes,
         aabb,
