@@ -1,7 +1,8 @@
 # Blender's side of the issue-16 comparison: Automatic Weights (bone heat) on a given skeleton.
 # usage: blender -b --factory-startup --python bench/blender_auto_weights.py -- MESH.obj RIG.json OUT.json
 # (Blender 3.4.1 from Debian's `blender` package; RIG.json = a Geppetto rig.json whose joints are
-# the skeleton, e.g. the one `geppetto attach --skeleton-from` wrote.)
+# the skeleton, e.g. the one `geppetto attach --skeleton-from` wrote; its end markers, "end": true,
+# deform nothing: their bones get use_deform off and no leaf bone.)
 # Times bpy.ops.object.parent_set(type='ARMATURE_AUTO') alone (wall and process CPU). One Blender
 # bone per parent->child segment; a bone's weight belongs to its parent joint (the joint whose
 # transform moves it), as in LBS with per-joint transforms. With BL_LEAF=1 a joint with no child
@@ -50,6 +51,9 @@ for c, j in enumerate(joints):
     par = bone_of_joint_end.get(p)
     if par is not None:
         eb.parent = arm_data.edit_bones[par]
+    # A bone whose parent joint is an end marker (e.g. `attach`'s reading of an artist file's
+    # unused joints) deforms nothing, as with Blender's "Deform" box off.
+    eb.use_deform = not joints[p].get("end", False)
     bone_of_joint_end[c] = eb.name
 import os
 if os.environ.get("BL_LEAF"):
@@ -58,7 +62,7 @@ if os.environ.get("BL_LEAF"):
     has_child = {j["parent"] for j in joints if j["parent"] is not None}
     for c, j in enumerate(joints):
         p = j["parent"]
-        if c in has_child or p is None:
+        if c in has_child or p is None or j.get("end", False):
             continue
         d = [pos[c][k] - pos[p][k] for k in range(3)]
         if sum(x * x for x in d) ** 0.5 < 1e-6 * extent:
