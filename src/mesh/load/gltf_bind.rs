@@ -86,7 +86,9 @@ pub(crate) fn bind_pose(
         rebound.joints += joints.len();
         for (node, ibm) in joints {
             if bind[node].is_none() {
-                bind[node] = ibm.try_inverse().filter(|b| b.iter().all(|x| x.is_finite()));
+                bind[node] = ibm
+                    .try_inverse()
+                    .filter(|b| b.iter().all(|x| x.is_finite()));
             }
         }
     }
@@ -208,8 +210,18 @@ mod tests {
     fn a_prop_under_a_moved_joint_follows_it_and_others_stay() {
         // 0: root (not a joint), 1: joint under it, 2: prop under the joint, 3: lone node.
         let parent = [None, Some(0), Some(1), None];
-        let local = [at(1.0, 0.0, 0.0), at(0.0, 2.0, 0.0), at(0.0, 0.0, 1.0), at(5.0, 0.0, 0.0)];
-        let world = [local[0], local[0] * local[1], local[0] * local[1] * local[2], local[3]];
+        let local = [
+            at(1.0, 0.0, 0.0),
+            at(0.0, 2.0, 0.0),
+            at(0.0, 0.0, 1.0),
+            at(5.0, 0.0, 0.0),
+        ];
+        let world = [
+            local[0],
+            local[0] * local[1],
+            local[0] * local[1] * local[2],
+            local[3],
+        ];
         let bind = [None, Some(at(0.0, 7.0, 0.0)), None, None];
         let out = place_below(&bind, &parent, &local, &world);
         assert_eq!(out[0], world[0]);

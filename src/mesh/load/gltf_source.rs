@@ -93,10 +93,7 @@ fn rebound_warning(r: &Rebound) -> String {
 fn set_bind_pose(doc: &mut SourceDocument, o: &Opened, nodes: &[usize]) {
     for &i in nodes {
         let m = local_at(&o.world, &o.parent, i);
-        let Some(node) = doc.json["nodes"]
-            .get_mut(i)
-            .and_then(Value::as_object_mut)
-        else {
+        let Some(node) = doc.json["nodes"].get_mut(i).and_then(Value::as_object_mut) else {
             continue;
         };
         for key in ["matrix", "translation", "rotation", "scale"] {
