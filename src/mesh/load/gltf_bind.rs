@@ -50,6 +50,9 @@ pub(crate) struct Rebound {
     pub nodes: Vec<usize>,
 }
 
+/// Per node its world transform at the bind pose, and what was re-placed.
+pub(crate) type BindWorlds = (Vec<Matrix4<f64>>, Rebound);
+
 /// The node world transforms at the bind pose, or `None` when the default pose already is one.
 /// `world` is the default pose; `parent` and `local` describe the node tree.
 pub(crate) fn bind_pose(
@@ -58,7 +61,7 @@ pub(crate) fn bind_pose(
     parent: &[Option<usize>],
     local: &[Matrix4<f64>],
     world: &[Matrix4<f64>],
-) -> Result<Option<(Vec<Matrix4<f64>>, Rebound)>, LoadError> {
+) -> Result<Option<BindWorlds>, LoadError> {
     let mut bind: Vec<Option<Matrix4<f64>>> = vec![None; world.len()];
     let mut rebound = Rebound::default();
     for skin in doc.skins() {
