@@ -1,12 +1,14 @@
 //! glTF 2.0 reader (`.glb` and `.gltf`): every triangle primitive of the default scene, in world
-//! space, at the document's default node pose.
+//! space, at the bind pose ([`super::gltf_bind`]: the document's default node pose, unless that
+//! is an animation frame).
 //!
 //! Vertices are the primitives' vertices concatenated in scene order (depth-first from the scene's
 //! roots, a node's primitives in order), one entry per primitive vertex: nothing is merged or
 //! dropped, so per-vertex outputs line up with the file. Skinned primitives are placed by linear
-//! blend skinning with the joints' default world transforms (`Σ w · W(joint) · IBM · v`), which is
-//! what viewers show and how the corpus OBJ files were made; unskinned ones by their node's world
-//! transform. TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN are read; POINTS and LINES are skipped.
+//! blend skinning with the joints' world transforms (`Σ w · W(joint) · IBM · v`); at a file's
+//! default pose that is what viewers show and how the corpus OBJ files were made, and for a file
+//! saved in an animation frame the joints are at their bind pose, where this gives the stored
+//! positions. Unskinned ones are placed by their node's world transform. TRIANGLES, TRIANGLE_STRIP and TRIANGLE_FAN are read; POINTS and LINES are skipped.
 
 use std::path::Path;
 
@@ -16,6 +18,7 @@ use gltf::{Document, Gltf};
 use nalgebra::Matrix4;
 
 use super::companion::Companion;
+use super::gltf_bind::{bind_pose, Rebound};
 use super::gltf_data::{has_dims, read, Buffers};
 use super::gltf_place::{prim_skin, Placement};
 use super::LoadError;
@@ -29,8 +32,12 @@ pub(crate) struct Opened {
     pub buffers: Buffers,
     /// Per node: its parent node (first parent listing it as a child), if any.
     pub parent: Vec<Option<usize>>,
-    /// Per node: world transform at the default pose.
+    /// Per node: world transform at the bind pose ([`super::gltf_bind`]): the default pose
+    /// when that is a bind pose, else the joints at their inverse bind matrices' inverses.
     pub world: Vec<Matrix4<f64>>,
+    /// Set when the default pose was an animation frame and the skins were put at their bind
+    /// pose.
+    pub rebound: Option<Rebound>,
 }
 
 /// Parse and validate a document and resolve its buffers (external buffer files recorded in
@@ -66,12 +73,17 @@ pub(crate) fn open(
         .nodes()
         .map(|nd| to_matrix(nd.transform().matrix()))
         .collect();
-    let world = (0..n).map(|i| world_of(i, &parent, &local)).collect();
+    let world: Vec<Matrix4<f64>> = (0..n).map(|i| world_of(i, &parent, &local)).collect();
+    let (world, rebound) = match bind_pose(&doc, &buffers, &parent, &local, &world)? {
+        Some((bind, why)) => (bind, Some(why)),
+        None => (world, None),
+    };
     Ok(Opened {
         doc,
         buffers,
         parent,
         world,
+        rebound,
     })
 }
 
@@ -313,9 +325,14 @@ fn add_primitive(
         .unwrap_or_else(Matrix4::identity);
     let mirrored = node_world.fixed_view::<3, 3>(0, 0).determinant() < 0.0 && skin.is_none();
     push_triangles(mesh, &tris, count, mirrored, face_base)?;
+    let rebound = |k: usize| o.rebound.as_ref().is_some_and(|r| r.skins.contains(&k));
     let placement = Placement {
         skin: skin.as_ref(),
         node_world,
+        unweighted: match node.skin() {
+            Some(s) if rebound(s.index()) => Matrix4::identity(),
+            _ => node_world,
+        },
         node: node.index(),
     };
     for i in 0..count {

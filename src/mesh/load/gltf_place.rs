@@ -1,6 +1,6 @@
 //! Where a glTF primitive's vertices go in world space ([`super::gltf`]): skinned primitives by
-//! linear blend skinning with the joints' default world transforms (`Σ w · W(joint) · IBM · v`),
-//! the others by their node's world transform.
+//! linear blend skinning with the joints' world transforms at the pose the file is read in
+//! ([`super::gltf_bind`]; `Σ w · W(joint) · IBM · v`), the others by their node's world transform.
 
 use nalgebra::{Matrix4, Vector4};
 
@@ -80,6 +80,10 @@ pub(super) struct Placement<'a> {
     pub skin: Option<&'a PrimSkin>,
     /// Its node's world transform.
     pub node_world: Matrix4<f64>,
+    /// Where a vertex of a skinned primitive without any weight goes: the node's world
+    /// transform, or for a skin read at its bind pose ([`super::gltf_bind`]) the identity, since
+    /// skinning at the bind pose leaves every vertex at its stored position whatever its weights.
+    pub unweighted: Matrix4<f64>,
     /// Its node.
     pub node: usize,
 }
@@ -116,7 +120,8 @@ impl Placement<'_> {
                 };
                 (q, nodes)
             }
-            _ => (self.node_world * p, vec![(self.node, 1.0)]),
+            Some(_) => (self.unweighted * p, vec![(self.node, 1.0)]),
+            None => (self.node_world * p, vec![(self.node, 1.0)]),
         };
         (P3::new(q.x, q.y, q.z), nodes)
     }

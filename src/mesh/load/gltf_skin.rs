@@ -1,9 +1,10 @@
 //! Reading an artist rig from a skinned glTF: the first skin's joints and per-vertex weights.
 //!
-//! Joint positions are the joint nodes' world translations at the document's default pose, the
-//! same pose the mesh is read in ([`super::gltf`]), so joints and vertices always agree even when
-//! a file stores an animated default pose. For the usual file (default pose = bind pose) this is
-//! the translation of `inverse(IBM)`; the corpus test reports the difference.
+//! Joint positions are the joint nodes' world translations at the bind pose, the same pose the
+//! mesh is read in ([`super::gltf`], [`super::gltf_bind`]), so joints and vertices always agree.
+//! That is the translation of `inverse(IBM)`, up to one placement of the whole skin when the
+//! file's default pose is its bind pose (an armature node turning Z-up to Y-up); a file saved in
+//! an animation frame is read at `inverse(IBM)` itself, not in the frame.
 
 use std::path::Path;
 
@@ -53,7 +54,7 @@ impl SkinJoints {
         }
     }
 
-    /// The joints in parent-first order, at their nodes' world positions (default pose).
+    /// The joints in parent-first order, at their nodes' world positions (bind pose).
     fn rig_joints(&self, o: &Opened) -> Vec<RigJoint> {
         let names: Vec<Option<String>> = o
             .doc

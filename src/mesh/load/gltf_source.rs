@@ -5,11 +5,12 @@
 use std::path::Path;
 
 use gltf::accessor::Dimensions;
-use nalgebra::{Matrix4, Vector4};
+use nalgebra::{Matrix3, Matrix4, UnitQuaternion, Vector3, Vector4};
 use serde_json::{json, Value};
 
 use super::companion::{self, Companion};
 use super::gltf::{split_glb, Opened, PrimRange};
+use super::gltf_bind::{local_at, Rebound};
 use super::gltf_data::{base64_decode, has_dims, percent_decode, read};
 use super::source::{image_mime, placeholder_png, sniff_mime, SourceDocument, SourcePrimitive};
 use super::LoadError;
@@ -55,6 +56,13 @@ pub(crate) fn source_document(
             vertices: (r.start as u32..(r.start + r.count) as u32).collect(),
         });
     }
+    if let Some(rebound) = &o.rebound {
+        // The bind pose warning says it all: the mesh was read at its stored positions, and any
+        // node transform of a skinned mesh is ignored then as always.
+        baked.retain(|(why, _)| *why != Baked::NodeTransform);
+        doc.warnings.push(rebound_warning(rebound));
+        set_bind_pose(&mut doc, o, &rebound.nodes);
+    }
     for why in [Baked::Pose, Baked::NodeTransform] {
         let prims: Vec<&PrimRange> = baked
             .iter()
@@ -68,11 +76,77 @@ pub(crate) fn source_document(
     Ok(doc)
 }
 
+/// The one warning of a file read at its bind pose instead of its default pose.
+fn rebound_warning(r: &Rebound) -> String {
+    format!(
+        "the file's default pose is an animation frame, not the bind pose ({} of {} joints \
+         moved); it was rigged at the bind pose, the pose the mesh was skinned in and importers \
+         show as rest, and that is the output's default pose",
+        r.moved, r.joints
+    )
+}
+
+/// Write the joints' bind pose into the document as their local transforms, so its default pose
+/// is the pose the mesh was rigged in: the export's inverse bind matrices
+/// ([`crate::export::glb_source`]) are then taken at that pose, and the input's animations, when
+/// kept, drive the mesh from it as the artist's skin did.
+fn set_bind_pose(doc: &mut SourceDocument, o: &Opened, nodes: &[usize]) {
+    for &i in nodes {
+        let m = local_at(&o.world, &o.parent, i);
+        let Some(node) = doc.json["nodes"].get_mut(i).and_then(Value::as_object_mut) else {
+            continue;
+        };
+        for key in ["matrix", "translation", "rotation", "scale"] {
+            node.remove(key);
+        }
+        match trs(&m) {
+            Some((t, r, s)) => {
+                node.insert("translation".into(), json!(t));
+                node.insert("rotation".into(), json!(r));
+                node.insert("scale".into(), json!(s));
+            }
+            // A shear no translation-rotation-scale reproduces: the matrix itself.
+            None => {
+                let cols: Vec<f32> = m.as_slice().iter().map(|&x| x as f32).collect();
+                node.insert("matrix".into(), json!(cols));
+            }
+        }
+    }
+}
+
+/// Translation, rotation (x, y, z, w) and scale reproducing the affine `m` (to 1e-5 of its
+/// largest entry), if it has no shear. A mirror goes into a negative x scale.
+#[allow(clippy::type_complexity)]
+fn trs(m: &Matrix4<f64>) -> Option<([f32; 3], [f32; 4], [f32; 3])> {
+    let l = m.fixed_view::<3, 3>(0, 0).into_owned();
+    let mut s = Vector3::new(l.column(0).norm(), l.column(1).norm(), l.column(2).norm());
+    if s.iter().any(|&x| !(x > 0.0 && x.is_finite())) {
+        return None;
+    }
+    let mut r = Matrix3::from_columns(&[l.column(0) / s.x, l.column(1) / s.y, l.column(2) / s.z]);
+    if r.determinant() < 0.0 {
+        s.x = -s.x;
+        r.set_column(0, &(-r.column(0)));
+    }
+    let q = UnitQuaternion::from_matrix(&r);
+    let back = q.to_rotation_matrix().matrix() * Matrix3::from_diagonal(&s);
+    if (back - l).amax() > 1e-5 * l.amax() {
+        return None;
+    }
+    let f = |x: f64| x as f32;
+    Some((
+        [f(m[(0, 3)]), f(m[(1, 3)]), f(m[(2, 3)])],
+        [f(q.i), f(q.j), f(q.k), f(q.w)],
+        [f(s.x), f(s.y), f(s.z)],
+    ))
+}
+
 /// Why [`bake_positions`] rewrote a skinned primitive's positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Baked {
-    /// The joints' default pose is not their bind pose (an animated frame was saved as the
-    /// default): the positions skinning puts them at differ from the stored ones.
+    /// Skinning moves the stored positions: the joints' default pose is a bind pose placed
+    /// elsewhere as a whole, or a skin without inverse bind matrices (no bind pose of its own,
+    /// [`super::gltf_bind`]) is read in its default pose.
     Pose,
     /// The joints are at their bind pose, and only the mesh node has a transform of its own,
     /// which glTF ignores for a skinned mesh (glTF 2.0 §3.7, skins): a Blender export of a mesh

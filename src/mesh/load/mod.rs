@@ -7,6 +7,7 @@ pub mod companion;
 mod fbx;
 mod fbx_source;
 mod gltf;
+mod gltf_bind;
 mod gltf_data;
 mod gltf_place;
 mod gltf_skin;
