@@ -320,6 +320,16 @@ mod tests {
             assert_eq!(fast, reaches_searching_every_vertex(&positions, &h, &q, &o));
             assert!(fast.iter().any(|r| r.is_some()), "{}", o.label());
         }
+        // Only points exactly at ankle height, behind the ankles: each foot is measured by them
+        // alone (a vertex level with an ankle is not above it), so skipping them would show.
+        let level: Vec<P3> = flat_feet(&h)
+            .iter()
+            .map(|f| q[f.ankle.0] - V3::new(0.0, 0.0, 0.02))
+            .collect();
+        let o = Orientation::IDENTITY;
+        let fast = reaches(&level, &h, &q, &o);
+        assert_eq!(fast, reaches_searching_every_vertex(&level, &h, &q, &o));
+        assert!(fast.iter().all(|r| r.is_some()), "{fast:?}");
     }
 
     #[test]
