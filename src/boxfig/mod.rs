@@ -214,7 +214,7 @@ impl PartTree {
     pub fn new(pieces: Vec<Piece>, figure: &Aabb) -> Self {
         let eps = CONTACT_FRACTION * figure.extent().norm();
         let groups = group(&pieces);
-        let trunk = trunk(&groups);
+        let trunk = trunk(&groups, eps);
         let parent = grow(&groups, trunk, eps);
         Self {
             pieces,
@@ -340,9 +340,30 @@ fn gap(a: &Aabb, b: &Aabb) -> f64 {
     V3::from_fn(|k, _| (a.min[k] - b.max[k]).max(b.min[k] - a.max[k]).max(0.0)).norm()
 }
 
-/// The trunk: the group whose box is nearest the area-weighted centre of all groups' boxes (the
-/// body sits where the mass is), the larger on ties.
-fn trunk(groups: &[Group]) -> usize {
+/// The trunk: the group that is the nearest neighbour (within `eps` of the nearest) of the most
+/// groups, as the body is of the head and every limb (the paper roots its tree at the most central
+/// node, §6); ties to the group nearest the area-weighted centre of all boxes (the body sits where
+/// the mass is), then the larger.
+fn trunk(groups: &[Group], eps: f64) -> usize {
+    let n = groups.len();
+    let mut hub = vec![0usize; n];
+    for h in 0..n {
+        let gaps: Vec<f64> = (0..n)
+            .map(|k| {
+                if k == h {
+                    f64::INFINITY
+                } else {
+                    gap(&groups[h].aabb, &groups[k].aabb)
+                }
+            })
+            .collect();
+        let least = gaps.iter().copied().fold(f64::INFINITY, f64::min);
+        for (k, g) in gaps.iter().enumerate() {
+            if *g <= least + eps {
+                hub[k] += 1;
+            }
+        }
+    }
     let total: f64 = groups.iter().map(|g| g.area).sum();
     let c = groups
         .iter()
@@ -352,10 +373,12 @@ fn trunk(groups: &[Group]) -> usize {
         min: P3::from(c),
         max: P3::from(c),
     };
-    (0..groups.len())
+    (0..n)
         .min_by(|&a, &b| {
             let (ga, gb) = (gap(&groups[a].aabb, &point), gap(&groups[b].aabb, &point));
-            ga.total_cmp(&gb)
+            hub[b]
+                .cmp(&hub[a])
+                .then(ga.total_cmp(&gb))
                 .then(volume(&groups[b].aabb).total_cmp(&volume(&groups[a].aabb)))
                 .then(a.cmp(&b))
         })
@@ -372,20 +395,22 @@ fn grow(groups: &[Group], trunk: usize, eps: f64) -> Vec<Option<usize>> {
     let mut inside = vec![false; n];
     inside[trunk] = true;
     while order.len() < n {
-        let mut best: Option<(f64, usize, usize)> = None;
+        let mut cands: Vec<(f64, usize, usize)> = Vec::new();
         for (rank, &p) in order.iter().enumerate() {
             for c in (0..n).filter(|&c| !inside[c]) {
-                let d = (gap(&groups[p].aabb, &groups[c].aabb) - eps).max(0.0);
-                let better = match best {
-                    None => true,
-                    Some((bd, br, bc)) => d < bd || (d == bd && (rank, c) < (br, bc)),
-                };
-                if better {
-                    best = Some((d, rank, c));
-                }
+                cands.push((gap(&groups[p].aabb, &groups[c].aabb), rank, c));
             }
         }
-        let Some((_, rank, c)) = best else { break };
+        let least = cands.iter().map(|c| c.0).fold(f64::INFINITY, f64::min);
+        // Gaps within one contact distance of the least are equal (export rounding, or a hairline
+        // either way): the group that joined first takes the new one.
+        let Some(&(_, rank, c)) = cands
+            .iter()
+            .filter(|c| c.0 <= least + eps)
+            .min_by_key(|c| (c.1, c.2))
+        else {
+            break;
+        };
         parent[c] = Some(order[rank]);
         inside[c] = true;
         order.push(c);
