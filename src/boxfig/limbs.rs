@@ -197,15 +197,16 @@ pub fn place_chain(
         poly.push(e);
     }
     let first = &tree.groups[path[0]].aabb;
-    let on_box = super::gap(
-        first,
-        &Aabb {
-            min: root,
-            max: root,
-        },
-    ) <= tree.eps;
-    // The root sits outside the box (an arm beside the trunk): it stays at the trunk, the next
-    // joint enters the box. On the box (a leg under the trunk): the chain starts at the box.
+    let point = Aabb {
+        min: root,
+        max: root,
+    };
+    let parent = tree.parent[path[0]].map_or(tree.trunk, |p| p);
+    let contact = super::gap(first, &tree.groups[parent].aabb);
+    // The root at the contact with the parent box (a leg under the trunk, across the same gap):
+    // the chain starts on the box. Farther (an arm beside the trunk, its root inside the trunk):
+    // the root stays, the next joint enters the box.
+    let on_box = super::gap(first, &point) <= contact + tree.eps;
     let (lead, rest) = if on_box {
         poly.remove(0);
         (Vec::new(), chain)
