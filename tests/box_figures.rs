@@ -120,7 +120,12 @@ fn joints_in(out: &RigOutcome, b: &Box3, tol: f64) -> Vec<String> {
 /// Rigged by default: `ok`, the expected template, and every box holds a joint of its own part
 /// (named by `parts`: a substring of a joint name per box, in box order), none of another part.
 fn assert_rigged_right(out: &RigOutcome, template: &str, boxes: &[Box3], parts: &[&str]) {
-    assert_eq!(out.rig.status, Status::Ok, "{:?}", out.rig.confidence_reasons);
+    assert_eq!(
+        out.rig.status,
+        Status::Ok,
+        "{:?}",
+        out.rig.confidence_reasons
+    );
     assert_eq!(out.rig.skeleton, template);
     for (b, part) in boxes.iter().zip(parts) {
         let inside = joints_in(out, b, 1e-6);
@@ -134,14 +139,26 @@ fn assert_rigged_right(out: &RigOutcome, template: &str, boxes: &[Box3], parts: 
 #[test]
 fn box_players_are_rigged_on_their_boxes() {
     // Touching (welded where corners meet), 0.5 px apart, and a hairline apart; left = +X.
-    let parts = ["Spine", "Head", "LeftArm", "RightArm", "LeftUpLeg", "RightUpLeg"];
+    let parts = [
+        "Spine",
+        "Head",
+        "LeftArm",
+        "RightArm",
+        "LeftUpLeg",
+        "RightUpLeg",
+    ];
     for gap in [0.0, 0.5, 32.0e-4] {
         let boxes = player(gap);
         let out = rig(&boxes, "player.obj", Method::Auto);
         assert_rigged_right(&out, "human", &boxes, &parts);
         // The arm runs down its box: shoulder end high, hand end low.
         let y = |n: &str| {
-            out.rig.joints.iter().find(|j| j.name == n).map(|j| j.position[1]).unwrap()
+            out.rig
+                .joints
+                .iter()
+                .find(|j| j.name == n)
+                .map(|j| j.position[1])
+                .unwrap()
         };
         assert!(y("LeftArm") > 20.0 && y("LeftHand_End") < 14.0, "gap {gap}");
     }
@@ -149,7 +166,14 @@ fn box_players_are_rigged_on_their_boxes() {
 
 #[test]
 fn a_box_animal_is_rigged_as_a_quadruped() {
-    let parts = ["Spine", "Head", "LeftFront", "RightFront", "LeftHind", "RightHind"];
+    let parts = [
+        "Spine",
+        "Head",
+        "LeftFront",
+        "RightFront",
+        "LeftHind",
+        "RightHind",
+    ];
     for gap in [0.0, 0.3] {
         let boxes = animal(gap);
         let out = rig(&boxes, "animal.obj", Method::Auto);

@@ -46,7 +46,9 @@ impl TemplateLimbs {
     }
 
     fn centroid(t: &Skeleton, js: &[usize]) -> V3 {
-        js.iter().fold(V3::zeros(), |s, &j| s + t.joints[j].rest.coords) / js.len().max(1) as f64
+        js.iter()
+            .fold(V3::zeros(), |s, &j| s + t.joints[j].rest.coords)
+            / js.len().max(1) as f64
     }
 
     /// Direction of limb `l` from the trunk's centre, template frame.
@@ -81,7 +83,10 @@ impl TrunkMap {
         ends.extend(tl.limbs.iter().map(|c| c[0]));
         let proj = |j: usize| (t.joints[j].rest.coords - origin).dot(&axis);
         let lo = ends.iter().map(|&j| proj(j)).fold(f64::INFINITY, f64::min);
-        let hi = ends.iter().map(|&j| proj(j)).fold(f64::NEG_INFINITY, f64::max);
+        let hi = ends
+            .iter()
+            .map(|&j| proj(j))
+            .fold(f64::NEG_INFINITY, f64::max);
         let m_axis = o.unapply(&axis);
         let along = |p: &P3| p.coords.dot(&m_axis);
         let (b_lo, b_hi) = {
@@ -96,7 +101,7 @@ impl TrunkMap {
             origin,
             at,
             scale,
-            bounds: trunk_box.clone(),
+            bounds: *trunk_box,
         }
     }
 
@@ -279,4 +284,44 @@ fn clipped(bx: &Aabb, a: &P3, b: &P3) -> f64 {
         t1 = t1.min(u.max(v));
     }
     (t1 - t0).max(0.0) * d.norm()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_human_template_splits_into_a_trunk_and_five_limbs() {
+        let t = crate::skeleton::load_template("human").expect("human template");
+        let tl = TemplateLimbs::new(&t);
+        let names = |js: &[usize]| -> Vec<String> {
+            js.iter().map(|&j| t.joints[j].name.clone()).collect()
+        };
+        assert_eq!(names(&tl.trunk), ["Hips", "Spine", "Spine1", "Spine2"]);
+        let ends: Vec<String> = tl
+            .limbs
+            .iter()
+            .map(|c| t.joints[*c.last().unwrap()].name.clone())
+            .collect();
+        assert_eq!(ends.len(), 5, "{ends:?}");
+        assert!(ends.contains(&"HeadTop_End".to_string()));
+        assert!(ends.contains(&"LeftHand_End".to_string()));
+        assert!(ends.contains(&"RightToe_End".to_string()));
+    }
+
+    #[test]
+    fn a_chain_is_spread_along_its_polyline_by_bone_length() {
+        let t = crate::skeleton::load_template("human").expect("human template");
+        let chain: Vec<usize> = ["RightUpLeg", "RightLeg", "RightFoot"]
+            .iter()
+            .map(|n| t.joints.iter().position(|j| j.name == *n).unwrap())
+            .collect();
+        let mut joints = vec![P3::origin(); t.joints.len()];
+        let poly = [P3::new(0.0, 10.0, 0.0), P3::new(0.0, 0.0, 0.0)];
+        spread(&t, &chain, &poly, &mut joints);
+        assert!((joints[chain[0]].y - 10.0).abs() < 1e-12);
+        assert!(joints[chain[2]].y.abs() < 1e-12);
+        let (a, b) = (joints[chain[1]].y, joints[chain[2]].y);
+        assert!(a > b && a < 10.0, "knee between hip and foot: {a}");
+    }
 }

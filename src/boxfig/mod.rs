@@ -115,7 +115,8 @@ pub fn fit(mesh: &PreparedMesh, tree: &PartTree, template: &Skeleton, o: Orienta
                 let path = tree.path(branches[b]);
                 limbs::place_chain(template, chain, root, &path, tree, &mut joints);
                 for &g in &path {
-                    group_joint[g] = Some(limbs::owner(template, chain, &joints, &tree.groups[g].aabb));
+                    group_joint[g] =
+                        Some(limbs::owner(template, chain, &joints, &tree.groups[g].aabb));
                 }
                 if cos < MIN_LIMB_COSINE {
                     reasons.push(format!(
@@ -206,7 +207,9 @@ fn shell_bones(
             }
         }
     }
-    best.into_iter().map(|b| b.1.or(Some(trunk_joint))).collect()
+    best.into_iter()
+        .map(|b| b.1.or(Some(trunk_joint)))
+        .collect()
 }
 
 impl PartTree {
@@ -317,7 +320,7 @@ fn group(pieces: &[Piece]) -> Vec<Group> {
     }
     let mut groups: Vec<Group> = Vec::new();
     let mut slot: Vec<Option<usize>> = vec![None; n];
-    for i in 0..n {
+    for (i, piece) in pieces.iter().enumerate() {
         let r = find(&mut root, i);
         let g = *slot[r].get_or_insert_with(|| {
             groups.push(Group {
@@ -328,9 +331,9 @@ fn group(pieces: &[Piece]) -> Vec<Group> {
             groups.len() - 1
         });
         groups[g].pieces.push(i);
-        groups[g].aabb.grow(&pieces[i].aabb.min);
-        groups[g].aabb.grow(&pieces[i].aabb.max);
-        groups[g].area += pieces[i].area;
+        groups[g].aabb.grow(&piece.aabb.min);
+        groups[g].aabb.grow(&piece.aabb.max);
+        groups[g].area += piece.area;
     }
     groups
 }
@@ -387,7 +390,9 @@ fn trunk(groups: &[Group], eps: f64) -> usize {
 
 /// Grow the tree from `trunk` (Prim): the next group is the one nearest a group already in the
 /// tree, gaps under `eps` counting as contact; ties go to the group that joined earlier, so two
-/// touching siblings both hang from the trunk rather than from each other.
+/// touching siblings both hang from the trunk rather than from each other. (Ties within a whole
+/// contact distance were tried: a head 0.064 from its torso slab then hung from an arm 0.14
+/// away, `mobs_stone_monster`.)
 fn grow(groups: &[Group], trunk: usize, eps: f64) -> Vec<Option<usize>> {
     let n = groups.len();
     let mut parent = vec![None; n];
@@ -401,12 +406,14 @@ fn grow(groups: &[Group], trunk: usize, eps: f64) -> Vec<Option<usize>> {
                 cands.push((gap(&groups[p].aabb, &groups[c].aabb), rank, c));
             }
         }
-        let least = cands.iter().map(|c| c.0).fold(f64::INFINITY, f64::min);
-        // Gaps within one contact distance of the least are equal (export rounding, or a hairline
-        // either way): the group that joined first takes the new one.
+        // Gaps under the contact distance are contact (all equal); others equal up to rounding
+        // (a millionth of the contact distance). Among the least, the group that joined first
+        // takes the new one.
+        let key = |g: f64| if g <= eps { 0.0 } else { g };
+        let least = cands.iter().map(|c| key(c.0)).fold(f64::INFINITY, f64::min);
         let Some(&(_, rank, c)) = cands
             .iter()
-            .filter(|c| c.0 <= least + eps)
+            .filter(|c| key(c.0) <= least + 1e-6 * eps)
             .min_by_key(|c| (c.1, c.2))
         else {
             break;
