@@ -214,8 +214,8 @@ impl Pipeline {
 impl Pipeline {
     /// Each candidate template laid on a box figure's part tree ([`crate::boxfig`]), in each
     /// orientation of [`multipart_orientations`], keeping its best by [`cmp_key`] (the mesh's own
-    /// frame first, so mirror images, which tie exactly, keep it). Hints are not used: the boxes
-    /// fix every joint.
+    /// frame first, so mirror images, which tie exactly, keep it). Pinned joints (hints) are put
+    /// where the user pinned them; the rest stay on the boxes.
     fn box_fits(
         &self,
         req: &RigRequest,
@@ -225,16 +225,28 @@ impl Pipeline {
         let frames = multipart_orientations(req.skeleton.orientation(req.orientation));
         let mut fits = Vec::new();
         for skel in req.skeleton.candidates()? {
+            let hints = match self.hints_for(req, prepared, &skel) {
+                Ok(h) => h,
+                Err(_) if matches!(req.skeleton, Template::Auto) => continue,
+                Err(e) => return Err(e),
+            };
             let t = Instant::now();
             let tried: Vec<MultipartFit> = frames
                 .iter()
-                .map(|&o| box_as_multipart(&crate::boxfig::fit(prepared, tree, &skel, o), tree))
+                .map(|&o| {
+                    let mut f = crate::boxfig::fit(prepared, tree, &skel, o);
+                    for h in &hints {
+                        f.joints[h.joint.0] = h.position;
+                    }
+                    box_as_multipart(&f, tree)
+                })
                 .collect();
             let best = (0..tried.len())
                 .min_by(|&a, &b| cmp_key(&tried[a], &tried[b]).then(a.cmp(&b)))
                 .ok_or(RigError::Cancelled)?;
             let f = tried[best].clone();
-            let fit = as_fit(skel, &f, frames[best], Vec::new(), ms_since(t));
+            let pinned: Vec<JointId> = hints.iter().map(|h| h.joint).collect();
+            let fit = as_fit(skel, &f, frames[best], pinned, ms_since(t));
             fits.push((fit, f));
         }
         Ok(fits)
