@@ -72,6 +72,11 @@ pub struct BoxFit {
     pub joints: Vec<P3>,
     /// Owning joint per prepared-mesh shell (the joint of its largest piece).
     pub shell_bone: Vec<Option<usize>>,
+    /// Owning joint per welded vertex of a shell holding several pieces (boxes welded along a
+    /// shared face): the joint of the largest piece whose box holds it, so a shared face stays with
+    /// the trunk (the welded corners are one vertex: the limb box hinges there rather than the
+    /// trunk box tearing); `None` elsewhere (the shell's joint applies).
+    pub vertex_bone: Vec<Option<usize>>,
     /// Why the fit may be wrong (empty when it looks sound).
     pub reasons: Vec<String>,
     /// Per template limb (its end joint's name): `1 − cos` of the angle between its direction
@@ -143,6 +148,7 @@ pub fn fit(mesh: &PreparedMesh, tree: &PartTree, template: &Skeleton, o: Orienta
     BoxFit {
         joints,
         shell_bone: shell_bones(mesh, tree, &group_joint, trunk_joint),
+        vertex_bone: vertex_bones(mesh, tree, &group_joint),
         reasons,
         limb_costs,
         groups: tree.groups.len(),
@@ -210,6 +216,42 @@ fn shell_bones(
     best.into_iter()
         .map(|b| b.1.or(Some(trunk_joint)))
         .collect()
+}
+
+/// The joint of each welded vertex in a shell of several pieces: its largest piece's group's.
+fn vertex_bones(
+    mesh: &PreparedMesh,
+    tree: &PartTree,
+    group_joint: &[Option<usize>],
+) -> Vec<Option<usize>> {
+    let mut group_of = vec![0; tree.pieces.len()];
+    for (g, group) in tree.groups.iter().enumerate() {
+        for &p in &group.pieces {
+            group_of[p] = g;
+        }
+    }
+    let mut out = vec![None; mesh.positions.len()];
+    for (s, shell) in mesh.shells.iter().enumerate() {
+        let mine: Vec<usize> = (0..tree.pieces.len())
+            .filter(|&p| tree.pieces[p].shell == s)
+            .collect();
+        if mine.len() < 2 {
+            continue;
+        }
+        for &v in &shell.vertices {
+            let at = &mesh.positions[v as usize];
+            let holds = |p: &usize| {
+                let pc = &tree.pieces[*p];
+                (0..3).all(|k| at[k] >= pc.aabb.min[k] - pc.tol && at[k] <= pc.aabb.max[k] + pc.tol)
+            };
+            let best = mine
+                .iter()
+                .filter(|p| holds(p))
+                .max_by(|&&a, &&b| tree.pieces[a].volume().total_cmp(&tree.pieces[b].volume()));
+            out[v as usize] = best.and_then(|&p| group_joint[group_of[p]]);
+        }
+    }
+    out
 }
 
 impl PartTree {

@@ -283,6 +283,7 @@ fn box_as_multipart(b: &crate::boxfig::BoxFit, tree: &crate::boxfig::PartTree) -
     MultipartFit {
         joints: b.joints.clone(),
         shell_bone: b.shell_bone.clone(),
+        vertex_bone: b.vertex_bone.clone(),
         reasons: b.reasons.clone(),
         warnings: vec![format!(
             "built from {} closed convex pieces (boxes): joints laid along them",
@@ -391,7 +392,13 @@ fn rigid_skin(
         .iter()
         .position(|j| j.parent.is_none())
         .unwrap_or(0);
-    let s = crate::skin::rigid(prepared, &rig.joints, &mf.shell_bone, root);
+    let mut s = crate::skin::rigid(prepared, &rig.joints, &mf.shell_bone, root);
+    // Welded boxes (box figures): each vertex follows its own box's joint.
+    for (w, row) in prepared.weld.iter().zip(s.weights.iter_mut()) {
+        if let Some(Some(j)) = mf.vertex_bone.get(*w as usize) {
+            *row = vec![(*j as u32, 1.0)];
+        }
+    }
     timings.insert("skin".into(), ms_since(t));
     rig.skin = Some(s.weights.clone());
     s
