@@ -14,6 +14,7 @@
 #![warn(missing_docs)]
 
 pub mod batch;
+pub mod boxfig;
 pub mod choose;
 pub mod cli;
 pub mod confidence;

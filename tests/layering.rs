@@ -20,7 +20,7 @@ const LAYERS: &[&[&str]] = &[
     &["multipart"],
     &["rig", "edit"],
     &["confidence", "config", "error"],
-    &["curveskel", "rechoose"],
+    &["curveskel", "rechoose", "boxfig"],
     &["choose"],
     &["pipeline"],
     &["raster"],

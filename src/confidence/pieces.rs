@@ -46,6 +46,8 @@ pub struct Piece {
     pub tol: f64,
     /// Surface area of its triangles, normalized units².
     pub area: f64,
+    /// The prepared mesh's shell it was cut from.
+    pub shell: usize,
 }
 
 impl Piece {
@@ -107,17 +109,21 @@ pub fn box_figure(mesh: &PreparedMesh) -> Vec<Piece> {
 /// The closed convex pieces of `mesh` (normalized frame), in shell order.
 pub fn pieces(mesh: &PreparedMesh) -> Vec<Piece> {
     let mut out = Vec::new();
-    for shell in &mesh.shells {
+    for (s, shell) in mesh.shells.iter().enumerate() {
+        let at = |mut p: Piece| {
+            p.shell = s;
+            p
+        };
         let tris: Vec<[u32; 3]> = shell
             .triangles
             .iter()
             .map(|&t| mesh.triangles[t as usize])
             .collect();
         if shell.closed {
-            out.extend(convex_piece(&tris, &mesh.positions, false));
+            out.extend(convex_piece(&tris, &mesh.positions, false).map(at));
         } else {
             for patch in patches(&tris) {
-                out.extend(convex_piece(&patch, &mesh.positions, true));
+                out.extend(convex_piece(&patch, &mesh.positions, true).map(at));
             }
         }
     }
@@ -210,6 +216,7 @@ fn convex_piece(tris: &[[u32; 3]], positions: &[P3], open: bool) -> Option<Piece
         aabb,
         tol,
         area,
+        shell: 0,
     })
 }
 

@@ -93,6 +93,9 @@ pub struct MultipartFit {
     pub joints: Vec<P3>,
     /// Owning joint (template index) per prepared-mesh shell; `None` for a shell without area.
     pub shell_bone: Vec<Option<usize>>,
+    /// Owning joint per welded vertex, overriding its shell's (empty: none; the box-figure path
+    /// binds welded boxes one by one).
+    pub vertex_bone: Vec<Option<usize>>,
     /// Why the fit may be wrong (empty when it looks sound).
     pub reasons: Vec<String>,
     /// Plain-language notes that do not lower confidence.
@@ -259,6 +262,7 @@ impl<'m> Prepared<'m> {
         MultipartFit {
             joints: positions,
             shell_bone,
+            vertex_bone: Vec::new(),
             reasons: explained.1,
             warnings: explained.2,
             report: explained.0,

@@ -49,7 +49,9 @@ pub(super) fn use_multipart(method: Method, prepared: &PreparedMesh) -> bool {
     match method {
         Method::Embed => false,
         Method::Multi => true,
-        Method::Auto => multipart::detect(prepared).multipart,
+        Method::Auto => {
+            multipart::detect(prepared).multipart || crate::boxfig::detect(prepared).is_some()
+        }
     }
 }
 
@@ -119,7 +121,10 @@ impl Pipeline {
         progress: &dyn Progress,
     ) -> Result<RigOutcome, RigError> {
         check(progress, Stage::Embed)?;
-        let mut fits = self.multipart_fits(req, &prepared)?;
+        let mut fits = match crate::boxfig::detect(&prepared) {
+            Some(tree) => self.box_fits(req, &prepared, &tree)?,
+            None => self.multipart_fits(req, &prepared)?,
+        };
         let best = best_multipart(&fits).ok_or(RigError::Cancelled)?;
         let trials = multipart_trials(&fits, best);
         let (fit, mut mf) = fits.swap_remove(best);
@@ -203,6 +208,88 @@ impl Pipeline {
             fits.push((fit, f));
         }
         Ok(fits)
+    }
+}
+
+impl Pipeline {
+    /// Each candidate template laid on a box figure's part tree ([`crate::boxfig`]), in each
+    /// orientation of [`multipart_orientations`], keeping its best by [`cmp_key`] (the mesh's own
+    /// frame first, so mirror images, which tie exactly, keep it). Pinned joints (hints) are put
+    /// where the user pinned them; the rest stay on the boxes.
+    fn box_fits(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        tree: &crate::boxfig::PartTree,
+    ) -> Result<Vec<(Fit, MultipartFit)>, RigError> {
+        let frames = multipart_orientations(req.skeleton.orientation(req.orientation));
+        let mut fits = Vec::new();
+        for skel in req.skeleton.candidates()? {
+            let hints = match self.hints_for(req, prepared, &skel) {
+                Ok(h) => h,
+                Err(_) if matches!(req.skeleton, Template::Auto) => continue,
+                Err(e) => return Err(e),
+            };
+            let t = Instant::now();
+            let tried: Vec<MultipartFit> = frames
+                .iter()
+                .map(|&o| {
+                    let mut f = crate::boxfig::fit(prepared, tree, &skel, o);
+                    for h in &hints {
+                        f.joints[h.joint.0] = h.position;
+                    }
+                    box_as_multipart(&f, tree)
+                })
+                .collect();
+            let best = (0..tried.len())
+                .min_by(|&a, &b| cmp_key(&tried[a], &tried[b]).then(a.cmp(&b)))
+                .ok_or(RigError::Cancelled)?;
+            let f = tried[best].clone();
+            let pinned: Vec<JointId> = hints.iter().map(|h| h.joint).collect();
+            let fit = as_fit(skel, &f, frames[best], pinned, ms_since(t));
+            fits.push((fit, f));
+        }
+        Ok(fits)
+    }
+}
+
+/// A box-figure fit in the multi-component path's record.
+fn box_as_multipart(b: &crate::boxfig::BoxFit, tree: &crate::boxfig::PartTree) -> MultipartFit {
+    let limbs = b
+        .limb_costs
+        .iter()
+        .filter_map(|(name, c)| {
+            c.map(|cost| multipart::LimbMap {
+                limb: name.clone(),
+                parts: 1,
+                cost,
+                primary: true,
+            })
+        })
+        .collect();
+    let unmapped_limbs = b
+        .limb_costs
+        .iter()
+        .filter(|(_, c)| c.is_none())
+        .map(|(n, _)| n.clone())
+        .collect();
+    let report = multipart::MultipartReport {
+        components: tree.pieces.len(),
+        high_tree: [b.groups, tree.branches().len()],
+        limbs,
+        unmapped_limbs,
+        ..Default::default()
+    };
+    MultipartFit {
+        joints: b.joints.clone(),
+        shell_bone: b.shell_bone.clone(),
+        vertex_bone: b.vertex_bone.clone(),
+        reasons: b.reasons.clone(),
+        warnings: vec![format!(
+            "built from {} closed convex pieces (boxes): joints laid along them",
+            tree.pieces.len()
+        )],
+        report,
     }
 }
 
@@ -305,7 +392,13 @@ fn rigid_skin(
         .iter()
         .position(|j| j.parent.is_none())
         .unwrap_or(0);
-    let s = crate::skin::rigid(prepared, &rig.joints, &mf.shell_bone, root);
+    let mut s = crate::skin::rigid(prepared, &rig.joints, &mf.shell_bone, root);
+    // Welded boxes (box figures): each vertex follows its own box's joint.
+    for (w, row) in prepared.weld.iter().zip(s.weights.iter_mut()) {
+        if let Some(Some(j)) = mf.vertex_bone.get(*w as usize) {
+            *row = vec![(*j as u32, 1.0)];
+        }
+    }
     timings.insert("skin".into(), ms_since(t));
     rig.skin = Some(s.weights.clone());
     s
