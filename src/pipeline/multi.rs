@@ -139,9 +139,12 @@ impl Pipeline {
         if let Some(src) = &source {
             rig.warnings.extend(src.warnings.iter().cloned());
         }
-        let skin = req
+        let mut skin = req
             .skin
             .then(|| rigid_skin(&prepared, &fit, &mut rig, &mf, &mut timings));
+        if let Some(s) = skin.as_mut() {
+            self.replay_edits(&prepared, &mut rig, s, &mut timings)?;
+        }
         timings.insert("total".into(), ms_since(t_total));
         rig.timings_ms = timings;
         Ok(RigOutcome {
@@ -222,7 +225,8 @@ impl Pipeline {
         prepared: &PreparedMesh,
         tree: &crate::boxfig::PartTree,
     ) -> Result<Vec<(Fit, MultipartFit)>, RigError> {
-        let frames = multipart_orientations(req.skeleton.orientation(req.orientation));
+        let mode = req.skeleton.orientation(req.orientation);
+        let frames = multipart_orientations(mode);
         let mut fits = Vec::new();
         for skel in req.skeleton.candidates()? {
             let hints = match self.hints_for(req, prepared, &skel) {
@@ -231,25 +235,60 @@ impl Pipeline {
                 Err(e) => return Err(e),
             };
             let t = Instant::now();
-            let tried: Vec<MultipartFit> = frames
-                .iter()
-                .map(|&o| {
-                    let mut f = crate::boxfig::fit(prepared, tree, &skel, o);
-                    for h in &hints {
-                        f.joints[h.joint.0] = h.position;
-                    }
-                    box_as_multipart(&f, tree)
-                })
-                .collect();
+            let pinned: Vec<JointId> = hints.iter().map(|h| h.joint).collect();
+            let fit_at = |o: Orientation| {
+                let mut f = crate::boxfig::fit(prepared, tree, &skel, o);
+                for h in &hints {
+                    f.joints[h.joint.0] = h.position;
+                }
+                box_as_multipart(&f, tree)
+            };
+            let mut frames = frames.clone();
+            let mut tried: Vec<MultipartFit> = frames.iter().map(|&o| fit_at(o)).collect();
+            // Boxes symmetric front to back map the same either way round; the feet (a foot
+            // box reaching forward of the ankle) tell the facing, as on the paper's path.
+            let feet = FeetCheck {
+                positions: &prepared.positions,
+                skel: &skel,
+                pinned: &pinned,
+            };
+            let backwards = feet.judge(&mut tried, &frames);
+            if mode == OrientationMode::Auto {
+                for turned in half_turns(&frames, &backwards) {
+                    let mut more = vec![fit_at(turned)];
+                    feet.judge(&mut more, &[turned]);
+                    tried.append(&mut more);
+                    frames.push(turned);
+                }
+            }
             let best = (0..tried.len())
                 .min_by(|&a, &b| cmp_key(&tried[a], &tried[b]).then(a.cmp(&b)))
                 .ok_or(RigError::Cancelled)?;
-            let f = tried[best].clone();
-            let pinned: Vec<JointId> = hints.iter().map(|h| h.joint).collect();
+            let f = tried.swap_remove(best);
             let fit = as_fit(skel, &f, frames[best], pinned, ms_since(t));
             fits.push((fit, f));
         }
         Ok(fits)
+    }
+}
+
+impl Pipeline {
+    /// The edits sidecar replayed onto a multi-component rig, as the skin stage does for an
+    /// embedded one. The local re-solves need a distance field, which this path does not build,
+    /// so it is built only when the mesh has a sidecar.
+    fn replay_edits(
+        &self,
+        prepared: &PreparedMesh,
+        rig: &mut crate::rig::Rig,
+        skin: &mut crate::skin::Skin,
+        timings: &mut BTreeMap<String, f64>,
+    ) -> Result<(), RigError> {
+        let mesh_path = std::path::Path::new(&rig.mesh);
+        if !crate::edit::sidecar::sidecar_path(mesh_path).is_file() {
+            return Ok(());
+        }
+        let field = crate::discretize::field::build(prepared, &self.config.discretize);
+        super::edit::replay_sidecar(prepared, &field, rig, skin, &self.config.skin, timings)
     }
 }
 
