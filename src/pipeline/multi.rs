@@ -9,6 +9,7 @@ use std::time::Instant;
 use super::{build_rig, check, Pipeline, RigOutcome, RigRequest};
 use crate::choose::{self, Fit, Template, AUTHORED_FRAMES};
 use crate::confidence::{feet, Confidence};
+use crate::embed::hints::ResolvedHint;
 use crate::embed::{Embedding, Orientation, OrientationMode};
 use crate::error::RigError;
 use crate::geom::JointId;
@@ -159,25 +160,62 @@ impl Pipeline {
         })
     }
 
-    /// Each candidate template mapped onto the part tree in a fixed order (under `auto`, templates
-    /// whose hints do not resolve are skipped), as a [`Fit`] with its multipart fit. Under an `auto`
-    /// orientation every template is mapped in each authored frame ([`multipart_orientations`],
-    /// the mesh's own +Y up first) and keeps its best by [`cmp_key`], the rule that also picks the
-    /// template: the part tree does not say which way is up, and a Z-up mesh mapped as Y-up lays the
-    /// template across it.
+    /// Each candidate template mapped onto the part tree ([`multipart::Prepared::fit`]), as a
+    /// [`Fit`] with its multipart fit, by [`Pipeline::best_per_template`].
     fn multipart_fits(
         &self,
         req: &RigRequest,
         prepared: &PreparedMesh,
     ) -> Result<Vec<(Fit, MultipartFit)>, RigError> {
-        let mode = req.skeleton.orientation(req.orientation);
-        let orientations = multipart_orientations(mode);
         let opts = MultipartOptions::default();
         let failed = |e| RigError::Multipart {
             path: req.mesh_path.clone(),
             source: e,
         };
         let prep = multipart::Prepared::new(prepared, &opts).map_err(failed)?;
+        self.best_per_template(req, prepared, |skel, hints, frames| {
+            prep.fit(skel, hints, frames).map_err(failed)
+        })
+    }
+
+    /// Each candidate template laid on a box figure's part tree ([`crate::boxfig`]), by
+    /// [`Pipeline::best_per_template`]. Pinned joints (hints) are put where the user pinned them;
+    /// the rest stay on the boxes. Boxes symmetric front to back map the same either way round
+    /// (mirror images tie exactly, so the mesh's own frame is kept); the feet tell the facing.
+    fn box_fits(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        tree: &crate::boxfig::PartTree,
+    ) -> Result<Vec<(Fit, MultipartFit)>, RigError> {
+        self.best_per_template(req, prepared, |skel, hints, frames| {
+            Ok(frames
+                .iter()
+                .map(|&o| {
+                    let mut f = crate::boxfig::fit(prepared, tree, skel, o);
+                    for h in hints {
+                        f.joints[h.joint.0] = h.position;
+                    }
+                    box_as_multipart(&f, tree)
+                })
+                .collect())
+        })
+    }
+
+    /// Each candidate template mapped by `map` (one fit per frame) in a fixed order (under `auto`,
+    /// templates whose hints do not resolve are skipped), keeping its best by [`cmp_key`]. Under an
+    /// `auto` orientation every template is mapped in each authored frame
+    /// ([`multipart_orientations`], the mesh's own +Y up first): the part tree does not say which
+    /// way is up, and a Z-up mesh mapped as Y-up lays the template across it. A frame whose feet
+    /// point backwards ([`FeetCheck`]) has its half turn mapped too.
+    fn best_per_template(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        map: impl Fn(&Skeleton, &[ResolvedHint], &[Orientation]) -> Result<Vec<MultipartFit>, RigError>,
+    ) -> Result<Vec<(Fit, MultipartFit)>, RigError> {
+        let mode = req.skeleton.orientation(req.orientation);
+        let orientations = multipart_orientations(mode);
         let mut fits = Vec::new();
         for skel in req.skeleton.candidates()? {
             let hints = match self.hints_for(req, prepared, &skel) {
@@ -188,7 +226,7 @@ impl Pipeline {
             let t = Instant::now();
             let pinned: Vec<JointId> = hints.iter().map(|h| h.joint).collect();
             let mut frames = orientations.clone();
-            let mut tried = prep.fit(&skel, &hints, &frames).map_err(failed)?;
+            let mut tried = map(&skel, &hints, &frames)?;
             let feet = FeetCheck {
                 positions: &prepared.positions,
                 skel: &skel,
@@ -197,65 +235,7 @@ impl Pipeline {
             let backwards = feet.judge(&mut tried, &frames);
             if mode == OrientationMode::Auto {
                 for turned in half_turns(&frames, &backwards) {
-                    let mut more = prep.fit(&skel, &hints, &[turned]).map_err(failed)?;
-                    feet.judge(&mut more, &[turned]);
-                    tried.append(&mut more);
-                    frames.push(turned);
-                }
-            }
-            let best = (0..tried.len())
-                .min_by(|&a, &b| cmp_key(&tried[a], &tried[b]).then(a.cmp(&b)))
-                .ok_or(RigError::Cancelled)?;
-            let f = tried.swap_remove(best);
-            let fit = as_fit(skel, &f, frames[best], pinned, ms_since(t));
-            fits.push((fit, f));
-        }
-        Ok(fits)
-    }
-}
-
-impl Pipeline {
-    /// Each candidate template laid on a box figure's part tree ([`crate::boxfig`]), in each
-    /// orientation of [`multipart_orientations`], keeping its best by [`cmp_key`] (the mesh's own
-    /// frame first, so mirror images, which tie exactly, keep it). Pinned joints (hints) are put
-    /// where the user pinned them; the rest stay on the boxes.
-    fn box_fits(
-        &self,
-        req: &RigRequest,
-        prepared: &PreparedMesh,
-        tree: &crate::boxfig::PartTree,
-    ) -> Result<Vec<(Fit, MultipartFit)>, RigError> {
-        let mode = req.skeleton.orientation(req.orientation);
-        let frames = multipart_orientations(mode);
-        let mut fits = Vec::new();
-        for skel in req.skeleton.candidates()? {
-            let hints = match self.hints_for(req, prepared, &skel) {
-                Ok(h) => h,
-                Err(_) if matches!(req.skeleton, Template::Auto) => continue,
-                Err(e) => return Err(e),
-            };
-            let t = Instant::now();
-            let pinned: Vec<JointId> = hints.iter().map(|h| h.joint).collect();
-            let fit_at = |o: Orientation| {
-                let mut f = crate::boxfig::fit(prepared, tree, &skel, o);
-                for h in &hints {
-                    f.joints[h.joint.0] = h.position;
-                }
-                box_as_multipart(&f, tree)
-            };
-            let mut frames = frames.clone();
-            let mut tried: Vec<MultipartFit> = frames.iter().map(|&o| fit_at(o)).collect();
-            // Boxes symmetric front to back map the same either way round; the feet (a foot
-            // box reaching forward of the ankle) tell the facing, as on the paper's path.
-            let feet = FeetCheck {
-                positions: &prepared.positions,
-                skel: &skel,
-                pinned: &pinned,
-            };
-            let backwards = feet.judge(&mut tried, &frames);
-            if mode == OrientationMode::Auto {
-                for turned in half_turns(&frames, &backwards) {
-                    let mut more = vec![fit_at(turned)];
+                    let mut more = map(&skel, &hints, &[turned])?;
                     feet.judge(&mut more, &[turned]);
                     tried.append(&mut more);
                     frames.push(turned);
