@@ -34,8 +34,8 @@ use crate::skeleton::Skeleton;
 pub use limbs::{TemplateLimbs, TrunkMap};
 
 /// Pieces closer than this fraction of the figure's box diagonal touch: the multi-component
-/// method's contact distance ([`crate::multipart::MultipartOptions::contact_fraction`]).
-pub const CONTACT_FRACTION: f64 = 0.01;
+/// method's own contact distance.
+pub use crate::multipart::CONTACT_FRACTION;
 
 /// A limb leaving the trunk more than 60° away from its template limb's direction is not trusted
 /// (cosine below this): halfway between the same direction and a right angle, where the next

@@ -37,6 +37,10 @@ use crate::skeleton::Skeleton;
 use crate::util::ms_since;
 use cluster::{Criteria, DegreeRule};
 
+/// The default contact distance ε, a fraction of the bounding-box diagonal
+/// ([`MultipartOptions::contact_fraction`]); the box-figure path ([`crate::boxfig`]) uses it too.
+pub const CONTACT_FRACTION: f64 = 0.01;
+
 /// Tunables; every gap of the paper we had to fill is a field here.
 #[derive(Clone, Debug)]
 pub struct MultipartOptions {
@@ -63,7 +67,7 @@ pub struct MultipartOptions {
 impl Default for MultipartOptions {
     fn default() -> Self {
         Self {
-            contact_fraction: 0.01,
+            contact_fraction: CONTACT_FRACTION,
             spacing_per_eps: 1.0,
             min_samples: 32,
             max_samples: 200_000,
