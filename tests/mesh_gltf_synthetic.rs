@@ -243,12 +243,17 @@ fn two_joint_skin() {
 /// The warnings of a document with the two-joint skin on two primitives, its mesh node `mesh_node`
 /// (a scene root of its own, not the joints' parent) and its joint nodes `root` → `child`.
 fn skinned_warnings(mesh_node: Value, child: Value) -> Vec<String> {
+    skinned_warnings_under(mesh_node, json!({ "name": "Root", "children": [2] }), child)
+}
+
+/// [`skinned_warnings`] with the root joint node `root` (which must keep `"children": [2]`).
+fn skinned_warnings_under(mesh_node: Value, root: Value, child: Value) -> Vec<String> {
     let prim =
         json!({ "attributes": { "POSITION": 0, "JOINTS_0": 2, "WEIGHTS_0": 3 }, "indices": 1 });
     let mut mesh_node = mesh_node;
     mesh_node["mesh"] = json!(0);
     mesh_node["skin"] = json!(0);
-    let nodes = json!([mesh_node, { "name": "Root", "children": [2] }, child]);
+    let nodes = json!([mesh_node, root, child]);
     let extra = json!({
         "skins": [{ "joints": [2, 1], "inverseBindMatrices": 4 }],
         "scenes": [{ "nodes": [0, 1] }]
@@ -295,4 +300,23 @@ fn a_default_pose_off_the_bind_pose_is_one_warning() {
         w[0]
     );
     assert!(w[0].contains("rigged at the bind pose"), "{}", w[0]);
+}
+
+#[test]
+fn an_armature_turned_as_a_whole_is_not_called_an_animation_frame() {
+    // The root joint is turned 90° about X (an armature turned Z-up to Y-up): every joint has
+    // the same skin matrix W · IBM = R ≠ I, so the default pose is the bind pose placed as a
+    // whole (the corpus monster.glb). The positions are rewritten where R puts them, and the
+    // warning says so rather than "the default pose differs from the bind pose".
+    let h = std::f64::consts::FRAC_1_SQRT_2;
+    let w = skinned_warnings_under(
+        json!({}),
+        json!({ "name": "Root", "children": [2], "rotation": [h, 0.0, 0.0, h] }),
+        json!({ "translation": [0.0, 1.0, 0.0] }),
+    );
+    assert_eq!(w.len(), 1, "one warning for both primitives: {w:?}");
+    assert!(w[0].contains("one transform of the whole mesh"), "{}", w[0]);
+    assert!(w[0].contains("the pose is the bind pose"), "{}", w[0]);
+    assert!(!w[0].contains("differs from the bind pose"), "{}", w[0]);
+    assert!(!w[0].contains("animation frame"), "{}", w[0]);
 }

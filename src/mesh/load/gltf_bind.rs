@@ -50,6 +50,9 @@ pub(crate) struct Rebound {
     pub nodes: Vec<usize>,
 }
 
+/// A skin joint: its node and its inverse bind matrix.
+type SkinJoint = (usize, Matrix4<f64>);
+
 /// Per node its world transform at the bind pose, and what was re-placed.
 pub(crate) type BindWorlds = (Vec<Matrix4<f64>>, Rebound);
 
@@ -65,19 +68,9 @@ pub(crate) fn bind_pose(
     let mut bind: Vec<Option<Matrix4<f64>>> = vec![None; world.len()];
     let mut rebound = Rebound::default();
     for skin in doc.skins() {
-        let Some(acc) = skin.inverse_bind_matrices() else {
+        let Some(joints) = skin_joints(&skin, buffers, world.len())? else {
             continue;
         };
-        let ibm = read(&acc, buffers)?;
-        let joints: Vec<(usize, Matrix4<f64>)> = skin
-            .joints()
-            .enumerate()
-            .filter_map(|(k, j)| {
-                let m = Some(ibm.get(k)).filter(|m| m.len() == 16)?;
-                let m = Matrix4::from_column_slice(m);
-                Some((j.index(), m)).filter(|_| j.index() < world.len())
-            })
-            .collect();
         let Some(first) = joints.first().map(|&(node, ibm)| world[node] * ibm) else {
             continue;
         };
@@ -100,6 +93,47 @@ pub(crate) fn bind_pose(
     }
     rebound.nodes = (0..bind.len()).filter(|&i| bind[i].is_some()).collect();
     Ok(Some((place_below(&bind, parent, local, world), rebound)))
+}
+
+/// A skin's joints as (node, inverse bind matrix), nodes within `nodes`; `None` for a skin
+/// without inverse bind matrices.
+fn skin_joints(
+    skin: &gltf::Skin,
+    buffers: &Buffers,
+    nodes: usize,
+) -> Result<Option<Vec<SkinJoint>>, LoadError> {
+    let Some(acc) = skin.inverse_bind_matrices() else {
+        return Ok(None);
+    };
+    let ibm = read(&acc, buffers)?;
+    Ok(Some(
+        skin.joints()
+            .enumerate()
+            .filter_map(|(k, j)| {
+                let m = Some(ibm.get(k)).filter(|m| m.len() == 16)?;
+                let m = Matrix4::from_column_slice(m);
+                Some((j.index(), m)).filter(|_| j.index() < nodes)
+            })
+            .collect(),
+    ))
+}
+
+/// Whether every joint of `skin` has one skin matrix `W · IBM` other than the identity at the
+/// default pose `world`: the whole skin placed by one transform (an armature turned Z-up to Y-up,
+/// or scaled), so skinning moves every vertex by it and the pose itself is the bind pose.
+pub(crate) fn one_placement(
+    skin: &gltf::Skin,
+    buffers: &Buffers,
+    world: &[Matrix4<f64>],
+) -> Result<bool, LoadError> {
+    let Some(joints) = skin_joints(skin, buffers, world.len())? else {
+        return Ok(false);
+    };
+    let Some(first) = joints.first().map(|&(node, ibm)| world[node] * ibm) else {
+        return Ok(false);
+    };
+    Ok(off_placement(&joints, world, &first) == 0
+        && off_placement(&joints, world, &Matrix4::identity()) > 0)
 }
 
 /// How many joints of a skin have a skin matrix `W · IBM` other than `placement`: with the first

@@ -10,7 +10,7 @@ use serde_json::{json, Value};
 
 use super::companion::{self, Companion};
 use super::gltf::{split_glb, Opened, PrimRange};
-use super::gltf_bind::{local_at, Rebound};
+use super::gltf_bind::{local_at, one_placement, Rebound};
 use super::gltf_data::{base64_decode, has_dims, percent_decode, read};
 use super::source::{image_mime, placeholder_png, sniff_mime, SourceDocument, SourcePrimitive};
 use super::LoadError;
@@ -63,7 +63,7 @@ pub(crate) fn source_document(
         doc.warnings.push(rebound_warning(rebound));
         set_bind_pose(&mut doc, o, &rebound.nodes);
     }
-    for why in [Baked::Pose, Baked::NodeTransform] {
+    for why in [Baked::Pose, Baked::Placement, Baked::NodeTransform] {
         let prims: Vec<&PrimRange> = baked
             .iter()
             .filter(|(w, _)| *w == why)
@@ -144,10 +144,14 @@ fn trs(m: &Matrix4<f64>) -> Option<([f32; 3], [f32; 4], [f32; 3])> {
 /// Why [`bake_positions`] rewrote a skinned primitive's positions.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Baked {
-    /// Skinning moves the stored positions: the joints' default pose is a bind pose placed
-    /// elsewhere as a whole, or a skin without inverse bind matrices (no bind pose of its own,
-    /// [`super::gltf_bind`]) is read in its default pose.
+    /// Skinning moves the stored positions at a pose that is not one placement of the bind
+    /// pose: a skin without inverse bind matrices (no bind pose of its own,
+    /// [`super::gltf_bind`]) read in its default pose.
     Pose,
+    /// Every joint of the skin has the same skin matrix `W · IBM` ≠ I: the default pose is the
+    /// bind pose placed elsewhere as a whole (an armature node turned Z-up to Y-up, a scale), so
+    /// skinning moves every vertex by that one transform.
+    Placement,
     /// The joints are at their bind pose, and only the mesh node has a transform of its own,
     /// which glTF ignores for a skinned mesh (glTF 2.0 §3.7, skins): a Blender export of a mesh
     /// object that was moved or turned under its armature.
@@ -175,6 +179,12 @@ impl Baked {
             Baked::Pose => format!(
                 "{which}: the default pose differs from the bind pose; positions were baked at \
                  the default pose (normals kept)"
+            ),
+            Baked::Placement => format!(
+                "{which}: every joint of its skin carries one transform of the whole mesh (an \
+                 armature turned or scaled, e.g. Z-up to Y-up), which skinning applies; the \
+                 pose is the bind pose, and the positions were rewritten in the node's space \
+                 where that transform puts them"
             ),
             Baked::NodeTransform => format!(
                 "{which}: the skinned mesh's node carries a transform of its own, which glTF \
@@ -328,8 +338,17 @@ fn bake_positions(
     let new_acc = doc.f32_attribute(&baked, 3, "VEC3", true);
     doc.json["meshes"][r.mesh]["primitives"][r.primitive]["attributes"]["POSITION"] =
         json!(new_acc);
+    let placed = || -> Result<bool, LoadError> {
+        let skin = o.doc.nodes().nth(r.node).and_then(|n| n.skin());
+        match skin {
+            Some(skin) => one_placement(&skin, &o.buffers, &o.world),
+            None => Ok(false),
+        }
+    };
     Ok(Some(if at_bind {
         Baked::NodeTransform
+    } else if placed()? {
+        Baked::Placement
     } else {
         Baked::Pose
     }))
