@@ -287,8 +287,9 @@ fn a_kept_heat_system_gives_the_same_weights_bit_for_bit() {
     assert_eq!(bits(&fresh), bits(&kept));
 }
 
-/// On a character built from parts every heat-diffused shell follows one joint (`rigid_share` 0,
-/// the mode `pipeline::attach::skin_options` sets for the multi-component method's meshes),
+/// On a character built from parts every heat-diffused shell follows one joint (`many_parts`,
+/// `rigid_share` 0: the mode `pipeline::attach::skin_options` sets for the multi-component
+/// method's meshes),
 /// except a modelled body part the skeleton bends inside: a waisted (not convex) arm with the
 /// `spine` joint inside keeps its blend, its two ends following different joints, while a convex
 /// capsule over the same joints stays one rigid piece (a box figure's limb).
@@ -304,6 +305,7 @@ fn many_parts_mode_keeps_a_bent_body_part_diffused() {
     }
     let opts = SkinOptions {
         rigid_share: 0.0,
+        many_parts: true,
         ..SkinOptions::default()
     };
     let joints = chain(1.0);

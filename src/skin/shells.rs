@@ -83,7 +83,7 @@ pub(super) fn bind_parts(
         let Some(verts) = shells.get(shell) else {
             continue;
         };
-        if opts.rigid_share <= 0.0 && articulated(mesh, shell, &sides) {
+        if opts.many_parts && articulated(mesh, shell, &sides) {
             continue;
         }
         let part = (opts.rigid_share > 0.0)
