@@ -286,3 +286,56 @@ fn a_kept_heat_system_gives_the_same_weights_bit_for_bit() {
     let kept = skin_with_sdf_cached(&mesh, &sdf, &moved, &opts, Some(&cache)).expect("skin");
     assert_eq!(bits(&fresh), bits(&kept));
 }
+
+/// On a character built from parts every heat-diffused shell follows one joint (`many_parts`,
+/// `rigid_share` 0: the mode `pipeline::attach::skin_options` sets for the multi-component
+/// method's meshes),
+/// except a modelled body part the skeleton bends inside: a waisted (not convex) arm with the
+/// `spine` joint inside keeps its blend, its two ends following different joints, while a convex
+/// capsule over the same joints stays one rigid piece (a box figure's limb).
+#[test]
+fn many_parts_mode_keeps_a_bent_body_part_diffused() {
+    let (len, r) = (3.4, 0.3);
+    let waist = |y: f64| 1.0 - 0.3 * (-((y - 1.2) / 0.4).powi(2)).exp();
+    let mut arm = capsule(len, r, 16, V3::zeros());
+    for p in &mut arm.positions {
+        let f = waist(p.y);
+        p.x *= f;
+        p.z *= f;
+    }
+    let opts = SkinOptions {
+        rigid_share: 0.0,
+        many_parts: true,
+        ..SkinOptions::default()
+    };
+    let joints = chain(1.0);
+    let skin_of = |m: Mesh| {
+        let prepared = geppetto::mesh::prepare(m).expect("prepare");
+        let n = prepared.normalization;
+        let sdf = move |p: &P3| capsule_sdf(&n.to_mesh(p), len, r, V3::zeros()) * n.scale;
+        let skin = skin_with_sdf(&prepared, &sdf, &joints, &opts).expect("skin");
+        assert_valid(&skin, prepared.input.positions.len(), joints.len());
+        (prepared, skin)
+    };
+    let (prepared, skin) = skin_of(arm);
+    assert!(
+        matches!(skin.shells[..], [ShellBinding::Heat { .. }]),
+        "{:?}",
+        skin.shells
+    );
+    let ends: Vec<(f64, u32)> = prepared
+        .input
+        .positions
+        .iter()
+        .zip(&skin.weights)
+        .map(|(p, w)| (p.y, dominant(w)))
+        .collect();
+    assert!(ends.iter().any(|&(y, j)| y < 0.6 && j == 0));
+    assert!(ends.iter().any(|&(y, j)| y > 1.6 && j == 1));
+    let (_, rigid) = skin_of(capsule(len, r, 16, V3::zeros()));
+    assert!(
+        matches!(rigid.shells[..], [ShellBinding::Part { .. }]),
+        "{:?}",
+        rigid.shells
+    );
+}

@@ -56,3 +56,41 @@ fn a_leaf_just_outside_the_skin_still_owns_the_vertices_near_it() {
         .filter(|(p, _)| p.y < 0.1);
     assert!(bottom.into_iter().all(|(_, row)| row[0].0 == 0));
 }
+
+/// A leaf a little outside the skin where its limb goes on past it (a low-poly arm whose hand is
+/// thinner than the forearm, the hand joint on the forearm's line, just off the hand's skin): the
+/// leaf's virtual segment starts at the nearest inside point and runs on to the end of the limb,
+/// so the hand owns what lies beyond its joint. Before, the segment was empty (the march starts
+/// outside) and the hand's end followed the forearm.
+#[test]
+fn a_leaf_just_off_a_thinner_hand_still_owns_the_hand() {
+    use geppetto::skin::bones::bones;
+    // A flat limb along +x: half-thickness 0.1 (forearm) up to x = 0.3, 0.08 (hand) beyond, to
+    // x = 1; normalized units.
+    let sdf = |p: &P3| {
+        let h = if p.x < 0.3 { 0.1 } else { 0.08 };
+        (p.z.abs() - h)
+            .max(p.y.abs() - 0.3)
+            .max(p.x - 1.0)
+            .max(-p.x - 1.0)
+    };
+    let joints = vec![
+        (P3::new(0.0, 0.0, 0.085), None, false),    // forearm, inside
+        (P3::new(0.5, 0.0, 0.085), Some(0), false), // hand: 0.005 off the hand's skin
+    ];
+    assert!(sdf(&joints[1].0) > 0.0);
+    let b = bones(&joints, &sdf, None);
+    let leaf = b.iter().find(|b| b.joint == 1).expect("the hand's segment");
+    let len = (leaf.b - leaf.a).norm();
+    assert!(len > 0.4, "the hand's segment is {len} long: {leaf:?}");
+    assert!((leaf.b.x - 1.0).abs() < 0.01, "{leaf:?}");
+    assert!(sdf(&leaf.a) < 0.0 && (leaf.a - joints[1].0).norm() < 0.01);
+    // A leaf farther out than half its incoming bone is not moved: no segment.
+    let far = vec![
+        (P3::new(0.0, 0.0, 0.085), None, false),
+        (P3::new(0.5, 0.0, 0.4), Some(0), false),
+    ];
+    let b = bones(&far, &sdf, None);
+    let leaf = b.iter().find(|b| b.joint == 1).expect("segment");
+    assert_eq!(leaf.a, leaf.b);
+}

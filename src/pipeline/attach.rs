@@ -227,6 +227,7 @@ pub fn skin_options(base: &skin::SkinOptions, prepared: &PreparedMesh) -> skin::
     let mut opts = base.clone();
     if opts.rigid_share <= 1.0 && crate::multipart::detect(prepared).multipart {
         opts.rigid_share = 0.0;
+        opts.many_parts = true;
     }
     opts
 }

@@ -8,6 +8,8 @@
 //! bone's direction until it leaves the surface, so it owns the part of the mesh beyond it. The
 //! segment also stops at the first surface the ray meets ([`Surface::first_hit`]): a leaf inside an
 //! inner shell (an eye in its eyeball, a tooth) owns that shell, not the patch of skin beyond it.
+//! A leaf a little outside the skin (a hand joint just off a low-poly hand) starts its segment at
+//! the nearest inside point ([`leaf_start`]), so it still owns the end of its limb.
 //!
 //! Heat comes from the part of a bone inside the surface (BP07 §4 assumes the skeleton is inside):
 //! an artist's bone whose child end pokes out of a thin part (a fin, a tail tip, an ear) ends where
@@ -130,9 +132,10 @@ pub fn bones(
         let dir = parent(j)
             .map(|p| joint.0 - joints[p].0)
             .unwrap_or_else(V3::zeros);
+        let a = leaf_start(&joint.0, dir.norm(), sdf);
         out.push(Bone {
-            a: joint.0,
-            b: extend_leaf(&joint.0, &dir, sdf, surface),
+            a,
+            b: extend_leaf(&a, &dir, sdf, surface),
             joint: j as u32,
         });
     }
@@ -227,6 +230,40 @@ fn entry(from: &P3, to: &P3, outside: &dyn Fn(&P3) -> bool) -> Option<f64> {
         }
     }
     Some(hi)
+}
+
+/// Where a leaf's virtual segment starts: the leaf itself when it is inside, else, when the leaf
+/// lies a little outside (a hand joint placed on the skin of a low-poly arm, a finger tip past a
+/// thin finger, a tail tip past a fin), the nearest inside point: the leaf moved against the
+/// field's gradient (central differences, one `MARCH_STEP`) by its distance plus one step. What
+/// lies beyond a chain's last joint along its bone moves with that joint in the artist's rig
+/// (LBS), so the leaf owns that end of the limb; left outside, its segment was empty, no vertex
+/// could see it and it only adopted a few vertices ([`super::heat::adopt_orphans`]), the limb's
+/// end following the parent bone instead. The move is allowed up to half the incoming bone's
+/// length: farther out the joint is not on this part's skin (`attach` makes a joint whose bones
+/// lie more than half outside a control, [`super::controls`]), and the leaf stays where it is.
+fn leaf_start(p: &P3, incoming: f64, sdf: &dyn Fn(&P3) -> f64) -> P3 {
+    let f = sdf(p);
+    if f < 0.0 {
+        return *p;
+    }
+    let h = MARCH_STEP;
+    let g = V3::new(
+        sdf(&(p + V3::x() * h)) - sdf(&(p - V3::x() * h)),
+        sdf(&(p + V3::y() * h)) - sdf(&(p - V3::y() * h)),
+        sdf(&(p + V3::z() * h)) - sdf(&(p - V3::z() * h)),
+    );
+    let n = g.norm();
+    let shift = f + MARCH_STEP;
+    if n <= 1e-12 || shift > 0.5 * incoming {
+        return *p;
+    }
+    let q = p - g / n * shift;
+    if sdf(&q) < 0.0 {
+        q
+    } else {
+        *p
+    }
 }
 
 /// Bisection steps of [`entry`]: a march step of 0.0025 units halved 20 times is ~2.4e-9 units.

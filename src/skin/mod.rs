@@ -57,6 +57,12 @@ pub struct SkinOptions {
     /// A heat-diffused shell that one joint carries at least this share of (area-weighted mean
     /// weight) is a rigid part bound to that joint alone ([`parts`]); above 1: never.
     pub rigid_share: f64,
+    /// The character is built from many parts (the multi-component method's test, set by
+    /// `pipeline::attach::skin_options` with `rigid_share` 0): every shell follows one joint
+    /// except an articulated one ([`parts::articulated`]). Not a setting: a `rigid_share` of 0
+    /// given by the user still binds every shell.
+    #[serde(skip)]
+    pub many_parts: bool,
 }
 
 impl Default for SkinOptions {
@@ -68,6 +74,7 @@ impl Default for SkinOptions {
             relative_prune: prune::RELATIVE_PRUNE,
             exact_visibility: false,
             rigid_share: parts::RIGID_SHARE,
+            many_parts: false,
         }
     }
 }

@@ -174,6 +174,52 @@ pub fn convex_part(
     Some(ConvexPart { inside })
 }
 
+/// True if the shell `tris` (welded indices into `positions`) is **articulated**: it is not convex
+/// ([`is_convex`]) and a bending joint (a parent bone and a child bone) lies inside it, by the
+/// generalized winding number of its triangles (Jacobson et al. 2013: ≥ ½ inside, robust to the
+/// holes and seams of game meshes). On a character built from parts every shell otherwise follows
+/// one joint (Bharaj et al. 2012 §7), which is right for a piece *between* joints; a modelled body
+/// part the given skeleton bends inside (a one-piece torso over the spine joint, a sleeve over its
+/// elbow) is what the share rule's module notes keep diffusing. A convex piece has no modelled
+/// articulation and stays rigid whatever lies inside it (a box figure's torso).
+pub fn articulated(tris: &[[u32; 3]], positions: &[P3], joints: &[JointSides]) -> bool {
+    let inside = |at: &P3| winding_number(tris, positions, at).abs() >= 0.5;
+    let holds = joints.iter().any(|s| s.parent && s.child && inside(&s.at));
+    holds && !is_convex(tris, positions)
+}
+
+/// True if the closed shell `tris` is convex ([`convex_part`]'s test, tolerance included).
+pub fn is_convex(tris: &[[u32; 3]], positions: &[P3]) -> bool {
+    let Some(planes) = planes(tris, positions) else {
+        return false;
+    };
+    let pts: Vec<P3> = tris
+        .iter()
+        .flatten()
+        .filter_map(|&v| positions.get(v as usize).copied())
+        .collect();
+    let tol = CONVEX_TOLERANCE * Aabb::of_points(&pts).extent().norm();
+    convex_edges(tris, positions, &planes, tol)
+}
+
+/// Generalized winding number of `p` with respect to the triangles `tris`: the sum of their
+/// signed solid angles over 4π (Van Oosterom & Strackee 1983); 1 inside a closed outward shell,
+/// 0 outside, fractional near holes.
+pub fn winding_number(tris: &[[u32; 3]], positions: &[P3], p: &P3) -> f64 {
+    let mut sum = 0.0;
+    for t in tris {
+        let [a, b, c] = t.map(|k| positions.get(k as usize).map(|q| q - p));
+        let (Some(a), Some(b), Some(c)) = (a, b, c) else {
+            continue;
+        };
+        let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
+        let det = a.dot(&b.cross(&c));
+        let den = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
+        sum += 2.0 * det.atan2(den);
+    }
+    sum / (4.0 * std::f64::consts::PI)
+}
+
 /// True if at every edge of `tris` the far vertex of each neighbouring triangle lies at most
 /// `tol` above the other's plane (and every edge has exactly two triangles).
 fn convex_edges(tris: &[[u32; 3]], positions: &[P3], planes: &[Plane], tol: f64) -> bool {
@@ -301,6 +347,39 @@ mod tests {
         // A joint with bones on both sides inside bends it.
         let bent = [side([1.0, 0.5, 0.5], true, true)];
         assert!(convex_part(&tris, &pts, &bent).is_none());
+    }
+
+    #[test]
+    fn winding_number_is_one_inside_a_closed_shell_and_zero_outside() {
+        let (pts, tris) = cuboid(2.0);
+        let w = |p: [f64; 3]| winding_number(&tris, &pts, &P3::from(p));
+        assert!((w([1.0, 0.5, 0.5]) - 1.0).abs() < 1e-9);
+        assert!(w([3.0, 0.5, 0.5]).abs() < 1e-9);
+    }
+
+    /// A closed shell that is not convex (a box with a corner pushed in, as a body part's shape
+    /// folds) with a bending joint inside: a modelled body part the skeleton bends, not a rigid
+    /// piece.
+    #[test]
+    fn a_bent_shell_with_a_bending_joint_inside_is_articulated() {
+        let (mut pts, tris) = cuboid(1.0);
+        pts[7] = P3::new(0.6, 0.6, 0.6);
+        assert!((winding_number(&tris, &pts, &P3::new(0.3, 0.3, 0.3)) - 1.0).abs() < 1e-9);
+        let knee = [side([0.3, 0.3, 0.3], true, true)];
+        assert!(articulated(&tris, &pts, &knee));
+        // A leaf or a root inside bends nothing.
+        let leaf = [side([0.3, 0.3, 0.3], true, false)];
+        assert!(!articulated(&tris, &pts, &leaf));
+        // The joint outside the shell: nothing bends it.
+        let away = [side([5.0, 0.5, 0.5], true, true)];
+        assert!(!articulated(&tris, &pts, &away));
+        // A convex box stays a rigid piece even with a bending joint inside (a box figure).
+        let (pts, tris) = cuboid(2.0);
+        assert!(!articulated(
+            &tris,
+            &pts,
+            &[side([1.0, 0.5, 0.5], true, true)]
+        ));
     }
 
     #[test]

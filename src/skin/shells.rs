@@ -83,6 +83,9 @@ pub(super) fn bind_parts(
         let Some(verts) = shells.get(shell) else {
             continue;
         };
+        if opts.many_parts && articulated(mesh, shell, &sides) {
+            continue;
+        }
         let part = (opts.rigid_share > 0.0)
             .then(|| convex_part(mesh, shell, &sides))
             .flatten();
@@ -140,6 +143,22 @@ fn joint_sides(mesh: &PreparedMesh, joints: &[RigJoint]) -> Vec<super::parts::Jo
     super::parts::joint_sides(&points, &parents)
 }
 
+/// True if prepared shell `shell` is a body part the skeleton bends inside
+/// ([`super::parts::articulated`]): on a character built from parts it keeps its diffused weights.
+fn articulated(mesh: &PreparedMesh, shell: usize, sides: &[super::parts::JointSides]) -> bool {
+    mesh.shells.get(shell).is_some_and(|s| {
+        super::parts::articulated(&shell_triangles(mesh, s), &mesh.positions, sides)
+    })
+}
+
+/// The triangles of a prepared shell (welded indices).
+fn shell_triangles(mesh: &PreparedMesh, s: &crate::mesh::Shell) -> Vec<[u32; 3]> {
+    s.triangles
+        .iter()
+        .filter_map(|&t| mesh.triangles.get(t as usize).copied())
+        .collect()
+}
+
 /// Prepared shell `shell` as a rigid part, if it is closed, convex and holds no bending joint
 /// ([`super::parts::convex_part`]).
 fn convex_part(
@@ -148,11 +167,7 @@ fn convex_part(
     sides: &[super::parts::JointSides],
 ) -> Option<super::parts::ConvexPart> {
     let s = mesh.shells.get(shell).filter(|s| s.closed)?;
-    let tris: Vec<[u32; 3]> = s
-        .triangles
-        .iter()
-        .filter_map(|&t| mesh.triangles.get(t as usize).copied())
-        .collect();
+    let tris = shell_triangles(mesh, s);
     super::parts::convex_part(&tris, &mesh.positions, sides)
 }
 
