@@ -128,21 +128,29 @@ fn depth_maxima(field: &DistanceField, cells: &[(P3, f64, f64)], tol: f64) -> Ve
 /// its 8 corners (`centre ± half` is exact: corners are dyadic), and a corner is shared by up to
 /// 8 tested leaves of one size (more across sizes): a gradient depends on the point alone (the
 /// half-open leaf lookup is deterministic), so a remembered one is the one a new lookup would
-/// give, bit for bit, whatever rayon's split. One per rayon task ([`sample`]'s `map_init`).
+/// give, bit for bit, whatever rayon's split. One per rayon task ([`sample`]'s `map_init`),
+/// emptied when it reaches [`CORNERS_KEPT`] entries.
 struct Corners<'a> {
     unit: HashMap<u64, Option<V3>, BuildHasherDefault<KeyHasher>>,
     hints: LeafHints<'a>,
+    /// Entries kept at most ([`CORNERS_KEPT`]; smaller in tests).
+    kept: usize,
 }
 
 /// Lattice points are multiples of 2^−19 at the deepest octree (field depth cap 19); scaled by
 /// 2^20 each coordinate of \[0,1\] is an integer of at most 21 bits, and three pack in a `u64`.
 const CORNER_SCALE: f64 = (1u64 << 20) as f64;
 
+/// Corners a task remembers at most (~2 MB): without a cap the memo would grow with the tested
+/// leaves (a fine octree's worth of entries), for little gain once its leaves are behind.
+const CORNERS_KEPT: usize = 1 << 15;
+
 impl<'a> Corners<'a> {
     fn new(hints: LeafHints<'a>) -> Self {
         Self {
             unit: HashMap::default(),
             hints,
+            kept: CORNERS_KEPT,
         }
     }
 
@@ -159,6 +167,10 @@ impl<'a> Corners<'a> {
         let v = field
             .gradient_hinted(p, &mut self.hints)
             .try_normalize(1e-12);
+        if self.unit.len() >= self.kept {
+            // Leaves come in octree order, so the corners still to be shared are recent ones.
+            self.unit.clear();
+        }
         self.unit.insert(key, v);
         v
     }
@@ -324,12 +336,17 @@ mod tests {
     fn memoised_corner_tests_equal_the_full_test_and_share_corners() {
         let f = slab();
         let mut corners = Corners::new(LeafHints::default());
+        // A memo emptied every few leaves answers the same.
+        let mut small = Corners::new(LeafHints::default());
+        small.kept = 20;
         let (mut leaves, mut disagreeing) = (0, 0);
         for (lo, size) in f.leaf_cells() {
             let half = 0.5 * size;
             let centre = lo + V3::repeat(half);
             let want = min_dot_disagrees(&f, &centre, half);
             assert_eq!(corners.disagree(&f, &centre, half), want, "leaf at {lo:?}");
+            assert_eq!(small.disagree(&f, &centre, half), want, "leaf at {lo:?}");
+            assert!(small.unit.len() <= 20);
             leaves += 1;
             disagreeing += usize::from(want);
         }
