@@ -9,10 +9,13 @@
 //! Threshold: the code's pairwise dot ≤ 0 (angle ≥ 90°), not the paper's 120°, because the
 //! original's Γ and sphere counts were tuned with it (docs/algorithms.md#medial-samples).
 
+use std::collections::HashMap;
+use std::hash::BuildHasherDefault;
+
 use rayon::prelude::*;
 
 use super::field::LeafHints;
-use super::{DiscretizeOptions, DistanceField, MedialSamples, Sphere};
+use super::{DiscretizeOptions, DistanceField, KeyHasher, MedialSamples, Sphere};
 use crate::geom::{P3, V3};
 
 /// Offset of the 8 gradient probes around a face grid point, relative to τ (the original's
@@ -73,7 +76,11 @@ pub fn sample(field: &DistanceField, opts: &DiscretizeOptions) -> MedialSamples 
     let mut samples: Vec<Sphere> = cells
         .par_iter()
         .with_min_len(64)
-        .flat_map_iter(|(lo, size, _)| leaf_samples(field, fresh, lo, *size, tol))
+        .map_init(
+            || Corners::new(fresh),
+            |corners, (lo, size, _)| leaf_samples(field, corners, lo, *size, tol),
+        )
+        .flatten_iter()
         .collect();
     if samples.len() < FALLBACK_BELOW {
         // A sphere's medial axis is a single point and an axis-aligned box's medial sheets can fall
@@ -117,12 +124,104 @@ fn depth_maxima(field: &DistanceField, cells: &[(P3, f64, f64)], tol: f64) -> Ve
         .collect()
 }
 
+/// Unit gradients at leaf corners, remembered by lattice point. The centre test of a leaf probes
+/// its 8 corners (`centre ± half` is exact: corners are dyadic), and a corner is shared by up to
+/// 8 tested leaves of one size (more across sizes): a gradient depends on the point alone (the
+/// half-open leaf lookup is deterministic), so a remembered one is the one a new lookup would
+/// give, bit for bit, whatever rayon's split. One per rayon task ([`sample`]'s `map_init`),
+/// emptied when it reaches [`CORNERS_KEPT`] entries.
+struct Corners<'a> {
+    unit: HashMap<u64, Option<V3>, BuildHasherDefault<KeyHasher>>,
+    hints: LeafHints<'a>,
+    /// Entries kept at most ([`CORNERS_KEPT`]; smaller in tests).
+    kept: usize,
+}
+
+/// Lattice points are multiples of 2^−19 at the deepest octree (field depth cap 19); scaled by
+/// 2^20 each coordinate of \[0,1\] is an integer of at most 21 bits, and three pack in a `u64`.
+const CORNER_SCALE: f64 = (1u64 << 20) as f64;
+
+/// Corners a task remembers at most (~2 MB): without a cap the memo would grow with the tested
+/// leaves (a fine octree's worth of entries), for little gain once its leaves are behind.
+const CORNERS_KEPT: usize = 1 << 15;
+
+impl<'a> Corners<'a> {
+    fn new(hints: LeafHints<'a>) -> Self {
+        Self {
+            unit: HashMap::default(),
+            hints,
+            kept: CORNERS_KEPT,
+        }
+    }
+
+    /// The normalized gradient at `p` (`None` where it is zero), as the unmemoised test computes it.
+    fn unit_gradient(&mut self, field: &'a DistanceField, p: &P3) -> Option<V3> {
+        let Some(key) = corner_key(p) else {
+            return field
+                .gradient_hinted(p, &mut self.hints)
+                .try_normalize(1e-12);
+        };
+        if let Some(v) = self.unit.get(&key) {
+            return *v;
+        }
+        let v = field
+            .gradient_hinted(p, &mut self.hints)
+            .try_normalize(1e-12);
+        if self.unit.len() >= self.kept {
+            // Leaves come in octree order, so the corners still to be shared are recent ones.
+            self.unit.clear();
+        }
+        self.unit.insert(key, v);
+        v
+    }
+
+    /// [`gradients_disagree`] at the 8 corners `c + r·(±1, ±1, ±1)` of a leaf: the same early-exit
+    /// test on the same unit gradients (the bound of `probes_surely_agree` only ever skips it
+    /// where it answers `false`), with each corner's gradient looked up once per task.
+    fn disagree(&mut self, field: &'a DistanceField, c: &P3, r: f64) -> bool {
+        let mut g = [V3::zeros(); 8];
+        let mut n = 0;
+        for k in 0..8 {
+            let o = V3::new(
+                if k & 1 == 0 { -r } else { r },
+                if k & 2 == 0 { -r } else { r },
+                if k & 4 == 0 { -r } else { r },
+            );
+            if let Some(v) = self.unit_gradient(field, &(c + o)) {
+                if g[..n].iter().any(|u| u.dot(&v) <= 0.0) {
+                    return true;
+                }
+                g[n] = v;
+                n += 1;
+            }
+        }
+        false
+    }
+}
+
+/// `p`'s packed lattice key, if every coordinate is a multiple of 2^−20 in \[0,1\] (else the
+/// point is not memoised).
+fn corner_key(p: &P3) -> Option<u64> {
+    let mut key = 0u64;
+    for a in 0..3 {
+        let s = p[a] * CORNER_SCALE;
+        // `as` saturates and truncates: the round trip is exact only for integers in range.
+        let i = s as u64;
+        if i > 1 << 20 || i as f64 != s {
+            return None;
+        }
+        key = key << 21 | i;
+    }
+    Some(key)
+}
+
 /// Samples on the three lower faces of one leaf (empty unless the leaf straddles the medial
 /// surface).
-/// `hints` start empty (with the field's spread table).
+/// `corners` is the task's corner memo; its leaf hints serve the face points too (leaves come in
+/// octree order, so the next leaf's neighbours are often among the last ones met).
 fn leaf_samples<'a>(
     field: &'a DistanceField,
-    mut hints: LeafHints<'a>,
+    corners: &mut Corners<'a>,
     lo: &P3,
     size: f64,
     tol: f64,
@@ -130,7 +229,7 @@ fn leaf_samples<'a>(
     let half = 0.5 * size;
     let centre = lo + V3::repeat(half);
     // The face points and their probes meet this leaf and its neighbours across the three faces.
-    if !gradients_disagree_hinted(field, &centre, half, &mut hints) {
+    if !corners.disagree(field, &centre, half) {
         return Vec::new();
     }
     let n = ((size / tol).ceil() as usize).max(1);
@@ -152,9 +251,9 @@ fn leaf_samples<'a>(
                 if p.x >= lo.x + size || p.y >= lo.y + size || p.z >= lo.z + size {
                     continue;
                 }
-                let depth = -field.eval_hinted(&p, &mut hints);
+                let depth = -field.eval_hinted(&p, &mut corners.hints);
                 if depth <= 2.0 * tol
-                    || !gradients_disagree_hinted(field, &p, PROBE * tol, &mut hints)
+                    || !gradients_disagree_hinted(field, &p, PROBE * tol, &mut corners.hints)
                 {
                     continue;
                 }
@@ -231,6 +330,40 @@ mod tests {
             disagreeing > 100 && disagreeing < agree - 100,
             "{disagreeing} of {agree}"
         );
+    }
+
+    #[test]
+    fn memoised_corner_tests_equal_the_full_test_and_share_corners() {
+        let f = slab();
+        let mut corners = Corners::new(LeafHints::default());
+        // A memo emptied every few leaves answers the same.
+        let mut small = Corners::new(LeafHints::default());
+        small.kept = 20;
+        let (mut leaves, mut disagreeing) = (0, 0);
+        for (lo, size) in f.leaf_cells() {
+            let half = 0.5 * size;
+            let centre = lo + V3::repeat(half);
+            let want = min_dot_disagrees(&f, &centre, half);
+            assert_eq!(corners.disagree(&f, &centre, half), want, "leaf at {lo:?}");
+            assert_eq!(small.disagree(&f, &centre, half), want, "leaf at {lo:?}");
+            assert!(small.unit.len() <= 20);
+            leaves += 1;
+            disagreeing += usize::from(want);
+        }
+        assert!(
+            disagreeing > 10 && disagreeing < leaves,
+            "{disagreeing} of {leaves}"
+        );
+        // Neighbouring leaves share corners: far fewer gradients than 8 per leaf were computed.
+        assert!(
+            corners.unit.len() * 3 < leaves * 8,
+            "{} of {leaves}",
+            corners.unit.len()
+        );
+        // Off-lattice points are answered without the memo.
+        assert_eq!(corner_key(&P3::new(0.1, 0.5, 0.5)), None);
+        assert_eq!(corner_key(&P3::new(-0.5, 0.5, 0.5)), None);
+        assert!(corner_key(&P3::new(1.0, 0.5, 0.0)).is_some());
     }
 
     #[test]
