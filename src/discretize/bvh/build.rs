@@ -57,12 +57,15 @@ impl Bvh {
                 }
             })
             .collect();
-        Self {
+        let mut bvh = Self {
             nodes,
             tri_ids: items.iter().map(|x| x.id).collect(),
             tris,
             planes,
-        }
+            slabs: Vec::new(),
+        };
+        bvh.slabs = bvh.slabs();
+        bvh
     }
 }
 
