@@ -5,14 +5,12 @@
 //! Layout: one flat node array, the two children of an internal node stored next to each other,
 //! triangles copied into leaf order so a leaf's triangles are contiguous in memory. Traversal is
 //! iterative with a small fixed stack, visiting the nearer child first and pruning every box
-//! farther than the best distance found so far, and every node whose slab ([`slab`]: the range
-//! of its triangles along their mean normal) is.
+//! farther than the best distance found so far.
 
 use crate::geom::V3;
 
 mod build;
 mod closest;
-mod slab;
 
 #[cfg(test)]
 use crate::geom::P3;
@@ -93,8 +91,6 @@ pub struct Bvh {
     pub tri_ids: Vec<u32>,
     /// Per slot: supporting plane.
     planes: Vec<Plane>,
-    /// Per node: its slab ([`slab`]), a second distance bound beside the box.
-    slabs: Vec<slab::Slab>,
 }
 
 impl Bvh {

@@ -238,53 +238,6 @@ fn fast_traversal_equals_the_reference_bit_for_bit() {
     }
 }
 
-/// Each node's triangle slots (`first..end`), by recursion from the root.
-fn node_ranges(bvh: &Bvh, node: usize, out: &mut Vec<(usize, usize)>) -> (usize, usize) {
-    let n = bvh.nodes[node];
-    let r = if n.count > 0 {
-        (n.first as usize, (n.first + n.count) as usize)
-    } else {
-        let a = node_ranges(bvh, n.first as usize, out);
-        let b = node_ranges(bvh, n.first as usize + 1, out);
-        (a.0, b.1)
-    };
-    out[node] = r;
-    r
-}
-
-#[test]
-fn slabs_never_prune_a_nearer_triangle_and_prune_where_boxes_do_not() {
-    let mut rnd = lcg(4242);
-    // A grid surface tilted against every axis (its boxes are thick, its slabs thin), and a soup.
-    let (pos, tris) = grid(16);
-    let (s, c) = (0.6f64.sin(), 0.6f64.cos());
-    let tilted: Vec<P3> = pos
-        .iter()
-        .map(|p| P3::new(p.x * c - p.z * s, p.y * c + p.x * s * s, p.z * c + p.x * s * c))
-        .collect();
-    let (spos, stris) = soup(&mut rnd, 400);
-    let mut beyond_box = 0;
-    for bvh in [Bvh::build(&tilted, &tris), Bvh::build(&spos, &stris)] {
-        let mut ranges = vec![(0, 0); bvh.nodes.len()];
-        node_ranges(&bvh, 0, &mut ranges);
-        for _ in 0..300 {
-            let p = V3::new(rnd(), rnd(), rnd()) * 1.4 - V3::repeat(0.2);
-            for (i, &(a, b)) in ranges.iter().enumerate() {
-                let near = bvh.tris[a..b]
-                    .iter()
-                    .map(|t| (closest_on_triangle(&p, t).0 - p).norm_squared())
-                    .fold(f64::INFINITY, f64::min);
-                // A bound just above the nearest triangle: that triangle would win, so no prune.
-                assert!(!bvh.slabs[i].prunes(&p, near.next_up()), "node {i}");
-                let bound = near * 0.9;
-                let by_slab = bvh.slabs[i].prunes(&p, bound);
-                beyond_box += usize::from(by_slab && box_dist2(&p, &bvh.nodes[i]) < bound);
-            }
-        }
-    }
-    assert!(beyond_box > 1000, "slabs prune where boxes do not ({beyond_box})");
-}
-
 #[test]
 fn parallel_build_equals_the_serial_one() {
     let mut s = 99u64;

@@ -57,15 +57,12 @@ impl Bvh {
                 }
             })
             .collect();
-        let mut bvh = Self {
+        Self {
             nodes,
             tri_ids: items.iter().map(|x| x.id).collect(),
             tris,
             planes,
-            slabs: Vec::new(),
-        };
-        bvh.slabs = bvh.slabs();
-        bvh
+        }
     }
 }
 

@@ -52,13 +52,7 @@ impl Bvh {
         stack.clear();
         let mut node = 0usize;
         while let Some(&n) = self.nodes.get(node) {
-            // An internal node the slab puts beyond the best is skipped whole (exact: `slab`'s
-            // module doc). Leaves are not tried: their triangles' own planes do the same.
-            let pruned =
-                n.count == 0 && self.slabs.get(node).is_some_and(|s| s.prunes(p, best.dist2));
-            if pruned {
-                // Nothing below it can win: on to the next pending node.
-            } else if n.count > 0 {
+            if n.count > 0 {
                 self.test_leaf(p, n.first, n.count, &mut best);
             } else {
                 let l = n.first as usize;
