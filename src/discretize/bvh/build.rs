@@ -1,8 +1,13 @@
 //! Construction of the [`Bvh`]: binned-SAH splits, parallel halves spliced in serial order,
 //! per-slot supporting planes.
 
+use rayon::prelude::*;
+
 use super::{empty_node, outward, Bvh, Node, Plane, Tri};
 use crate::geom::{P3, V3};
+
+/// Fewest triangles per rayon task in the per-triangle passes of the build.
+const PAR_ITEMS: usize = 4096;
 
 /// Most triangles in a leaf: small leaves prune well; the per-triangle test is cheap.
 pub(super) const LEAF_SIZE: usize = 4;
@@ -16,17 +21,23 @@ impl Bvh {
 
     /// [`Self::build`], halves of at least `par_min` triangles built in parallel.
     pub(super) fn build_par(positions: &[P3], triangles: &[[u32; 3]], par_min: usize) -> Self {
-        let mut items: Vec<Item> = Vec::with_capacity(triangles.len());
-        for (i, t) in triangles.iter().enumerate() {
-            if let Some([a, b, c]) = corners(positions, t) {
-                items.push(Item {
+        // Per-triangle passes in parallel (order-preserving collects: the same vectors as a
+        // serial loop); on big meshes they were the serial head and tail of the build.
+        let mut items: Vec<Item> = triangles
+            .par_iter()
+            .with_min_len(PAR_ITEMS)
+            .enumerate()
+            .filter_map(|(i, t)| {
+                let [a, b, c] = corners(positions, t)?;
+                Some(Item {
                     id: i as u32,
+                    bin: 0,
                     c: (a + b + c) / 3.0,
                     lo: a.inf(&b).inf(&c),
                     hi: a.sup(&b).sup(&c),
-                });
-            }
-        }
+                })
+            })
+            .collect();
         let mut nodes = Vec::with_capacity(2 * items.len() / LEAF_SIZE + 2);
         nodes.push(empty_node());
         if !items.is_empty() {
@@ -34,12 +45,14 @@ impl Bvh {
             build_rec(&mut nodes, &mut items, bounds, 0, 0, par_min);
         }
         let tris: Vec<Tri> = items
-            .iter()
+            .par_iter()
+            .with_min_len(PAR_ITEMS)
             .filter_map(|it| corners(positions, &triangles[it.id as usize]))
             .map(|v| Tri { v })
             .collect();
         let planes = tris
-            .iter()
+            .par_iter()
+            .with_min_len(PAR_ITEMS)
             .map(|t| {
                 let n = (t.v[1] - t.v[0])
                     .cross(&(t.v[2] - t.v[0]))
@@ -79,6 +92,9 @@ fn corners(positions: &[P3], t: &[u32; 3]) -> Option<[V3; 3]> {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Item {
     id: u32,
+    /// Its SAH bin in the split being made (in the id's padding: the item stays 80 bytes), so
+    /// the partition reads the bin the binning pass computed instead of computing it again.
+    bin: u32,
     c: V3,
     lo: V3,
     hi: V3,
@@ -109,8 +125,9 @@ fn sah_split(items: &mut [Item], bounds: &Bounds) -> (usize, Option<[Bounds; 2]>
     let mut blo = [V3::repeat(f64::INFINITY); BINS];
     let mut bhi = [V3::repeat(f64::NEG_INFINITY); BINS];
     let mut bins = [Bounds::EMPTY; BINS];
-    for it in items.iter() {
+    for it in items.iter_mut() {
         let b = bin_of(&it.c);
+        it.bin = b as u32;
         count[b] += 1;
         blo[b] = blo[b].inf(&it.lo);
         bhi[b] = bhi[b].sup(&it.hi);
@@ -129,11 +146,13 @@ fn sah_split(items: &mut [Item], bounds: &Bounds) -> (usize, Option<[Bounds; 2]>
         bins[b].hi = bhi[b];
         sides[usize::from(b >= best)].add(&bins[b]);
     }
-    // In-place partition: bins < best first.
+    // In-place partition: bins < best first (the swaps as before; a swap with itself skipped).
     let mut i = 0;
     for j in 0..items.len() {
-        if bin_of(&items[j].c) < best {
-            items.swap(i, j);
+        if (items[j].bin as usize) < best {
+            if i != j {
+                items.swap(i, j);
+            }
             i += 1;
         }
     }
