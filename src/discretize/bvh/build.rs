@@ -1,13 +1,8 @@
 //! Construction of the [`Bvh`]: binned-SAH splits, parallel halves spliced in serial order,
 //! per-slot supporting planes.
 
-use rayon::prelude::*;
-
 use super::{empty_node, outward, Bvh, Node, Plane, Tri};
 use crate::geom::{P3, V3};
-
-/// Fewest triangles per rayon task in the per-triangle passes of the build.
-const PAR_ITEMS: usize = 4096;
 
 /// Most triangles in a leaf: small leaves prune well; the per-triangle test is cheap.
 pub(super) const LEAF_SIZE: usize = 4;
@@ -21,23 +16,18 @@ impl Bvh {
 
     /// [`Self::build`], halves of at least `par_min` triangles built in parallel.
     pub(super) fn build_par(positions: &[P3], triangles: &[[u32; 3]], par_min: usize) -> Self {
-        // Per-triangle passes in parallel (order-preserving collects: the same vectors as a
-        // serial loop); on big meshes they were the serial head and tail of the build.
-        let mut items: Vec<Item> = triangles
-            .par_iter()
-            .with_min_len(PAR_ITEMS)
-            .enumerate()
-            .filter_map(|(i, t)| {
-                let [a, b, c] = corners(positions, t)?;
-                Some(Item {
+        let mut items: Vec<Item> = Vec::with_capacity(triangles.len());
+        for (i, t) in triangles.iter().enumerate() {
+            if let Some([a, b, c]) = corners(positions, t) {
+                items.push(Item {
                     id: i as u32,
                     bin: 0,
                     c: (a + b + c) / 3.0,
                     lo: a.inf(&b).inf(&c),
                     hi: a.sup(&b).sup(&c),
-                })
-            })
-            .collect();
+                });
+            }
+        }
         let mut nodes = Vec::with_capacity(2 * items.len() / LEAF_SIZE + 2);
         nodes.push(empty_node());
         if !items.is_empty() {
@@ -45,14 +35,12 @@ impl Bvh {
             build_rec(&mut nodes, &mut items, bounds, 0, 0, par_min);
         }
         let tris: Vec<Tri> = items
-            .par_iter()
-            .with_min_len(PAR_ITEMS)
+            .iter()
             .filter_map(|it| corners(positions, &triangles[it.id as usize]))
             .map(|v| Tri { v })
             .collect();
         let planes = tris
-            .par_iter()
-            .with_min_len(PAR_ITEMS)
+            .iter()
             .map(|t| {
                 let n = (t.v[1] - t.v[0])
                     .cross(&(t.v[2] - t.v[0]))
