@@ -21,6 +21,7 @@ impl Bvh {
             if let Some([a, b, c]) = corners(positions, t) {
                 items.push(Item {
                     id: i as u32,
+                    bin: 0,
                     c: (a + b + c) / 3.0,
                     lo: a.inf(&b).inf(&c),
                     hi: a.sup(&b).sup(&c),
@@ -79,6 +80,9 @@ fn corners(positions: &[P3], t: &[u32; 3]) -> Option<[V3; 3]> {
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Item {
     id: u32,
+    /// Its SAH bin in the split being made (in the id's padding: the item stays 80 bytes), so
+    /// the partition reads the bin the binning pass computed instead of computing it again.
+    bin: u32,
     c: V3,
     lo: V3,
     hi: V3,
@@ -109,8 +113,9 @@ fn sah_split(items: &mut [Item], bounds: &Bounds) -> (usize, Option<[Bounds; 2]>
     let mut blo = [V3::repeat(f64::INFINITY); BINS];
     let mut bhi = [V3::repeat(f64::NEG_INFINITY); BINS];
     let mut bins = [Bounds::EMPTY; BINS];
-    for it in items.iter() {
+    for it in items.iter_mut() {
         let b = bin_of(&it.c);
+        it.bin = b as u32;
         count[b] += 1;
         blo[b] = blo[b].inf(&it.lo);
         bhi[b] = bhi[b].sup(&it.hi);
@@ -129,11 +134,13 @@ fn sah_split(items: &mut [Item], bounds: &Bounds) -> (usize, Option<[Bounds; 2]>
         bins[b].hi = bhi[b];
         sides[usize::from(b >= best)].add(&bins[b]);
     }
-    // In-place partition: bins < best first.
+    // In-place partition: bins < best first (the swaps as before; a swap with itself skipped).
     let mut i = 0;
     for j in 0..items.len() {
-        if bin_of(&items[j].c) < best {
-            items.swap(i, j);
+        if (items[j].bin as usize) < best {
+            if i != j {
+                items.swap(i, j);
+            }
             i += 1;
         }
     }
