@@ -9,7 +9,7 @@
 //! segment also stops at the first surface the ray meets ([`Surface::first_hit`]): a leaf inside an
 //! inner shell (an eye in its eyeball, a tooth) owns that shell, not the patch of skin beyond it.
 //! A leaf a little outside the skin (a hand joint just off a low-poly hand) starts its segment at
-//! the nearest inside point ([`leaf_start`]), so it still owns the end of its limb.
+//! the nearest inside point (`leaf_start`), so it still owns the end of its limb.
 //!
 //! Heat comes from the part of a bone inside the surface (BP07 §4 assumes the skeleton is inside):
 //! an artist's bone whose child end pokes out of a thin part (a fin, a tail tip, an ear) ends where
