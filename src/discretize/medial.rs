@@ -42,6 +42,14 @@ fn gradients_disagree_hinted<'a>(
     if field.probes_surely_agree(c, r, hints) {
         return false;
     }
+    any_opposed(c, r, |p| {
+        field.gradient_hinted(p, hints).try_normalize(1e-12)
+    })
+}
+
+/// Whether two of the unit gradients `unit` gives at the 8 corners `c + r·(±1, ±1, ±1)` point
+/// apart (dot ≤ 0), stopping at the first such pair; a corner without a gradient is skipped.
+fn any_opposed(c: &P3, r: f64, mut unit: impl FnMut(&P3) -> Option<V3>) -> bool {
     let mut g = [V3::zeros(); 8];
     let mut n = 0;
     for k in 0..8 {
@@ -50,7 +58,7 @@ fn gradients_disagree_hinted<'a>(
             if k & 2 == 0 { -r } else { r },
             if k & 4 == 0 { -r } else { r },
         );
-        if let Some(v) = field.gradient_hinted(&(c + o), hints).try_normalize(1e-12) {
+        if let Some(v) = unit(&(c + o)) {
             if g[..n].iter().any(|u| u.dot(&v) <= 0.0) {
                 return true;
             }
@@ -179,23 +187,7 @@ impl<'a> Corners<'a> {
     /// test on the same unit gradients (the bound of `probes_surely_agree` only ever skips it
     /// where it answers `false`), with each corner's gradient looked up once per task.
     fn disagree(&mut self, field: &'a DistanceField, c: &P3, r: f64) -> bool {
-        let mut g = [V3::zeros(); 8];
-        let mut n = 0;
-        for k in 0..8 {
-            let o = V3::new(
-                if k & 1 == 0 { -r } else { r },
-                if k & 2 == 0 { -r } else { r },
-                if k & 4 == 0 { -r } else { r },
-            );
-            if let Some(v) = self.unit_gradient(field, &(c + o)) {
-                if g[..n].iter().any(|u| u.dot(&v) <= 0.0) {
-                    return true;
-                }
-                g[n] = v;
-                n += 1;
-            }
-        }
-        false
+        any_opposed(c, r, |p| self.unit_gradient(field, p))
     }
 }
 
