@@ -132,13 +132,7 @@ pub fn convex_part(
     positions: &[P3],
     joints: &[JointSides],
 ) -> Option<ConvexPart> {
-    let planes = planes(tris, positions)?;
-    let pts: Vec<P3> = tris
-        .iter()
-        .flatten()
-        .filter_map(|&v| positions.get(v as usize).copied())
-        .collect();
-    let tol = CONVEX_TOLERANCE * Aabb::of_points(&pts).extent().norm();
+    let (planes, pts, tol) = faces(tris, positions)?;
     // A convex body holds the mean of its corners: a face with that mean in front of it rejects
     // most bodies at once, before the edge map is built.
     let mean = pts.iter().fold(V3::zeros(), |s, p| s + p.coords) / pts.len().max(1) as f64;
@@ -190,16 +184,21 @@ pub fn articulated(tris: &[[u32; 3]], positions: &[P3], joints: &[JointSides]) -
 
 /// True if the closed shell `tris` is convex ([`convex_part`]'s test, tolerance included).
 pub fn is_convex(tris: &[[u32; 3]], positions: &[P3]) -> bool {
-    let Some(planes) = planes(tris, positions) else {
-        return false;
-    };
+    faces(tris, positions)
+        .is_some_and(|(planes, _, tol)| convex_edges(tris, positions, &planes, tol))
+}
+
+/// The face planes of the shell `tris`, its corners, and the convexity tolerance relative to
+/// its size; `None` for an empty shell or an index out of range.
+fn faces(tris: &[[u32; 3]], positions: &[P3]) -> Option<(Vec<Plane>, Vec<P3>, f64)> {
+    let planes = planes(tris, positions)?;
     let pts: Vec<P3> = tris
         .iter()
         .flatten()
         .filter_map(|&v| positions.get(v as usize).copied())
         .collect();
     let tol = CONVEX_TOLERANCE * Aabb::of_points(&pts).extent().norm();
-    convex_edges(tris, positions, &planes, tol)
+    Some((planes, pts, tol))
 }
 
 /// Generalized winding number of `p` with respect to the triangles `tris`: the sum of their
