@@ -61,6 +61,7 @@ fn a_ground_root_and_a_camera_own_no_vertices_through_attach() {
         joints: joints(),
         source: dir.join("skeleton.json"),
         notes: Vec::new(),
+        orientation: None,
     };
     let done = Pipeline::new(RigConfig::default())
         .attach(&req, &NoProgress)

@@ -35,6 +35,7 @@ pub fn run(args: &EditArgs) -> anyhow::Result<ExitCode> {
         joints: rig.joints.clone(),
         source: args.rig.clone(),
         notes: Vec::new(),
+        orientation: None,
     };
     let pipeline = Pipeline::new(config);
     // The library's error names the mesh.

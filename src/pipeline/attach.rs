@@ -47,6 +47,9 @@ pub struct AttachRequest {
     /// What reading the skeleton decided, for the rig's warnings (the joints the file's own skin
     /// never uses, made end markers).
     pub notes: Vec<String>,
+    /// The character frame of the skeleton's file (a Geppetto rig.json's `orientation`), recorded
+    /// in the rig so thumbnails, the editor and `animate` know up and forward; `None`: "as given".
+    pub orientation: Option<String>,
 }
 
 impl AttachRequest {
@@ -77,6 +80,7 @@ impl AttachRequest {
             joints,
             source: skeleton_from.to_path_buf(),
             notes: note.into_iter().collect(),
+            orientation: file.orientation.clone(),
         })
     }
 }
@@ -199,7 +203,7 @@ fn attached_rig(
     Rig {
         mesh: req.mesh_path.to_string_lossy().into_owned(),
         skeleton: format!("from {}", req.source.display()),
-        orientation: "as given".into(),
+        orientation: req.orientation.clone().unwrap_or_else(|| "as given".into()),
         joints: req.joints.clone(),
         warnings: source
             .iter()

@@ -76,6 +76,9 @@ pub struct RigFile {
     /// Mesh file the rig refers to: rig.json `mesh`, or a truth file's `obj` resolved against the
     /// corpus folder (the truth file's grandparent, then its folder), when that file exists.
     pub mesh_path: Option<PathBuf>,
+    /// The character frame a Geppetto rig.json records (`+Z up, -Y forward`), when it names one;
+    /// `None` for other files (a truth JSON or a joints list says nothing of up and forward).
+    pub orientation: Option<String>,
 }
 
 #[derive(Deserialize)]
@@ -146,6 +149,7 @@ fn read_json(path: &Path) -> Result<RigFile, RigReadError> {
             bbox: None,
             mesh: None,
             mesh_path: None,
+            orientation: None,
         })
     } else if value.get("joint_names").is_some() {
         let t: TruthFile = serde_json::from_value(value)
@@ -173,6 +177,7 @@ impl RigFile {
             bbox: (rig.max_extent() > 0.0).then_some(bbox),
             mesh: None,
             mesh_path: (!rig.mesh.is_empty()).then(|| PathBuf::from(&rig.mesh)),
+            orientation: crate::embed::Orientation::from_label(&rig.orientation).map(|o| o.label()),
         }
     }
 
@@ -261,6 +266,7 @@ fn from_truth(path: &Path, t: TruthFile) -> Result<RigFile, RigReadError> {
         bbox: None,
         mesh: None,
         mesh_path,
+        orientation: None,
     })
 }
 
@@ -315,6 +321,7 @@ fn read_gltf(path: &Path) -> Result<RigFile, RigReadError> {
         bbox: None,
         mesh: Some(rigged.mesh),
         mesh_path: None,
+        orientation: None,
     })
 }
 

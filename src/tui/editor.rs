@@ -251,6 +251,7 @@ impl Ctx {
             joints: rig.joints.clone(),
             source: mesh.to_path_buf(),
             notes: Vec::new(),
+            orientation: None,
         };
         let progress = OpenProgress {
             live: &self.live,
