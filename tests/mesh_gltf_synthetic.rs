@@ -215,6 +215,10 @@ fn two_joint_skin() {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("rig.gltf");
     std::fs::write(&path, bytes).unwrap();
+    // The specification fixes a glTF's frame (+Y up, facing +Z): `attach --skeleton-from` it
+    // records that frame, so its rig can be animated.
+    let file = geppetto::rig::read::read(&path).unwrap();
+    assert_eq!(file.orientation.as_deref(), Some("+Y up, +Z forward"));
     let r = load_rigged_gltf(&path).unwrap();
     let names: Vec<&str> = r.joints.iter().map(|j| j.name.as_str()).collect();
     assert_eq!(

@@ -77,7 +77,8 @@ pub struct RigFile {
     /// corpus folder (the truth file's grandparent, then its folder), when that file exists.
     pub mesh_path: Option<PathBuf>,
     /// The character frame a Geppetto rig.json records (`+Z up, -Y forward`), when it names one;
-    /// `None` for other files (a truth JSON or a joints list says nothing of up and forward).
+    /// a glTF's, which its specification fixes (+Y up, facing +Z); `None` for other files (a truth
+    /// JSON or a joints list says nothing of up and forward).
     pub orientation: Option<String>,
 }
 
@@ -270,6 +271,9 @@ fn from_truth(path: &Path, t: TruthFile) -> Result<RigFile, RigReadError> {
     })
 }
 
+/// The character frame the glTF 2.0 specification fixes (§3.4): +Y up, the asset's front facing +Z.
+const GLTF_FRAME: &str = "+Y up, +Z forward";
+
 /// Top-4 rows → weight lists; slots with a negative joint or a zero weight are padding.
 fn truth_skin(
     path: &Path,
@@ -321,8 +325,17 @@ fn read_gltf(path: &Path) -> Result<RigFile, RigReadError> {
         bbox: None,
         mesh: Some(rigged.mesh),
         mesh_path: None,
-        orientation: None,
+        // glTF 2.0 §3.4 (coordinate system and units): +Y is up and the front of an asset faces
+        // +Z, so a glTF skeleton's frame is known; an FBX's is not fixed by its format.
+        orientation: is_gltf(path).then(|| GLTF_FRAME.to_owned()),
     })
+}
+
+/// A `.gltf` or `.glb` file name (any case).
+fn is_gltf(path: &Path) -> bool {
+    path.extension()
+        .and_then(|e| e.to_str())
+        .is_some_and(|e| e.eq_ignore_ascii_case("gltf") || e.eq_ignore_ascii_case("glb"))
 }
 
 fn check_joints(path: &Path, joints: &[RigJoint]) -> Result<(), RigReadError> {
