@@ -56,3 +56,42 @@ fn attach_from_a_rig_json_keeps_its_orientation() {
     let _ = std::fs::remove_dir_all(&dir);
     assert_eq!(got.orientation, "as given");
 }
+
+/// `attach --orientation +z,-y` records that frame for a skeleton file that names none (a joints
+/// list), and a malformed value is a usage error naming the option.
+#[test]
+fn attach_orientation_flag_sets_the_frame() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let mesh = dir.path().join("body.obj");
+    write_obj(&capsule(3.0, 0.4, 16, V3::zeros()), &mesh).expect("write obj");
+    let skeleton = dir.path().join("skeleton.json");
+    std::fs::write(
+        &skeleton,
+        r#"{"joints": [{"name": "hips", "position": [0, 0.3, 0]},
+                       {"name": "chest", "parent": "hips", "position": [0, 2.0, 0]}]}"#,
+    )
+    .expect("write skeleton");
+    let out = dir.path().join("out");
+    let run = |orientation: &str| {
+        std::process::Command::new(env!("CARGO_BIN_EXE_geppetto"))
+            .arg("attach")
+            .arg(&mesh)
+            .arg("--skeleton-from")
+            .arg(&skeleton)
+            .args(["--orientation", orientation, "--format", "json", "--out"])
+            .arg(&out)
+            .output()
+            .expect("run geppetto")
+    };
+    let ok = run("+z,-y");
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let rig = Rig::load(&out.join("body.rig.json")).expect("rig.json");
+    assert_eq!(rig.orientation, "+Z up, -Y forward");
+    let bad = run("+q,-y");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("--orientation '+q,-y'"));
+}

@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use super::rig::load_config;
 use super::AttachArgs;
+use crate::embed::Orientation;
 use crate::export::{write_rig_with, GlbSource};
 use crate::pipeline::{AttachRequest, Pipeline};
 use crate::progress::NoProgress;
@@ -11,7 +12,18 @@ use crate::progress::NoProgress;
 /// Run `geppetto attach`.
 pub fn run(args: &AttachArgs) -> anyhow::Result<ExitCode> {
     let config = load_config(args.config.as_deref())?;
-    let req = match AttachRequest::from_file_with(
+    let orientation = match args.orientation.as_deref().map(Orientation::parse) {
+        Some(None) => {
+            eprintln!(
+                "error: --orientation '{}': expected up,forward axes like +z,-y",
+                args.orientation.as_deref().unwrap_or_default()
+            );
+            return Ok(ExitCode::from(2));
+        }
+        Some(Some(o)) => Some(o.label()),
+        None => None,
+    };
+    let mut req = match AttachRequest::from_file_with(
         &args.mesh,
         &args.skeleton_from,
         !args.weight_every_joint,
@@ -22,6 +34,9 @@ pub fn run(args: &AttachArgs) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::from(2));
         }
     };
+    if orientation.is_some() {
+        req.orientation = orientation;
+    }
     let done = match Pipeline::new(config).attach(&req, &NoProgress) {
         Ok(d) => d,
         Err(e) => {

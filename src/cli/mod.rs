@@ -130,6 +130,11 @@ pub struct AttachArgs {
     /// deforming off: IK goals, poles, roots, helpers) are end markers owning no vertices.
     #[arg(long)]
     pub weight_every_joint: bool,
+    /// The mesh axes that point up and forward, e.g. `+z,-y` (a model saved Blender's way), recorded
+    /// in the rig for thumbnails, the editor and `animate`. Default: the skeleton file's own frame
+    /// (a rig.json's orientation; +Y up, facing +Z for glTF), else "as given".
+    #[arg(long)]
+    pub orientation: Option<String>,
     /// Output folder.
     #[arg(long, default_value = "rigged")]
     pub out: PathBuf,
