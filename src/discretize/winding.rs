@@ -201,7 +201,7 @@ pub fn winding_number(bvh: &Bvh, dip: &[Dipole], p: &V3) -> f64 {
 /// Signed solid angle of triangle `v` seen from `p` (Van Oosterom & Strackee 1983); positive
 /// when `p` is behind the triangle's counter-clockwise normal.
 #[inline]
-pub(super) fn solid_angle(p: &V3, v: &[V3; 3]) -> f64 {
+pub fn solid_angle(p: &V3, v: &[V3; 3]) -> f64 {
     let a = v[0] - p;
     let b = v[1] - p;
     let c = v[2] - p;

@@ -28,6 +28,7 @@
 
 use std::collections::{BTreeMap, HashMap};
 
+use crate::discretize::winding::solid_angle;
 use crate::geom::{Aabb, P3, V3};
 
 /// Share of one joint (area-weighted mean weight over the shell) from which a shell is a rigid
@@ -205,17 +206,13 @@ fn faces(tris: &[[u32; 3]], positions: &[P3]) -> Option<(Vec<Plane>, Vec<P3>, f6
 /// signed solid angles over 4π (Van Oosterom & Strackee 1983); 1 inside a closed outward shell,
 /// 0 outside, fractional near holes.
 pub fn winding_number(tris: &[[u32; 3]], positions: &[P3], p: &P3) -> f64 {
-    let mut sum = 0.0;
-    for t in tris {
-        let [a, b, c] = t.map(|k| positions.get(k as usize).map(|q| q - p));
-        let (Some(a), Some(b), Some(c)) = (a, b, c) else {
-            continue;
-        };
-        let (la, lb, lc) = (a.norm(), b.norm(), c.norm());
-        let det = a.dot(&b.cross(&c));
-        let den = la * lb * lc + a.dot(&b) * lc + b.dot(&c) * la + c.dot(&a) * lb;
-        sum += 2.0 * det.atan2(den);
-    }
+    let sum: f64 = tris
+        .iter()
+        .filter_map(|t| {
+            let [a, b, c] = t.map(|k| positions.get(k as usize).map(|q| q.coords));
+            Some(solid_angle(&p.coords, &[a?, b?, c?]))
+        })
+        .sum();
     sum / (4.0 * std::f64::consts::PI)
 }
 
