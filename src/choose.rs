@@ -19,11 +19,15 @@ use crate::embed::{EmbedError, EmbedOptions, Embedding, OrientationMode};
 use crate::rig::Status;
 use crate::skeleton::{load_template, Skeleton, SkeletonError};
 
-/// Templates `auto` tries, in this order (ties keep it). The horse and the centaur are left out:
-/// the quadruped covers horses (its embedding of the corpus horses is as good), and a centaur
-/// template fits bipeds and quadrupeds partly, which makes it a confusing winner; each template
-/// tried costs a full orientation screening.
+/// Templates `auto` tries, in this order (ties keep it). The horse and the centaur are left out of
+/// the screening: each template tried costs a full orientation screening, and a centaur template
+/// fits bipeds and quadrupeds partly, which makes it a confusing winner. The horse comes back only
+/// as [`HOCK_TEMPLATE`], after a quadruped win.
 pub const AUTO_TEMPLATES: [&str; 2] = ["human", "quadruped"];
+
+/// The template an `auto` quadruped win is re-tried with, in the quadruped's orientation: the same
+/// body with the hock in the hind legs (see `pipeline::choosing`).
+pub const HOCK_TEMPLATE: &str = "horse";
 
 /// A template "fits far better" than another when its per-chain penalty is below the other's
 /// divided by this factor…
