@@ -25,6 +25,7 @@ mod cache;
 mod choosing;
 mod edit;
 mod finer;
+mod fitting;
 #[cfg(test)]
 mod judge_fixture;
 mod multi;

@@ -2,14 +2,11 @@
 //! shared discretization, the best kept ([`crate::choose`]), the curve skeleton competing or
 //! standing in when no template fits with confidence.
 
-use std::sync::Arc;
-
 use crate::choose::{self, Fit, Template, TemplateTrial};
-use crate::confidence;
 use crate::curveskel::CurveMode;
 use crate::discretize::Discretization;
+use crate::embed;
 use crate::embed::hints::ResolvedHint;
-use crate::embed::{self, Embedding};
 use crate::error::RigError;
 use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
@@ -83,116 +80,6 @@ impl Pipeline {
             curve: None,
             notes: Vec::new(),
         })
-    }
-
-    /// Every candidate template embedded and assessed in a fixed order, with the first error met
-    /// (a template whose hints do not resolve under `auto`, or whose embedding failed).
-    pub(super) fn fit_candidates(
-        &self,
-        req: &RigRequest,
-        prepared: &PreparedMesh,
-        disc: &Discretization,
-        opts: &embed::EmbedOptions,
-        progress: &dyn Progress,
-    ) -> Result<(Vec<Fit>, Option<RigError>), RigError> {
-        let mut fits = Vec::new();
-        let mut first_err: Option<RigError> = None;
-        for skel in req.skeleton.candidates()? {
-            self.fit_one(
-                req,
-                prepared,
-                disc,
-                opts,
-                skel,
-                &mut fits,
-                &mut first_err,
-                progress,
-            )?;
-        }
-        // The quadruped's hind leg has one joint below the knee; the horse's (Pinocchio's
-        // HorseSkeleton) has the hock as well, as a dog's, a cat's or a horse's does. Under `auto`,
-        // a quadruped win is re-tried with the horse in the quadruped's own orientation (one more
-        // search, no orientation screening), and the lower per-chain penalty keeps the leg.
-        if matches!(req.skeleton, Template::Auto) {
-            let quad = choose::best(&fits).filter(|&i| fits[i].skeleton.name == "quadruped");
-            if let Some(i) = quad {
-                let mut o = opts.clone();
-                o.orientation = embed::OrientationMode::Fixed(fits[i].embedding.orientation);
-                let horse = Arc::new(crate::skeleton::load_template(choose::HOCK_TEMPLATE)?);
-                self.fit_one(
-                    req,
-                    prepared,
-                    disc,
-                    &o,
-                    horse,
-                    &mut fits,
-                    &mut first_err,
-                    progress,
-                )?;
-            }
-        }
-        Ok((fits, first_err))
-    }
-
-    /// Embed and assess one template into `fits` (or its error into `first_err`); hints naming
-    /// another template's joints skip it under `auto`.
-    #[allow(clippy::too_many_arguments)]
-    fn fit_one(
-        &self,
-        req: &RigRequest,
-        prepared: &PreparedMesh,
-        disc: &Discretization,
-        opts: &embed::EmbedOptions,
-        skel: Arc<Skeleton>,
-        fits: &mut Vec<Fit>,
-        first_err: &mut Option<RigError>,
-        progress: &dyn Progress,
-    ) -> Result<(), RigError> {
-        let path = &req.mesh_path;
-        let hints = match self.hints_for(req, prepared, &skel) {
-            Ok(h) => h,
-            // Under `auto`, hints name one template's joints; the others are skipped.
-            Err(e) if matches!(req.skeleton, Template::Auto) => {
-                first_err.get_or_insert(e);
-                return Ok(());
-            }
-            Err(e) => return Err(e),
-        };
-        // Branch and bound across templates: once one is `ok`, another can only win by being
-        // `ok` with a lower per-chain penalty, so its search may stop at that penalty.
-        let mut opts = opts.clone();
-        if let Some(pc) = choose::best_ok_per_chain(fits) {
-            opts.cutoff = (pc * choose::chains(&skel) as f64).min(1.0);
-        }
-        let embed_fn = |s: &Skeleton| embed::embed(disc, s, &hints, &opts, progress);
-        let assess_fn = |s: &Skeleton, e: &Embedding| confidence::assess(prepared, disc, s, e);
-        match choose::fit(skel, &embed_fn, &assess_fn) {
-            Ok(mut f) => {
-                // The re-choice replaces `f`'s embedding, so it reads the template from its
-                // own handle on it.
-                let template = Arc::clone(&f.skeleton);
-                let inp = crate::rechoose::Inputs {
-                    mesh: prepared,
-                    disc,
-                    skel: &template,
-                    hints: &hints,
-                    opts: &opts,
-                };
-                super::rechoose::apply(&mut f, &inp, path, progress)?;
-                fits.push(f);
-            }
-            Err(source) => {
-                let e = RigError::Embed {
-                    path: path.clone(),
-                    source,
-                };
-                if e.is_cancelled() {
-                    return Err(e);
-                }
-                first_err.get_or_insert(e);
-            }
-        }
-        Ok(())
     }
 
     /// No template embeds: under `auto` the curve skeleton stands in if it can be built;
