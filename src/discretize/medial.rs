@@ -72,8 +72,8 @@ fn any_opposed(c: &P3, r: f64, mut unit: impl FnMut(&P3) -> Option<V3>) -> bool 
 /// such a leaf could pass the depth test (same output as the original, less work).
 pub fn sample(field: &DistanceField, opts: &DiscretizeOptions) -> MedialSamples {
     let tol = opts.tol();
-    let cells: Vec<(P3, f64, f64)> = field
-        .leaf_cells_with_min()
+    let cells: Vec<(P3, f64, f64, f64)> = field
+        .leaf_cells_with_range()
         .filter(|c| c.2 < -2.0 * tol)
         .collect();
     let spreads = field.spreads();
@@ -83,7 +83,10 @@ pub fn sample(field: &DistanceField, opts: &DiscretizeOptions) -> MedialSamples 
         .with_min_len(64)
         .map_init(
             || Corners::new(fresh, CORNER_SLOTS_LOG2),
-            |corners, (lo, size, _)| leaf_samples(field, corners, lo, *size, tol),
+            |corners, &(lo, size, min, max)| {
+                let deep = surely_deep(min, max, tol);
+                leaf_samples(field, corners, &lo, size, tol, deep)
+            },
         )
         .flatten_iter()
         .collect();
@@ -110,10 +113,10 @@ const FALLBACK_BELOW: usize = 4;
 /// Leaf lower corners deeper than 2τ whose depth is not exceeded one leaf away along any axis.
 /// Corners lie on the dyadic lattice, so a centred sphere's centre or a box's mid-planes are hit
 /// exactly (leaf centres never are).
-fn depth_maxima(field: &DistanceField, cells: &[(P3, f64, f64)], tol: f64) -> Vec<Sphere> {
+fn depth_maxima(field: &DistanceField, cells: &[(P3, f64, f64, f64)], tol: f64) -> Vec<Sphere> {
     cells
         .iter()
-        .filter_map(|(lo, size, _)| {
+        .filter_map(|(lo, size, _, _)| {
             let depth = -field.eval(lo);
             let step = size.max(tol);
             let is_max = (0..3).all(|axis| {
@@ -213,8 +216,19 @@ fn corner_key(p: &P3) -> Option<u64> {
     Some(key)
 }
 
+/// True when every point of a leaf whose corner values span `min ..= max` is deeper than 2τ, as
+/// `eval` computes it: a trilinear value is a convex blend of the corners, so at most `max`, and
+/// its three nested interpolations round by ~10⁻¹⁵ of the largest |corner|, far below the slack.
+fn surely_deep(min: f64, max: f64, tol: f64) -> bool {
+    max < -2.0 * tol - DEEP_SLACK * min.abs().max(max.abs())
+}
+
+/// Relative slack of [`surely_deep`] for the interpolation's rounding.
+const DEEP_SLACK: f64 = 1e-9;
+
 /// Samples on the three lower faces of one leaf (empty unless the leaf straddles the medial
-/// surface).
+/// surface). `deep`: the leaf is [`surely_deep`], so its face points (all in it) pass the depth
+/// test without an evaluation, which is then needed only for the samples kept.
 /// `corners` is the task's corner memo; its leaf hints serve the face points too (leaves come in
 /// octree order, so the next leaf's neighbours are often among the last ones met).
 fn leaf_samples<'a>(
@@ -223,6 +237,7 @@ fn leaf_samples<'a>(
     lo: &P3,
     size: f64,
     tol: f64,
+    deep: bool,
 ) -> Vec<Sphere> {
     let half = 0.5 * size;
     let centre = lo + V3::repeat(half);
@@ -249,15 +264,16 @@ fn leaf_samples<'a>(
                 if p.x >= lo.x + size || p.y >= lo.y + size || p.z >= lo.z + size {
                     continue;
                 }
-                let depth = -field.eval_hinted(&p, &mut corners.hints);
-                if depth <= 2.0 * tol
+                // `p` lies in this leaf (the test above), so a deep leaf settles the depth test.
+                let depth = (!deep).then(|| -field.eval_hinted(&p, &mut corners.hints));
+                if depth.is_some_and(|d| d <= 2.0 * tol)
                     || !gradients_disagree_hinted(field, &p, PROBE * tol, &mut corners.hints)
                 {
                     continue;
                 }
                 out.push(Sphere {
                     center: p,
-                    radius: depth,
+                    radius: depth.unwrap_or_else(|| -field.eval_hinted(&p, &mut corners.hints)),
                 });
             }
         }
@@ -362,6 +378,40 @@ mod tests {
         assert_eq!(corner_key(&P3::new(0.1, 0.5, 0.5)), None);
         assert_eq!(corner_key(&P3::new(-0.5, 0.5, 0.5)), None);
         assert!(corner_key(&P3::new(1.0, 0.5, 0.0)).is_some_and(|k| k != EMPTY));
+    }
+
+    #[test]
+    fn deep_leaves_have_every_face_point_deeper_than_twice_tau() {
+        let f = slab();
+        // τ from the default options and a few larger ones (fewer leaves deep enough).
+        let (mut deep, mut points, mut caught) = (0, 0, 0);
+        for tol in [DiscretizeOptions::default().tol(), 0.01, 0.03] {
+            for (lo, size, min, max) in f.leaf_cells_with_range() {
+                let is_deep = surely_deep(min, max, tol);
+                // The shortcut made unsound on purpose (the smallest corner instead of the
+                // largest) must be caught by the same check, or the check tests nothing.
+                let broken = min < -2.0 * tol;
+                let n = ((size / tol).ceil() as usize).clamp(1, 6);
+                for (i, j) in (0..n).flat_map(|i| (0..n).map(move |j| (i, j))) {
+                    let t = size / n as f64;
+                    for p in [
+                        lo + V3::new(0.0, i as f64, j as f64) * t,
+                        lo + V3::new(i as f64, 0.0, j as f64) * t,
+                        lo + V3::new(i as f64, j as f64, 0.0) * t,
+                    ] {
+                        let shallow = -f.eval(&p) <= 2.0 * tol;
+                        assert!(!(is_deep && shallow), "at {p:?}, leaf {lo:?}, τ {tol}");
+                        caught += usize::from(broken && shallow);
+                        points += usize::from(is_deep);
+                    }
+                }
+                deep += usize::from(is_deep);
+            }
+        }
+        assert!(
+            deep > 10 && points > 100 && caught > 0,
+            "{deep} deep leaves, {points} points, {caught} caught"
+        );
     }
 
     #[test]

@@ -281,7 +281,8 @@ mod tests {
             let r = [3e-6, 1e-3, 0.01][(next() * 3.0) as usize];
             // Each coordinate on a face of the leaf, just off it, or anywhere in it.
             let centre = P3::from(V3::from_fn(|a, _| {
-                let t = [0.0, 1.0, 0.5 * r, 1.0 - 0.5 * r, next()][(next() * 5.0) as usize];
+                let t =
+                    [0.0, 1.0, 0.5 * r, 1.0 - 0.5 * r, next()][((next() * 9.0) as usize).min(4)];
                 lo[a] + t * size
             }));
             let sides = [0, 1, 2].map(|a| [centre[a] - r, centre[a] + r]);
