@@ -127,9 +127,9 @@ impl DistanceField {
         // Per axis the probes' two coordinates: `c − r` where probe k's bit is clear, else `c + r`
         // (the same bits as `c + (±r)`).
         let sides = [0, 1, 2].map(|a| [c[a] - r, c[a] + r]);
-        // Per leaf met: the leaf, the unit gradient there and the bound on the angle (radians)
-        // between it and the gradient at any probe in that leaf.
-        let mut met: [Option<(Located, V3, f64)>; 8] = [None; 8];
+        // Per leaf met: the unit gradient there and the bound on the angle (radians) between it
+        // and the gradient at any probe in that leaf.
+        let mut met = [(V3::zeros(), 0.0); 8];
         let mut n = 0;
         // Probes inside a leaf met so far (bit k = probe k); the lowest other one is looked up
         // next, as a probe-by-probe scan skipping those in met leaves would.
@@ -151,17 +151,16 @@ impl DistanceField {
             if sine.is_nan() || sine >= 0.25 {
                 return false;
             }
-            met[n] = Some((l, g / norm, std::f64::consts::FRAC_PI_2 * sine));
+            met[n] = (g / norm, std::f64::consts::FRAC_PI_2 * sine);
             n += 1;
         }
         // Two probes are closer than 90° when the angle between their leaves' gradients plus
         // both bounds stays below it: cos(between) > sin(margin + bounds), implied by the test
         // below as sin x ≤ x.
-        met[..n].iter().flatten().enumerate().all(|(a, ma)| {
+        met[..n].iter().enumerate().all(|(a, ma)| {
             met[a..n]
                 .iter()
-                .flatten()
-                .all(|mb| ma.1.dot(&mb.1) > AGREE_MARGIN + ma.2 + mb.2)
+                .all(|mb| ma.0.dot(&mb.0) > AGREE_MARGIN + ma.1 + mb.1)
         })
     }
 
@@ -194,14 +193,13 @@ fn probes_inside(l: &Located, sides: &[[f64; 2]; 3]) -> u8 {
     // Per axis, the probes whose bit `a` is set.
     const HIGH: [u8; 3] = [0b1010_1010, 0b1100_1100, 0b1111_0000];
     let mut inside = u8::MAX;
-    for a in 0..3 {
-        let within = |x: f64| x >= l.lo[a] && x < l.lo[a] + l.size;
-        if !within(sides[a][0]) {
-            inside &= HIGH[a];
-        }
-        if !within(sides[a][1]) {
-            inside &= !HIGH[a];
-        }
+    for (a, [low, high]) in sides.iter().enumerate() {
+        let (lo, hi) = (l.lo[a], l.lo[a] + l.size);
+        // Non-short-circuit `&`: four comparisons, no branches.
+        let low_in = (*low >= lo) & (*low < hi);
+        let high_in = (*high >= lo) & (*high < hi);
+        inside &= if low_in { u8::MAX } else { HIGH[a] };
+        inside &= if high_in { u8::MAX } else { !HIGH[a] };
     }
     inside
 }
