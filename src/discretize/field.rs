@@ -135,12 +135,13 @@ impl DistanceField {
         })
     }
 
-    /// Every leaf cell: lower corner, side length, and the smallest corner value (the minimum
-    /// of the trilinear field over the cell).
-    pub fn leaf_cells_with_min(&self) -> impl Iterator<Item = (P3, f64, f64)> + '_ {
+    /// Every leaf cell: lower corner, side length, and the smallest and largest corner values
+    /// (the minimum and maximum of the trilinear field over the cell).
+    pub fn leaf_cells_with_range(&self) -> impl Iterator<Item = (P3, f64, f64, f64)> + '_ {
         self.leaf_cells().zip(&self.leaves).map(|((lo, size), c)| {
             let m = c.iter().fold(f32::INFINITY, |a, &b| a.min(b));
-            (lo, size, f64::from(m))
+            let x = c.iter().fold(f32::NEG_INFINITY, |a, &b| a.max(b));
+            (lo, size, f64::from(m), f64::from(x))
         })
     }
 

@@ -9,13 +9,10 @@
 //! Threshold: the code's pairwise dot ≤ 0 (angle ≥ 90°), not the paper's 120°, because the
 //! original's Γ and sphere counts were tuned with it (docs/algorithms.md#medial-samples).
 
-use std::collections::HashMap;
-use std::hash::BuildHasherDefault;
-
 use rayon::prelude::*;
 
 use super::field::LeafHints;
-use super::{DiscretizeOptions, DistanceField, KeyHasher, MedialSamples, Sphere};
+use super::{DiscretizeOptions, DistanceField, MedialSamples, Sphere};
 use crate::geom::{P3, V3};
 
 /// Offset of the 8 gradient probes around a face grid point, relative to τ (the original's
@@ -75,8 +72,8 @@ fn any_opposed(c: &P3, r: f64, mut unit: impl FnMut(&P3) -> Option<V3>) -> bool 
 /// such a leaf could pass the depth test (same output as the original, less work).
 pub fn sample(field: &DistanceField, opts: &DiscretizeOptions) -> MedialSamples {
     let tol = opts.tol();
-    let cells: Vec<(P3, f64, f64)> = field
-        .leaf_cells_with_min()
+    let cells: Vec<(P3, f64, f64, f64)> = field
+        .leaf_cells_with_range()
         .filter(|c| c.2 < -2.0 * tol)
         .collect();
     let spreads = field.spreads();
@@ -85,8 +82,11 @@ pub fn sample(field: &DistanceField, opts: &DiscretizeOptions) -> MedialSamples 
         .par_iter()
         .with_min_len(64)
         .map_init(
-            || Corners::new(fresh),
-            |corners, (lo, size, _)| leaf_samples(field, corners, lo, *size, tol),
+            || Corners::new(fresh, CORNER_SLOTS_LOG2),
+            |corners, &(lo, size, min, max)| {
+                let deep = surely_deep(min, max, tol);
+                leaf_samples(field, corners, &lo, size, tol, deep)
+            },
         )
         .flatten_iter()
         .collect();
@@ -113,10 +113,10 @@ const FALLBACK_BELOW: usize = 4;
 /// Leaf lower corners deeper than 2τ whose depth is not exceeded one leaf away along any axis.
 /// Corners lie on the dyadic lattice, so a centred sphere's centre or a box's mid-planes are hit
 /// exactly (leaf centres never are).
-fn depth_maxima(field: &DistanceField, cells: &[(P3, f64, f64)], tol: f64) -> Vec<Sphere> {
+fn depth_maxima(field: &DistanceField, cells: &[(P3, f64, f64, f64)], tol: f64) -> Vec<Sphere> {
     cells
         .iter()
-        .filter_map(|(lo, size, _)| {
+        .filter_map(|(lo, size, _, _)| {
             let depth = -field.eval(lo);
             let step = size.max(tol);
             let is_max = (0..3).all(|axis| {
@@ -136,29 +136,40 @@ fn depth_maxima(field: &DistanceField, cells: &[(P3, f64, f64)], tol: f64) -> Ve
 /// its 8 corners (`centre ± half` is exact: corners are dyadic), and a corner is shared by up to
 /// 8 tested leaves of one size (more across sizes): a gradient depends on the point alone (the
 /// half-open leaf lookup is deterministic), so a remembered one is the one a new lookup would
-/// give, bit for bit, whatever rayon's split. One per rayon task ([`sample`]'s `map_init`),
-/// emptied when it reaches [`CORNERS_KEPT`] entries.
+/// give, bit for bit, whatever rayon's split. One per rayon task ([`sample`]'s `map_init`).
+/// Direct-mapped (a slot per hashed key, the last corner stored there wins): leaves come in
+/// octree order, so the corners still to be shared are recent ones, and a probe costs one
+/// multiply and one compare instead of a hash map's lookup and insertion (a collision only
+/// costs a gradient computed again); its memory is fixed.
 struct Corners<'a> {
-    unit: HashMap<u64, Option<V3>, BuildHasherDefault<KeyHasher>>,
+    /// Per slot: the key of the corner stored there ([`EMPTY`] for none) and its unit gradient.
+    slots: Vec<(u64, Option<V3>)>,
+    /// 64 − log2 of the slot count: a key's slot is the top bits of its Fibonacci hash.
+    shift: u32,
     hints: LeafHints<'a>,
-    /// Entries kept at most ([`CORNERS_KEPT`]; smaller in tests).
-    kept: usize,
+    /// Gradients computed (lookups the slots did not answer).
+    computed: usize,
 }
 
 /// Lattice points are multiples of 2^−19 at the deepest octree (field depth cap 19); scaled by
 /// 2^20 each coordinate of \[0,1\] is an integer of at most 21 bits, and three pack in a `u64`.
 const CORNER_SCALE: f64 = (1u64 << 20) as f64;
 
-/// Corners a task remembers at most (~2 MB): without a cap the memo would grow with the tested
-/// leaves (a fine octree's worth of entries), for little gain once its leaves are behind.
-const CORNERS_KEPT: usize = 1 << 15;
+/// log2 of the slots a task keeps (4096, 160 KB): a Morton-ordered run of leaves shares its
+/// corners within a few hundred leaves.
+const CORNER_SLOTS_LOG2: u32 = 12;
+
+/// A slot holding no corner: keys use 63 bits.
+const EMPTY: u64 = u64::MAX;
 
 impl<'a> Corners<'a> {
-    fn new(hints: LeafHints<'a>) -> Self {
+    fn new(hints: LeafHints<'a>, slots_log2: u32) -> Self {
+        let log2 = slots_log2.clamp(1, 30);
         Self {
-            unit: HashMap::default(),
+            slots: vec![(EMPTY, None); 1 << log2],
+            shift: 64 - log2,
             hints,
-            kept: CORNERS_KEPT,
+            computed: 0,
         }
     }
 
@@ -169,23 +180,21 @@ impl<'a> Corners<'a> {
                 .gradient_hinted(p, &mut self.hints)
                 .try_normalize(1e-12);
         };
-        if let Some(v) = self.unit.get(&key) {
-            return *v;
+        let slot = (key.wrapping_mul(0x9E37_79B9_7F4A_7C15) >> self.shift) as usize;
+        if self.slots[slot].0 == key {
+            return self.slots[slot].1;
         }
         let v = field
             .gradient_hinted(p, &mut self.hints)
             .try_normalize(1e-12);
-        if self.unit.len() >= self.kept {
-            // Leaves come in octree order, so the corners still to be shared are recent ones.
-            self.unit.clear();
-        }
-        self.unit.insert(key, v);
+        self.computed += 1;
+        self.slots[slot] = (key, v);
         v
     }
 
     /// [`gradients_disagree`] at the 8 corners `c + r·(±1, ±1, ±1)` of a leaf: the same early-exit
     /// test on the same unit gradients (the bound of `probes_surely_agree` only ever skips it
-    /// where it answers `false`), with each corner's gradient looked up once per task.
+    /// where it answers `false`), with each corner's gradient remembered by the task.
     fn disagree(&mut self, field: &'a DistanceField, c: &P3, r: f64) -> bool {
         any_opposed(c, r, |p| self.unit_gradient(field, p))
     }
@@ -207,8 +216,19 @@ fn corner_key(p: &P3) -> Option<u64> {
     Some(key)
 }
 
+/// True when every point of a leaf whose corner values span `min ..= max` is deeper than 2τ, as
+/// `eval` computes it: a trilinear value is a convex blend of the corners, so at most `max`, and
+/// its three nested interpolations round by ~10⁻¹⁵ of the largest |corner|, far below the slack.
+fn surely_deep(min: f64, max: f64, tol: f64) -> bool {
+    max < -2.0 * tol - DEEP_SLACK * min.abs().max(max.abs())
+}
+
+/// Relative slack of [`surely_deep`] for the interpolation's rounding.
+const DEEP_SLACK: f64 = 1e-9;
+
 /// Samples on the three lower faces of one leaf (empty unless the leaf straddles the medial
-/// surface).
+/// surface). `deep`: the leaf is [`surely_deep`], so its face points (all in it) pass the depth
+/// test without an evaluation, which is then needed only for the samples kept.
 /// `corners` is the task's corner memo; its leaf hints serve the face points too (leaves come in
 /// octree order, so the next leaf's neighbours are often among the last ones met).
 fn leaf_samples<'a>(
@@ -217,6 +237,7 @@ fn leaf_samples<'a>(
     lo: &P3,
     size: f64,
     tol: f64,
+    deep: bool,
 ) -> Vec<Sphere> {
     let half = 0.5 * size;
     let centre = lo + V3::repeat(half);
@@ -243,15 +264,16 @@ fn leaf_samples<'a>(
                 if p.x >= lo.x + size || p.y >= lo.y + size || p.z >= lo.z + size {
                     continue;
                 }
-                let depth = -field.eval_hinted(&p, &mut corners.hints);
-                if depth <= 2.0 * tol
+                // `p` lies in this leaf (the test above), so a deep leaf settles the depth test.
+                let depth = (!deep).then(|| -field.eval_hinted(&p, &mut corners.hints));
+                if depth.is_some_and(|d| d <= 2.0 * tol)
                     || !gradients_disagree_hinted(field, &p, PROBE * tol, &mut corners.hints)
                 {
                     continue;
                 }
                 out.push(Sphere {
                     center: p,
-                    radius: depth,
+                    radius: depth.unwrap_or_else(|| -field.eval_hinted(&p, &mut corners.hints)),
                 });
             }
         }
@@ -327,10 +349,9 @@ mod tests {
     #[test]
     fn memoised_corner_tests_equal_the_full_test_and_share_corners() {
         let f = slab();
-        let mut corners = Corners::new(LeafHints::default());
-        // A memo emptied every few leaves answers the same.
-        let mut small = Corners::new(LeafHints::default());
-        small.kept = 20;
+        let mut corners = Corners::new(LeafHints::default(), CORNER_SLOTS_LOG2);
+        // Slots shared by many corners (4 of them) answer the same.
+        let mut small = Corners::new(LeafHints::default(), 2);
         let (mut leaves, mut disagreeing) = (0, 0);
         for (lo, size) in f.leaf_cells() {
             let half = 0.5 * size;
@@ -338,7 +359,6 @@ mod tests {
             let want = min_dot_disagrees(&f, &centre, half);
             assert_eq!(corners.disagree(&f, &centre, half), want, "leaf at {lo:?}");
             assert_eq!(small.disagree(&f, &centre, half), want, "leaf at {lo:?}");
-            assert!(small.unit.len() <= 20);
             leaves += 1;
             disagreeing += usize::from(want);
         }
@@ -346,16 +366,52 @@ mod tests {
             disagreeing > 10 && disagreeing < leaves,
             "{disagreeing} of {leaves}"
         );
-        // Neighbouring leaves share corners: far fewer gradients than 8 per leaf were computed.
+        // Neighbouring leaves share corners: far fewer gradients than 8 per leaf were computed
+        // (the early exit stops some tests before their 8th corner), and fewer with more slots.
         assert!(
-            corners.unit.len() * 3 < leaves * 8,
-            "{} of {leaves}",
-            corners.unit.len()
+            corners.computed * 3 < leaves * 8 && corners.computed < small.computed,
+            "{} and {} of {leaves}",
+            corners.computed,
+            small.computed
         );
         // Off-lattice points are answered without the memo.
         assert_eq!(corner_key(&P3::new(0.1, 0.5, 0.5)), None);
         assert_eq!(corner_key(&P3::new(-0.5, 0.5, 0.5)), None);
-        assert!(corner_key(&P3::new(1.0, 0.5, 0.0)).is_some());
+        assert!(corner_key(&P3::new(1.0, 0.5, 0.0)).is_some_and(|k| k != EMPTY));
+    }
+
+    #[test]
+    fn deep_leaves_have_every_face_point_deeper_than_twice_tau() {
+        let f = slab();
+        // τ from the default options and a few larger ones (fewer leaves deep enough).
+        let (mut deep, mut points, mut caught) = (0, 0, 0);
+        for tol in [DiscretizeOptions::default().tol(), 0.01, 0.03] {
+            for (lo, size, min, max) in f.leaf_cells_with_range() {
+                let is_deep = surely_deep(min, max, tol);
+                // The shortcut made unsound on purpose (the smallest corner instead of the
+                // largest) must be caught by the same check, or the check tests nothing.
+                let broken = min < -2.0 * tol;
+                let n = ((size / tol).ceil() as usize).clamp(1, 6);
+                for (i, j) in (0..n).flat_map(|i| (0..n).map(move |j| (i, j))) {
+                    let t = size / n as f64;
+                    for p in [
+                        lo + V3::new(0.0, i as f64, j as f64) * t,
+                        lo + V3::new(i as f64, 0.0, j as f64) * t,
+                        lo + V3::new(i as f64, j as f64, 0.0) * t,
+                    ] {
+                        let shallow = -f.eval(&p) <= 2.0 * tol;
+                        assert!(!(is_deep && shallow), "at {p:?}, leaf {lo:?}, τ {tol}");
+                        caught += usize::from(broken && shallow);
+                        points += usize::from(is_deep);
+                    }
+                }
+                deep += usize::from(is_deep);
+            }
+        }
+        assert!(
+            deep > 10 && points > 100 && caught > 0,
+            "{deep} deep leaves, {points} points, {caught} caught"
+        );
     }
 
     #[test]

@@ -124,19 +124,25 @@ impl DistanceField {
         if !(0..3).all(|a| c[a] - r >= 0.0 && c[a] + r <= 1.0) {
             return false;
         }
-        // Per leaf met: the leaf, the unit gradient there and the bound on the angle (radians)
-        // between it and the gradient at any probe in that leaf.
-        let mut met: [Option<(Located, V3, f64)>; 8] = [None; 8];
+        // Per axis the probes' two coordinates: `c − r` where probe k's bit is clear, else `c + r`
+        // (the same bits as `c + (±r)`).
+        let sides = [0, 1, 2].map(|a| [c[a] - r, c[a] + r]);
+        // Per leaf met: the unit gradient there and the bound on the angle (radians) between it
+        // and the gradient at any probe in that leaf.
+        let mut met = [(V3::zeros(), 0.0); 8];
         let mut n = 0;
-        for k in 0..8 {
-            let s = |bit: usize| if k >> bit & 1 == 0 { -r } else { r };
-            let p = c + V3::new(s(0), s(1), s(2));
-            if met[..n].iter().flatten().any(|m| contains(&m.0, &p)) {
-                continue;
-            }
+        // Probes inside a leaf met so far (bit k = probe k); the lowest other one is looked up
+        // next, as a probe-by-probe scan skipping those in met leaves would.
+        let mut covered = 0u8;
+        while covered != u8::MAX {
+            let k = (!covered).trailing_zeros() as usize;
+            let p = P3::new(sides[0][k & 1], sides[1][k >> 1 & 1], sides[2][k >> 2 & 1]);
             let Some(l) = self.leaf_hinted(&p, hints) else {
                 return false;
             };
+            // Probe k counts as covered even if the box test misses it (a point on the cube's
+            // upper faces), so the loop ends.
+            covered |= probes_inside(&l, &sides) | 1 << k;
             let g = raw_gradient(l.c, &local(&l, &p));
             let norm = g.norm();
             // sin of the angle to `g` is at most spread / norm < 1/4 (or nothing is proved);
@@ -145,17 +151,16 @@ impl DistanceField {
             if sine.is_nan() || sine >= 0.25 {
                 return false;
             }
-            met[n] = Some((l, g / norm, std::f64::consts::FRAC_PI_2 * sine));
+            met[n] = (g / norm, std::f64::consts::FRAC_PI_2 * sine);
             n += 1;
         }
         // Two probes are closer than 90° when the angle between their leaves' gradients plus
         // both bounds stays below it: cos(between) > sin(margin + bounds), implied by the test
         // below as sin x ≤ x.
-        met[..n].iter().flatten().enumerate().all(|(a, ma)| {
+        met[..n].iter().enumerate().all(|(a, ma)| {
             met[a..n]
                 .iter()
-                .flatten()
-                .all(|mb| ma.1.dot(&mb.1) > AGREE_MARGIN + ma.2 + mb.2)
+                .all(|mb| ma.0.dot(&mb.0) > AGREE_MARGIN + ma.1 + mb.1)
         })
     }
 
@@ -181,10 +186,22 @@ impl DistanceField {
     }
 }
 
-/// True if `p` lies in leaf `l`'s half-open box: then the lattice lookup finds `l` too (leaf
-/// corners and sides are dyadic, so the comparisons are exact).
-fn contains(l: &Located, p: &P3) -> bool {
-    (0..3).all(|a| p[a] >= l.lo[a] && p[a] < l.lo[a] + l.size)
+/// The probes (bit k = probe k, its bit `a` choosing `sides[a][1]` over `sides[a][0]`) that lie
+/// in leaf `l`'s half-open box: the lattice lookup finds `l` for them too (leaf corners and sides
+/// are dyadic, so the comparisons are exact).
+fn probes_inside(l: &Located, sides: &[[f64; 2]; 3]) -> u8 {
+    // Per axis, the probes whose bit `a` is set.
+    const HIGH: [u8; 3] = [0b1010_1010, 0b1100_1100, 0b1111_0000];
+    let mut inside = u8::MAX;
+    for (a, [low, high]) in sides.iter().enumerate() {
+        let (lo, hi) = (l.lo[a], l.lo[a] + l.size);
+        // Non-short-circuit `&`: four comparisons, no branches.
+        let low_in = (*low >= lo) & (*low < hi);
+        let high_in = (*high >= lo) & (*high < hi);
+        inside &= if low_in { u8::MAX } else { HIGH[a] };
+        inside &= if high_in { u8::MAX } else { !HIGH[a] };
+    }
+    inside
 }
 
 /// Local coordinates of `q` in leaf `l`, clamped to \[0,1\]³.
@@ -234,5 +251,57 @@ fn spread(c: &[f32; 8]) -> Spread {
             + component([c[2] - c[0], c[3] - c[1], c[6] - c[4], c[7] - c[5]])
             + component([c[4] - c[0], c[5] - c[1], c[6] - c[2], c[7] - c[3]]),
         scale: c.iter().fold(0.0_f64, |m, v| m.max(v.abs())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn probes_inside_a_leaf_are_those_its_box_holds() {
+        // A 64-bit LCG over a lattice of leaves of sides 2^-1 … 2^-8, probes around points on
+        // and near their faces, edges and corners (where a probe box straddles leaves).
+        let mut s = 7u64;
+        let mut next = move || {
+            s = s
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (s >> 11) as f64 / (1u64 << 53) as f64
+        };
+        let c = [0.0f32; 8];
+        let (mut split, mut whole) = (0, 0);
+        for _ in 0..20_000 {
+            let size = 0.5f64.powi(1 + (next() * 8.0) as i32);
+            let cells = (1.0 / size) as u32;
+            let lo = V3::from_fn(|_, _| f64::from((next() * f64::from(cells)) as u32) * size);
+            let l = Located { c: &c, lo, size };
+            let r = [3e-6, 1e-3, 0.01][(next() * 3.0) as usize];
+            // Each coordinate on a face of the leaf, just off it, or anywhere in it.
+            let centre = P3::from(V3::from_fn(|a, _| {
+                let t =
+                    [0.0, 1.0, 0.5 * r, 1.0 - 0.5 * r, next()][((next() * 9.0) as usize).min(4)];
+                lo[a] + t * size
+            }));
+            let sides = [0, 1, 2].map(|a| [centre[a] - r, centre[a] + r]);
+            let mask = probes_inside(&l, &sides);
+            for k in 0..8 {
+                let o = |bit: usize| if k >> bit & 1 == 0 { -r } else { r };
+                let p = centre + V3::new(o(0), o(1), o(2));
+                let held = (0..3).all(|a| p[a] >= lo[a] && p[a] < lo[a] + size);
+                assert_eq!(
+                    mask >> k & 1 == 1,
+                    held,
+                    "probe {k} of {centre:?}, leaf {lo:?} {size}"
+                );
+            }
+            split += usize::from(mask != 0 && mask != u8::MAX);
+            whole += usize::from(mask == u8::MAX);
+        }
+        // Boxes straddling the leaf and boxes inside it both occur.
+        assert!(
+            split > 2_000 && whole > 2_000,
+            "{split} split, {whole} whole"
+        );
     }
 }
