@@ -9,7 +9,7 @@ use super::heat::{self, Source};
 use super::shells::{bind_parts, classify_shells, joint_name, shell_vertex_lists, summarize};
 use super::system::{likely_set, HeatSystem, SystemCache};
 use super::{Skin, SkinError, SkinOptions, SkinStats};
-use crate::geom::P3;
+use crate::geom::{P3, V3};
 use crate::mesh::PreparedMesh;
 use crate::skeleton::rigged::RigJoint;
 use crate::util::ms_since;
@@ -50,7 +50,8 @@ pub fn skin_with_sdf_cached(
     let mut out = Skin::default();
 
     let t = Instant::now();
-    let (system, mut sources) = system_and_sources(mesh, &bones, sdf, cache);
+    let normals = surface_normals(mesh, opts);
+    let (system, mut sources) = system_and_sources(mesh, normals.as_deref(), &bones, sdf, cache);
     stats.heat_ms = ms_since(t);
 
     let mut rows: Rows = vec![Vec::new(); mesh.positions.len()];
@@ -88,6 +89,13 @@ pub fn skin_with_sdf_cached(
     Ok(out)
 }
 
+/// The welded vertices' outward normals when distances are oriented ([`SkinOptions::oriented`],
+/// not in the many-parts mode), else `None`.
+pub fn surface_normals(mesh: &PreparedMesh, opts: &SkinOptions) -> Option<Vec<V3>> {
+    (opts.oriented && !opts.many_parts)
+        .then(|| heat::vertex_normals(&mesh.positions, &mesh.triangles))
+}
+
 /// The bones of `joints` (normalized frame), each with the part of it inside the mesh.
 fn joint_bones(
     mesh: &PreparedMesh,
@@ -110,6 +118,7 @@ fn joint_bones(
 /// every vertex's heat source.
 fn system_and_sources(
     mesh: &PreparedMesh,
+    normals: Option<&[V3]>,
     bones: &[Bone],
     sdf: &(dyn Fn(&P3) -> f64 + Sync),
     cache: Option<&SystemCache>,
@@ -120,7 +129,7 @@ fn system_and_sources(
     // same allocator arena as before: measured lower peak memory), the sources on both.
     let kept = cache.and_then(|c| c.get(&likely));
     match kept {
-        Some(system) => (system, heat::sources(&mesh.positions, bones, sdf)),
+        Some(system) => (system, heat::sources(&mesh.positions, normals, bones, sdf)),
         None => rayon::join(
             || {
                 let s = HeatSystem::build(mesh, likely);
@@ -129,7 +138,7 @@ fn system_and_sources(
                 }
                 s
             },
-            || heat::sources(&mesh.positions, bones, sdf),
+            || heat::sources(&mesh.positions, normals, bones, sdf),
         ),
     }
 }
