@@ -279,6 +279,57 @@ mod tests {
     use super::*;
 
     #[test]
+    fn oriented_distance_counts_bones_the_surface_does_not_face_as_farther() {
+        let bone = Bone {
+            a: P3::new(0.0, -1.0, 0.0),
+            b: P3::new(0.0, 1.0, 0.0),
+            joint: 0,
+        };
+        let p = P3::new(0.5, 0.0, 0.0);
+        let d = |n: V3| oriented_distance(&p, &bone, Some(&n));
+        assert_eq!(oriented_distance(&p, &bone, None), 0.5);
+        assert!(
+            (d(V3::new(2.0, 0.0, 0.0)) - 0.5 / 1.0005).abs() < 1e-12,
+            "faced squarely"
+        );
+        assert!(
+            (d(V3::new(0.0, 1.0, 0.0)) - 0.5 / 0.5005).abs() < 1e-12,
+            "edge-on: about 2×"
+        );
+        assert!(
+            d(V3::new(-1.0, 0.0, 0.0)) > 900.0,
+            "behind the surface: out of reach"
+        );
+    }
+
+    #[test]
+    fn a_vertex_takes_heat_from_the_bone_its_surface_faces() {
+        // Inside everywhere: only the orientation decides. The point is 0.30 from bone 0 (to its
+        // side, seen edge-on by a normal along +y) and 0.35 from bone 1 (straight below it).
+        let sdf = |_: &P3| -1.0;
+        let bones = [
+            Bone {
+                a: P3::new(-0.3, -1.0, 0.0),
+                b: P3::new(-0.3, 1.0, 0.0),
+                joint: 0,
+            },
+            Bone {
+                a: P3::new(-1.0, -0.35, 0.0),
+                b: P3::new(1.0, -0.35, 0.0),
+                joint: 1,
+            },
+        ];
+        let p = [P3::origin()];
+        let plain = sources(&p, None, &bones, &sdf);
+        assert_eq!(plain[0].as_ref().map(|s| s.joints.clone()), Some(vec![0]));
+        let up = [V3::new(0.0, 1.0, 0.0)];
+        let oriented = sources(&p, Some(&up), &bones, &sdf);
+        let s = oriented[0].as_ref().expect("a source");
+        assert_eq!(s.joints, vec![1]);
+        assert!((s.distance - 0.35 / 1.0005).abs() < 1e-12);
+    }
+
+    #[test]
     fn visibility_blocked_by_outside() {
         // Two balls of radius 0.2 at x = ±0.5: the gap between them is outside.
         let sdf = |p: &P3| {

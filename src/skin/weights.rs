@@ -90,10 +90,49 @@ pub fn skin_with_sdf_cached(
 }
 
 /// The welded vertices' outward normals when distances are oriented ([`SkinOptions::oriented`],
-/// not in the many-parts mode), else `None`.
+/// not in the many-parts mode), else `None`. Each shell's normals are turned so that its signed
+/// volume about its own centroid is positive: flipping the input's faces negates that volume
+/// exactly, so the normals cannot depend on the winding, even for an open sheet that `prepare`
+/// leaves as it came (it turns only clearly inward open shells).
 pub fn surface_normals(mesh: &PreparedMesh, opts: &SkinOptions) -> Option<Vec<V3>> {
-    (opts.oriented && !opts.many_parts)
-        .then(|| heat::vertex_normals(&mesh.positions, &mesh.triangles))
+    if !opts.oriented || opts.many_parts {
+        return None;
+    }
+    let mut normals = heat::vertex_normals(&mesh.positions, &mesh.triangles);
+    let shells = shell_vertex_lists(mesh);
+    let mut shell_of = vec![usize::MAX; mesh.positions.len()];
+    for (s, verts) in shells.iter().enumerate() {
+        for &v in verts {
+            shell_of[v as usize] = s;
+        }
+    }
+    let corners = |t: &[u32; 3]| -> Option<[P3; 3]> {
+        let [a, b, c] = t.map(|i| mesh.positions.get(i as usize).copied());
+        Some([a?, b?, c?])
+    };
+    let mut centroid = vec![(V3::zeros(), 0.0); shells.len()];
+    for t in &mesh.triangles {
+        if let (Some([a, b, c]), Some(acc)) =
+            (corners(t), centroid.get_mut(shell_of[t[0] as usize]))
+        {
+            acc.0 += (a.coords + b.coords + c.coords) / 3.0;
+            acc.1 += 1.0;
+        }
+    }
+    let mut volume = vec![0.0; shells.len()];
+    for t in &mesh.triangles {
+        let s = shell_of[t[0] as usize];
+        if let (Some([a, b, c]), Some(&(sum, k))) = (corners(t), centroid.get(s)) {
+            let o = sum / k;
+            volume[s] += (a.coords - o).dot(&(b.coords - o).cross(&(c.coords - o)));
+        }
+    }
+    for (s, verts) in shells.iter().enumerate() {
+        if volume[s] < 0.0 {
+            verts.iter().for_each(|&v| normals[v as usize] *= -1.0);
+        }
+    }
+    Some(normals)
 }
 
 /// The bones of `joints` (normalized frame), each with the part of it inside the mesh.
