@@ -5,7 +5,7 @@
 //! the surface" (signed distance ≤ a small tolerance along it). The original also requires the
 //! direction to lie within 60° of the vertex normal; that cone test makes weights depend on face
 //! winding (flipping all faces changed the dominant bone on 83% of sveta's vertices), so it is
-//! left out — nothing here looks at triangle orientation.
+//! left out of visibility; its continuous form below uses normals that do not depend on it.
 //!
 //! Unlike the original, which gives H = 0 when the *nearest* bone is hidden, a vertex takes its
 //! heat from the nearest bone it can see (Blender's variant): armpit and crotch vertices then get
@@ -18,8 +18,9 @@
 //! keeps its distance, one seen edge-on counts twice as far, one behind the surface is out of
 //! reach; the nearest bone and H = c/d² both use it. Where the surface turns (the torso next to a
 //! limb's root, the lower head above the neck) H is smaller and the blend wider, as artists paint
-//! it. The normals are the welded mesh's, whose shells `prepare` turns outward, so flipping the
-//! input's faces changes nothing (the original's test does change: pinocchio-facts §10).
+//! it. The normals are the welded mesh's, each shell's turned so that its signed volume about its
+//! centroid is positive (`weights::surface_normals`): flipping the input's faces negates that
+//! volume exactly and changes no weight (the original's test does: pinocchio-facts §10).
 
 use rayon::prelude::*;
 
