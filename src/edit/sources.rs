@@ -67,8 +67,10 @@ pub(super) fn region_sources(
             return true;
         };
         let p = &s.mesh.positions[v as usize];
+        let n = s.normals.as_ref().and_then(|n| n.get(v as usize));
         dirty.iter().any(|b| {
-            src.joints.contains(&b.joint) || b.distance(p) <= src.distance * (1.0 + TIE) + 1e-12
+            src.joints.contains(&b.joint)
+                || heat::oriented_distance(p, b, n) <= src.distance * (1.0 + TIE) + 1e-12
         })
     };
     // A pure per-vertex test, in parallel (the collected order is the index order).
@@ -81,8 +83,12 @@ pub(super) fn region_sources(
         .iter()
         .map(|&l| s.mesh.positions[verts[l] as usize])
         .collect();
+    let normals: Option<Vec<_>> = s
+        .normals
+        .as_ref()
+        .map(|n| redo.iter().map(|&l| n[verts[l] as usize]).collect());
     redo.into_iter()
-        .zip(heat::sources(&points, bones, s.sdf))
+        .zip(heat::sources(&points, normals.as_deref(), bones, s.sdf))
         .collect()
 }
 

@@ -112,7 +112,9 @@ fn fill_rows(
 /// A joint that received heat but lost every vertex to pruning (a short spine bone that only
 /// adopted a few vertices, [`super::heat::adopt_orphans`]) would move nothing: it keeps its weight on
 /// the vertex where its raw weight is largest, in place of that row's lightest joint if the row
-/// is full, and the row is renormalized.
+/// is full, and the row is renormalized. Two such joints can peak at one vertex (two short spine
+/// bones of a low-poly torso): the second then takes the place of the lightest joint this pass
+/// did not put there, so the first is not pushed out again.
 fn keep_pruned_joints(
     x: &[f64],
     n: usize,
@@ -125,6 +127,7 @@ fn keep_pruned_joints(
         .iter()
         .flat_map(|&v| rows[v as usize].iter().map(|e| e.0))
         .collect();
+    let mut placed: Vec<(u32, u32)> = Vec::new();
     for (c, &j) in joint_of_column.iter().enumerate() {
         if present.contains(&j) || n == 0 {
             continue;
@@ -141,8 +144,15 @@ fn keep_pruned_joints(
         if w < opts.prune {
             continue;
         }
-        let row = &mut rows[verts[r] as usize];
-        row.truncate(opts.max_influences.max(1) - 1);
+        let v = verts[r];
+        let row = &mut rows[v as usize];
+        if row.len() >= opts.max_influences.max(1) {
+            let Some(lightest) = row.iter().rposition(|e| !placed.contains(&(v, e.0))) else {
+                continue;
+            };
+            row.remove(lightest);
+        }
+        placed.push((v, j));
         row.push((j, w.clamp(0.0, 1.0)));
         let sum: f64 = row.iter().map(|e| e.1).sum();
         row.iter_mut().for_each(|e| e.1 /= sum);

@@ -5,16 +5,27 @@
 //! the surface" (signed distance ≤ a small tolerance along it). The original also requires the
 //! direction to lie within 60° of the vertex normal; that cone test makes weights depend on face
 //! winding (flipping all faces changed the dominant bone on 83% of sveta's vertices), so it is
-//! left out — nothing here looks at triangle orientation.
+//! left out of visibility; its continuous form below uses normals that do not depend on it.
 //!
 //! Unlike the original, which gives H = 0 when the *nearest* bone is hidden, a vertex takes its
 //! heat from the nearest bone it can see (Blender's variant): armpit and crotch vertices then get
 //! heat from the torso instead of none.
+//!
+//! **Oriented distance** (docs/algorithms.md#skin-oriented-distance). The original's cone test has
+//! a continuous form in Blender's heat weighting (`heat_source_distance`, `meshlaplacian.cc`): the
+//! distance to a bone is divided by `½(cos θ + 1.001)`, θ the angle between the vertex normal and
+//! the direction from the bone's closest point to the vertex. A bone the surface faces squarely
+//! keeps its distance, one seen edge-on counts twice as far, one behind the surface is out of
+//! reach; the nearest bone and H = c/d² both use it. Where the surface turns (the torso next to a
+//! limb's root, the lower head above the neck) H is smaller and the blend wider, as artists paint
+//! it. The normals are the welded mesh's, each shell's turned so that its signed volume about its
+//! centroid is positive (`weights::surface_normals`): flipping the input's faces negates that
+//! volume exactly and changes no weight (the original's test does: pinocchio-facts §10).
 
 use rayon::prelude::*;
 
 use super::bones::Bone;
-use crate::geom::P3;
+use crate::geom::{P3, V3};
 
 /// How far outside the surface (normalized units) a visibility segment may stray: a little more
 /// than the distance field's octree tolerance τ = 0.003 (docs/algorithms.md#distance-field), since vertices sit on
@@ -28,11 +39,16 @@ pub const TIE: f64 = 1e-5;
 /// Distances below this (normalized units) are clamped before H = c/d² (the original adds 1e-8).
 pub const MIN_HEAT_DISTANCE: f64 = 1e-6;
 
+/// Blender's offset in `½(cos θ + 1.001)` ([`oriented_distance`]): a bone straight behind the
+/// surface counts 2000 times as far, not infinitely.
+const FACING_OFFSET: f64 = 1.001;
+
 /// Heat source of one vertex: distance to its nearest visible bone and the joints owning every
 /// visible bone at (nearly) that distance, without repeats.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Source {
-    /// Distance to the nearest visible bone, normalized units.
+    /// Distance to the nearest visible bone, normalized units ([`oriented_distance`] when the
+    /// vertex has a normal).
     pub distance: f64,
     /// Owning joints of the tied nearest visible bones.
     pub joints: Vec<u32>,
@@ -70,25 +86,60 @@ pub fn visible(from: &P3, to: &P3, sdf: &dyn Fn(&P3) -> f64) -> bool {
     true
 }
 
+/// The distance from `p` to `bone` divided by `½(cos θ + 1.001)`, θ between `normal` and the
+/// direction from the bone's closest point to `p` (module docs); the plain distance when there is
+/// no normal or `p` lies on the bone.
+pub fn oriented_distance(p: &P3, bone: &Bone, normal: Option<&V3>) -> f64 {
+    let offset = p - bone.closest_point(p);
+    let d = offset.norm();
+    match normal {
+        Some(n) if d > 0.0 && n.norm() > 0.0 => {
+            let cos = offset.dot(n) / (d * n.norm());
+            d / (0.5 * (cos + FACING_OFFSET))
+        }
+        _ => d,
+    }
+}
+
+/// Outward normals of the welded vertices: the sum of their triangles' area vectors (unnormalized;
+/// the shells of a prepared mesh face outward). Zero for a vertex no triangle uses.
+pub fn vertex_normals(positions: &[P3], triangles: &[[u32; 3]]) -> Vec<V3> {
+    let mut n = vec![V3::zeros(); positions.len()];
+    for t in triangles {
+        let [Some(a), Some(b), Some(c)] = t.map(|i| positions.get(i as usize)) else {
+            continue;
+        };
+        let area = (b - a).cross(&(c - a));
+        for &i in t {
+            n[i as usize] += area;
+        }
+    }
+    n
+}
+
 /// The heat source of every point in `points` (normalized frame), or `None` if it sees no bone.
-/// Bones are tried nearest first; only as many visibility tests as needed are run.
+/// `normals` (parallel to `points`, any length, outward) makes distances
+/// [`oriented_distance`]s; `None` keeps them plain. Bones are tried nearest first; only as many
+/// visibility tests as needed are run.
 pub fn sources(
     points: &[P3],
+    normals: Option<&[V3]>,
     bones: &[Bone],
     sdf: &(dyn Fn(&P3) -> f64 + Sync),
 ) -> Vec<Option<Source>> {
     points
         .par_iter()
+        .enumerate()
         .with_min_len(256)
-        .map(|p| source(p, bones, sdf))
+        .map(|(i, p)| source(p, normals.and_then(|n| n.get(i)), bones, sdf))
         .collect()
 }
 
-fn source(p: &P3, bones: &[Bone], sdf: &dyn Fn(&P3) -> f64) -> Option<Source> {
+fn source(p: &P3, normal: Option<&V3>, bones: &[Bone], sdf: &dyn Fn(&P3) -> f64) -> Option<Source> {
     let mut order: Vec<(f64, usize)> = bones
         .iter()
         .enumerate()
-        .map(|(b, bone)| (bone.distance(p), b))
+        .map(|(b, bone)| (oriented_distance(p, bone, normal), b))
         .collect();
     order.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
     let mut found: Option<Source> = None;
@@ -229,6 +280,57 @@ mod tests {
     use super::*;
 
     #[test]
+    fn oriented_distance_counts_bones_the_surface_does_not_face_as_farther() {
+        let bone = Bone {
+            a: P3::new(0.0, -1.0, 0.0),
+            b: P3::new(0.0, 1.0, 0.0),
+            joint: 0,
+        };
+        let p = P3::new(0.5, 0.0, 0.0);
+        let d = |n: V3| oriented_distance(&p, &bone, Some(&n));
+        assert_eq!(oriented_distance(&p, &bone, None), 0.5);
+        assert!(
+            (d(V3::new(2.0, 0.0, 0.0)) - 0.5 / 1.0005).abs() < 1e-12,
+            "faced squarely"
+        );
+        assert!(
+            (d(V3::new(0.0, 1.0, 0.0)) - 0.5 / 0.5005).abs() < 1e-12,
+            "edge-on: about 2×"
+        );
+        assert!(
+            d(V3::new(-1.0, 0.0, 0.0)) > 900.0,
+            "behind the surface: out of reach"
+        );
+    }
+
+    #[test]
+    fn a_vertex_takes_heat_from_the_bone_its_surface_faces() {
+        // Inside everywhere: only the orientation decides. The point is 0.30 from bone 0 (to its
+        // side, seen edge-on by a normal along +y) and 0.35 from bone 1 (straight below it).
+        let sdf = |_: &P3| -1.0;
+        let bones = [
+            Bone {
+                a: P3::new(-0.3, -1.0, 0.0),
+                b: P3::new(-0.3, 1.0, 0.0),
+                joint: 0,
+            },
+            Bone {
+                a: P3::new(-1.0, -0.35, 0.0),
+                b: P3::new(1.0, -0.35, 0.0),
+                joint: 1,
+            },
+        ];
+        let p = [P3::origin()];
+        let plain = sources(&p, None, &bones, &sdf);
+        assert_eq!(plain[0].as_ref().map(|s| s.joints.clone()), Some(vec![0]));
+        let up = [V3::new(0.0, 1.0, 0.0)];
+        let oriented = sources(&p, Some(&up), &bones, &sdf);
+        let s = oriented[0].as_ref().expect("a source");
+        assert_eq!(s.joints, vec![1]);
+        assert!((s.distance - 0.35 / 1.0005).abs() < 1e-12);
+    }
+
+    #[test]
     fn visibility_blocked_by_outside() {
         // Two balls of radius 0.2 at x = ±0.5: the gap between them is outside.
         let sdf = |p: &P3| {
@@ -253,7 +355,7 @@ mod tests {
         ];
         // The bone in the gap is nearer to this point of the left ball, but hidden.
         let q = P3::new(-0.3, 0.0, 0.0);
-        let s = source(&q, &bones, &sdf).expect("left bone visible");
+        let s = source(&q, None, &bones, &sdf).expect("left bone visible");
         assert_eq!(s.joints, vec![0]);
         assert!((s.distance - 0.35).abs() < 1e-12);
     }

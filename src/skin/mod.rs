@@ -29,7 +29,7 @@ pub use diffuse::{finish_row, finish_row_into};
 pub use rigid::rigid;
 pub use shells::shell_vertex_lists;
 pub use system::{likely_system, SystemCache};
-pub use weights::{skin_with_sdf, skin_with_sdf_cached};
+pub use weights::{skin_with_sdf, skin_with_sdf_cached, surface_normals};
 
 use serde::{Deserialize, Serialize};
 use thiserror::Error;
@@ -51,6 +51,10 @@ pub struct SkinOptions {
     /// Joints weighing less than this fraction of a vertex's largest weight are dropped (soft
     /// cut, see [`prune`]).
     pub relative_prune: f64,
+    /// Distances to bones divided by how squarely the surface faces them (Blender's form of the
+    /// original's cone test, [`heat::oriented_distance`]). Not in the many-parts mode: a small
+    /// convex piece faces every way, and its joint is the bone it surrounds.
+    pub oriented: bool,
     /// Visibility near the surface from the exact distance and winding number
     /// ([`visibility`]) rather than the interpolated distance field alone.
     pub exact_visibility: bool,
@@ -72,6 +76,7 @@ impl Default for SkinOptions {
             prune: 1e-4,
             max_influences: 4,
             relative_prune: prune::RELATIVE_PRUNE,
+            oriented: true,
             exact_visibility: false,
             rigid_share: parts::RIGID_SHARE,
             many_parts: false,

@@ -9,7 +9,7 @@ use super::heat::{self, Source};
 use super::shells::{bind_parts, classify_shells, joint_name, shell_vertex_lists, summarize};
 use super::system::{likely_set, HeatSystem, SystemCache};
 use super::{Skin, SkinError, SkinOptions, SkinStats};
-use crate::geom::P3;
+use crate::geom::{P3, V3};
 use crate::mesh::PreparedMesh;
 use crate::skeleton::rigged::RigJoint;
 use crate::util::ms_since;
@@ -50,7 +50,8 @@ pub fn skin_with_sdf_cached(
     let mut out = Skin::default();
 
     let t = Instant::now();
-    let (system, mut sources) = system_and_sources(mesh, &bones, sdf, cache);
+    let normals = surface_normals(mesh, opts);
+    let (system, mut sources) = system_and_sources(mesh, normals.as_deref(), &bones, sdf, cache);
     stats.heat_ms = ms_since(t);
 
     let mut rows: Rows = vec![Vec::new(); mesh.positions.len()];
@@ -88,6 +89,52 @@ pub fn skin_with_sdf_cached(
     Ok(out)
 }
 
+/// The welded vertices' outward normals when distances are oriented ([`SkinOptions::oriented`],
+/// not in the many-parts mode), else `None`. Each shell's normals are turned so that its signed
+/// volume about its own centroid is positive: flipping the input's faces negates that volume
+/// exactly, so the normals cannot depend on the winding, even for an open sheet that `prepare`
+/// leaves as it came (it turns only clearly inward open shells).
+pub fn surface_normals(mesh: &PreparedMesh, opts: &SkinOptions) -> Option<Vec<V3>> {
+    if !opts.oriented || opts.many_parts {
+        return None;
+    }
+    let mut normals = heat::vertex_normals(&mesh.positions, &mesh.triangles);
+    let shells = shell_vertex_lists(mesh);
+    let mut shell_of = vec![usize::MAX; mesh.positions.len()];
+    for (s, verts) in shells.iter().enumerate() {
+        for &v in verts {
+            shell_of[v as usize] = s;
+        }
+    }
+    let corners = |t: &[u32; 3]| -> Option<[P3; 3]> {
+        let [a, b, c] = t.map(|i| mesh.positions.get(i as usize).copied());
+        Some([a?, b?, c?])
+    };
+    let mut centroid = vec![(V3::zeros(), 0.0); shells.len()];
+    for t in &mesh.triangles {
+        if let (Some([a, b, c]), Some(acc)) =
+            (corners(t), centroid.get_mut(shell_of[t[0] as usize]))
+        {
+            acc.0 += (a.coords + b.coords + c.coords) / 3.0;
+            acc.1 += 1.0;
+        }
+    }
+    let mut volume = vec![0.0; shells.len()];
+    for t in &mesh.triangles {
+        let s = shell_of[t[0] as usize];
+        if let (Some([a, b, c]), Some(&(sum, k))) = (corners(t), centroid.get(s)) {
+            let o = sum / k;
+            volume[s] += (a.coords - o).dot(&(b.coords - o).cross(&(c.coords - o)));
+        }
+    }
+    for (s, verts) in shells.iter().enumerate() {
+        if volume[s] < 0.0 {
+            verts.iter().for_each(|&v| normals[v as usize] *= -1.0);
+        }
+    }
+    Some(normals)
+}
+
 /// The bones of `joints` (normalized frame), each with the part of it inside the mesh.
 fn joint_bones(
     mesh: &PreparedMesh,
@@ -110,6 +157,7 @@ fn joint_bones(
 /// every vertex's heat source.
 fn system_and_sources(
     mesh: &PreparedMesh,
+    normals: Option<&[V3]>,
     bones: &[Bone],
     sdf: &(dyn Fn(&P3) -> f64 + Sync),
     cache: Option<&SystemCache>,
@@ -120,7 +168,7 @@ fn system_and_sources(
     // same allocator arena as before: measured lower peak memory), the sources on both.
     let kept = cache.and_then(|c| c.get(&likely));
     match kept {
-        Some(system) => (system, heat::sources(&mesh.positions, bones, sdf)),
+        Some(system) => (system, heat::sources(&mesh.positions, normals, bones, sdf)),
         None => rayon::join(
             || {
                 let s = HeatSystem::build(mesh, likely);
@@ -129,7 +177,7 @@ fn system_and_sources(
                 }
                 s
             },
-            || heat::sources(&mesh.positions, bones, sdf),
+            || heat::sources(&mesh.positions, normals, bones, sdf),
         ),
     }
 }

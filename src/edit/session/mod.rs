@@ -58,6 +58,8 @@ pub struct Session<'a> {
     /// Per-joint weight controls, parallel to `joints`.
     pub controls: Vec<Control>,
     pub(super) opts: SkinOptions,
+    /// Welded vertex normals when the skin's distances are oriented ([`crate::skin::surface_normals`]).
+    pub(super) normals: Option<Vec<crate::geom::V3>>,
     /// Per welded vertex weights (joint, weight), heaviest first.
     pub(super) rows: Vec<Vec<(u32, f64)>>,
     /// Per welded vertex raw heat solution (before clip/prune/renormalize): the boundary values a
@@ -184,6 +186,7 @@ impl<'a> Session<'a> {
             controls: vec![Control::default(); joints.len()],
             joints,
             opts: opts.clone(),
+            normals: crate::skin::surface_normals(mesh, &opts),
             raw: vec![Vec::new(); rows.len()],
             rows,
             input_rows: skin.weights.clone(),
