@@ -227,7 +227,11 @@ fn lane_dist2(w: &Wide, p: &Point, cut: f32) -> ([f32; WIDTH], u32) {
             d[i] += t * t;
         }
     }
-    // Per-lane bits combined without branches (the compare vectorizes).
-    let bits: [u32; WIDTH] = std::array::from_fn(|i| u32::from(d[i] < cut) << i);
+    // The lanes below `cut`, compared as integers: both are non-negative floats or +inf
+    // (never NaN: the query point is finite), whose bit patterns order as the values do, so
+    // the sign of the difference decides and the four compares vectorize.
+    let c = cut.to_bits() as i32;
+    let bits: [u32; WIDTH] =
+        std::array::from_fn(|i| ((d[i].to_bits() as i32).wrapping_sub(c) >> 31) as u32 & (1 << i));
     (d, bits[0] | bits[1] | bits[2] | bits[3])
 }
