@@ -188,7 +188,11 @@ fn agrees_with_reference(bvh: &Bvh, p: &V3, fast: Option<Hit>, want: Option<Hit>
     match (fast, want) {
         (None, None) => false,
         (Some(a), Some(b)) => {
-            assert_eq!(a.dist2.to_bits(), b.dist2.to_bits(), "same distance at {p:?}");
+            assert_eq!(
+                a.dist2.to_bits(),
+                b.dist2.to_bits(),
+                "same distance at {p:?}"
+            );
             let (q, f) = closest_on_triangle(p, &bvh.tris[a.slot as usize]);
             assert!(q.map(f64::to_bits) == a.point.map(f64::to_bits) && f == a.feature);
             assert_eq!((q - p).norm_squared().to_bits(), a.dist2.to_bits());
@@ -251,7 +255,10 @@ fn wide_traversal_finds_the_reference_distance_bit_for_bit() {
         }
     }
     assert!(ties > 1000, "the grid queries tie exactly ({ties})");
-    assert!(other < ties * 3, "{other} of the tied answers changed triangle");
+    assert!(
+        other < ties * 3,
+        "{other} of the tied answers changed triangle"
+    );
     let one = Bvh::build(&pos, &tris[..3]);
     for k in 0..50 {
         let p = V3::new(rnd(), rnd(), rnd());
@@ -269,9 +276,16 @@ fn bumpy_sphere(rnd: &mut impl FnMut() -> f64, n: u32, bump: f64) -> (Vec<P3>, V
     let mut pos = vec![P3::new(0.0, 0.0, 1.0 + bump * rnd())];
     for i in 1..n {
         for j in 0..m {
-            let (t, f) = (PI * f64::from(i) / f64::from(n), 2.0 * PI * f64::from(j) / f64::from(m));
+            let (t, f) = (
+                PI * f64::from(i) / f64::from(n),
+                2.0 * PI * f64::from(j) / f64::from(m),
+            );
             let r = 1.0 + bump * rnd();
-            pos.push(P3::new(r * t.sin() * f.cos(), r * t.sin() * f.sin(), r * t.cos()));
+            pos.push(P3::new(
+                r * t.sin() * f.cos(),
+                r * t.sin() * f.sin(),
+                r * t.cos(),
+            ));
         }
     }
     pos.push(P3::new(0.0, 0.0, -1.0 - bump * rnd()));
@@ -311,7 +325,11 @@ fn closest_equals_brute_force_exactly_on_random_meshes() {
             };
             let want = brute(&p, &bvh);
             let hit = bvh.closest_with(&p, hint, &mut scratch).expect("a hit");
-            assert_eq!(hit.dist2.to_bits(), want.to_bits(), "round {round} query {k}");
+            assert_eq!(
+                hit.dist2.to_bits(),
+                want.to_bits(),
+                "round {round} query {k}"
+            );
             let q = closest_on_triangle(&p, &bvh.tris[hit.slot as usize]).0;
             assert_eq!((q - p).norm_squared().to_bits(), want.to_bits());
             // A bound at the answer finds nothing strictly nearer; above it, the answer. (Not
@@ -357,4 +375,36 @@ fn empty_tree_answers_none() {
     assert!(bvh.closest(&V3::zeros(), None).is_none());
     let bad = Bvh::build(&[P3::origin()], &[[0, 1, 2]]);
     assert!(bad.is_empty());
+}
+
+#[test]
+fn tied_triangles_give_the_same_pseudo_normal_sign() {
+    use super::super::winding::Sign;
+    let mut rnd = lcg(99);
+    let (pos, tris) = bumpy_sphere(&mut rnd, 12, 0.1);
+    let bvh = Bvh::build(&pos, &tris);
+    let sign = Sign::new(&bvh, &pos, &tris);
+    assert_eq!(sign.method(), "pseudo-normal", "a closed outward shell");
+    // Lattice points (as the field queries them) near and inside the surface, hinted with the
+    // previous answer: many tie exactly at shared vertices and edges.
+    let (mut other, mut hint) = (0, None);
+    for i in 0..=40 {
+        for j in 0..=40 {
+            for k in 0..=40 {
+                let p = V3::new(f64::from(i), f64::from(j), f64::from(k)) / 16.0 - V3::repeat(1.25);
+                let fast = bvh.closest(&p, hint);
+                let want = closest_reference(&bvh, &p, hint);
+                if agrees_with_reference(&bvh, &p, fast, want) {
+                    other += 1;
+                    let (a, b) = (fast.expect("hit"), want.expect("hit"));
+                    assert_eq!(sign.inside(&p, &a), sign.inside(&p, &b), "tie at {p:?}");
+                }
+                hint = fast.map(|h| h.slot);
+            }
+        }
+    }
+    assert!(
+        other > 20,
+        "the lattice meets ties the two traversals break apart ({other})"
+    );
 }

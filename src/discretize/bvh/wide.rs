@@ -95,15 +95,16 @@ fn lanes_of(nodes: &[Node], n: usize) -> ([usize; WIDTH], usize) {
     lanes[1] = l + 1;
     let mut len = 2;
     while len < WIDTH {
-        let pick = (0..len)
-            .filter(|&i| internal(lanes[i]))
-            .fold(None, |acc: Option<(usize, f64)>, i| {
-                let s = area(&nodes[lanes[i]]);
-                match acc {
-                    Some((_, best)) if best >= s => acc,
-                    _ => Some((i, s)),
-                }
-            });
+        let pick =
+            (0..len)
+                .filter(|&i| internal(lanes[i]))
+                .fold(None, |acc: Option<(usize, f64)>, i| {
+                    let s = area(&nodes[lanes[i]]);
+                    match acc {
+                        Some((_, best)) if best >= s => acc,
+                        _ => Some((i, s)),
+                    }
+                });
         let Some((i, _)) = pick else { break };
         let first = nodes[lanes[i]].first as usize;
         lanes.copy_within(i + 1..len, i + 2);
