@@ -49,18 +49,14 @@ impl Bvh {
         let q = Point::new(p);
         let stack = &mut scratch.0;
         stack.clear();
-        let mut cur = Lane {
-            child: 0,
-            count: 0,
-            bound: 0.0,
-        };
+        let mut cur = Lane { key: 0, bound: 0.0 };
         let mut cut = cut_of(best.dist2);
         loop {
-            if cur.count > 0 {
-                if self.test_leaf(p, cur.child, cur.count, &mut best) {
+            if cur.count() > 0 {
+                if self.test_leaf(p, cur.child(), cur.count(), &mut best) {
                     cut = cut_of(best.dist2);
                 }
-            } else if let Some(next) = self.visit_wide(cur.child as usize, &q, cut, stack) {
+            } else if let Some(next) = self.visit_wide(cur.child() as usize, &q, cut, stack) {
                 cur = next;
                 continue;
             }

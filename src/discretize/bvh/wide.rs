@@ -29,24 +29,45 @@ const GROW: f64 = 1.0 + 1e-6;
 pub(super) struct Wide {
     lo: [[f32; WIDTH]; 3],
     hi: [[f32; WIDTH]; 3],
-    child: [u32; WIDTH],
-    count: [u32; WIDTH],
+    /// Per lane: [`Lane::key`].
+    key: [u32; WIDTH],
 }
 
 const EMPTY: Wide = Wide {
     lo: [[f32::INFINITY; WIDTH]; 3],
     hi: [[f32::NEG_INFINITY; WIDTH]; 3],
-    child: [0; WIDTH],
-    count: [0; WIDTH],
+    key: [0; WIDTH],
 };
 
-/// A reference to visit: a leaf's slots (`count > 0`) or a wide node, with its lane's f32
-/// bound on the squared distance (12 bytes on the stack).
+/// A reference to visit, with its lane's f32 bound on the squared distance: 8 bytes, one
+/// register (a 12-byte lane written field by field and read whole stalled store forwarding).
 #[derive(Clone, Copy, Debug)]
 pub(super) struct Lane {
-    pub(super) child: u32,
-    pub(super) count: u32,
+    /// `child << 3 | count`: a leaf's first slot and triangle count (1..=LEAF_SIZE), or a wide
+    /// node's index and 0.
+    pub(super) key: u32,
     pub(super) bound: f32,
+}
+
+impl Lane {
+    /// The first slot or wide node index.
+    #[inline(always)]
+    pub(super) fn child(self) -> u32 {
+        self.key >> 3
+    }
+
+    /// The leaf's triangle count (0 for a wide node).
+    #[inline(always)]
+    pub(super) fn count(self) -> u32 {
+        self.key & 7
+    }
+}
+
+/// [`Lane::key`] of a child: leaves hold at most LEAF_SIZE (4) triangles, and slots and node
+/// indices stay below 2²⁹.
+fn key(child: u32, count: u32) -> u32 {
+    debug_assert!(count < 8 && child < 1 << 29);
+    child << 3 | count
 }
 
 /// The wide tree of a binary node array (root first); empty for an empty tree.
@@ -70,12 +91,11 @@ fn emit(nodes: &[Node], n: usize, out: &mut Vec<Wide>) -> u32 {
             w.lo[a][i] = nd.lo[a];
             w.hi[a][i] = nd.hi[a];
         }
-        if nd.count > 0 {
-            w.child[i] = nd.first;
-            w.count[i] = nd.count;
+        w.key[i] = if nd.count > 0 {
+            key(nd.first, nd.count)
         } else {
-            w.child[i] = emit(nodes, c, out);
-        }
+            key(emit(nodes, c, out), 0)
+        };
     }
     out[me] = w;
     me as u32
@@ -136,8 +156,7 @@ impl Bvh {
         let w = self.wide.get(w)?;
         let (d, mut mask) = lane_dist2(w, p, cut);
         let lane = |i: usize| Lane {
-            child: w.child[i],
-            count: w.count[i],
+            key: w.key[i],
             bound: d[i],
         };
         if mask == 0 {
@@ -185,13 +204,9 @@ impl Bvh {
 /// box that can hold a triangle strictly nearer than `best2`.
 #[inline(always)]
 pub(super) fn cut_of(best2: f64) -> f32 {
-    let x = best2 * GROW;
-    let f = x as f32;
-    if f64::from(f) < x {
-        f.next_up()
-    } else {
-        f
-    }
+    // One f32 step above the nearest f32 is above `x` (no data-dependent branch: which way
+    // the rounding went is a coin toss a branch predictor cannot learn).
+    ((best2 * GROW) as f32).next_up()
 }
 
 /// The query point rounded down and up to f32, per axis (broadcast to the lanes).
@@ -205,8 +220,13 @@ impl Point {
     /// `p` rounded outward to f32.
     #[inline(always)]
     pub(super) fn new(p: &crate::geom::V3) -> Self {
-        let (lo, hi) = super::outward(p, p);
-        Self { lo, hi }
+        // One f32 step either side of the nearest f32 brackets the coordinate (branch-free,
+        // as in [`cut_of`]; the bracket is one step wider than needed, which costs nothing).
+        let near = [p.x as f32, p.y as f32, p.z as f32];
+        Self {
+            lo: near.map(f32::next_down),
+            hi: near.map(f32::next_up),
+        }
     }
 }
 
