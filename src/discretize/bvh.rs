@@ -3,21 +3,24 @@
 //! dipoles, for fast generalized winding numbers ([`super::winding`]).
 //!
 //! Layout: one flat node array, the two children of an internal node stored next to each other,
-//! triangles copied into leaf order so a leaf's triangles are contiguous in memory. Traversal is
-//! iterative with a small fixed stack, visiting the nearer child first and pruning every box
-//! farther than the best distance found so far.
+//! triangles copied into leaf order so a leaf's triangles are contiguous in memory; beside it a
+//! 4-wide collapse of the same tree (f32 boxes lane by lane) for the closest-point queries.
+//! Traversal is iterative, visiting the nearest box first and pruning every box farther than
+//! the best distance found so far.
 
 use crate::geom::V3;
 
 mod build;
 mod closest;
+mod wide;
 
 #[cfg(test)]
 use crate::geom::P3;
 #[cfg(test)]
 use build::{LEAF_SIZE, PAR_BUILD};
+/// Stack size of the binary reference traversal in the tests.
 #[cfg(test)]
-use closest::STACK;
+const STACK: usize = 96;
 pub use closest::{closest_on_triangle, Scratch};
 
 /// One triangle, vertices in the normalized frame.
@@ -91,6 +94,8 @@ pub struct Bvh {
     pub tri_ids: Vec<u32>,
     /// Per slot: supporting plane.
     planes: Vec<Plane>,
+    /// The 4-wide view of `nodes` the closest-point queries traverse (empty for an empty tree).
+    wide: Vec<wide::Wide>,
 }
 
 impl Bvh {

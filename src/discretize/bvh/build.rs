@@ -58,11 +58,13 @@ impl Bvh {
                 }
             })
             .collect();
+        let wide = super::wide::collapse(&nodes, !tris.is_empty());
         Self {
             nodes,
             tri_ids: items.iter().map(|x| x.id).collect(),
             tris,
             planes,
+            wide,
         }
     }
 }

@@ -1,12 +1,9 @@
-//! Closest-point traversals of the [`Bvh`]: iterative, nearer child first, boxes and
-//! triangles pruned against the best distance so far.
+//! Closest-point traversals of the [`Bvh`]'s 4-wide view: iterative, nearest lane first, boxes
+//! and triangles pruned against the best distance so far.
 
-use super::{box_dist2, box_dist2_parts, Bvh, Feature, Hit, Tri};
+use super::wide::{cut_of, Lane, Point};
+use super::{box_dist2_parts, Bvh, Feature, Hit, Tri};
 use crate::geom::V3;
-
-/// Traversal stack size; the tree depth is about log2(F / LEAF_SIZE) + slack from median splits,
-/// and the nearer-first push keeps at most one pending sibling per level.
-pub(super) const STACK: usize = 96;
 
 /// Relative margin on the triangle-box skip: a triangle is skipped only when its box is farther
 /// than the best distance by more than this, so no rounding of the box or of the triangle's
@@ -19,11 +16,12 @@ impl Bvh {
     /// search bound (e.g. the previous query's answer for a nearby point); pass `None` otherwise.
     /// Returns `None` only for an empty tree.
     ///
-    /// Visiting order, pruning and tie-breaking: nearer child first (the left one on equal
-    /// distances), a box pruned when its distance is not below the best, a triangle kept only
-    /// when strictly nearer; the first triangle found among equally near ones wins, and the
-    /// pseudo-normal sign depends on which. The tests hold it bit for bit to the
-    /// traversal as written before the caller-held stack.
+    /// Visiting order, pruning and tie-breaking: nearest lane of a wide node first (lane order
+    /// on equal bounds), a box pruned when its distance is not below the best, a triangle kept
+    /// only when strictly nearer; the first triangle found among equally near ones wins. The
+    /// distance is the minimum over all triangles, bit for bit (tests: brute force, and the
+    /// binary traversal as written before the wide tree); which of exactly tied triangles wins
+    /// may differ from the binary traversal's (see [`super::wide`]).
     pub fn closest(&self, p: &V3, hint: Option<u32>) -> Option<Hit> {
         self.closest_with(p, hint, &mut Scratch::default())
     }
@@ -45,36 +43,25 @@ impl Bvh {
         scratch: &mut Scratch,
     ) -> Option<Hit> {
         let mut best = self.seed(p, hint, bound2);
-        if self.tris.is_empty() {
+        if self.tris.is_empty() || self.wide.is_empty() {
             return best.hit;
         }
+        let q = Point::new(p);
         let stack = &mut scratch.0;
         stack.clear();
-        let mut node = 0usize;
-        while let Some(&n) = self.nodes.get(node) {
-            if n.count > 0 {
-                self.test_leaf(p, n.first, n.count, &mut best);
-            } else {
-                let l = n.first as usize;
-                let (dl, dr) = match (self.nodes.get(l), self.nodes.get(l + 1)) {
-                    (Some(a), Some(b)) => (box_dist2(p, a), box_dist2(p, b)),
-                    _ => (f64::INFINITY, f64::INFINITY),
-                };
-                let (near, far, dn, df) = if dl <= dr {
-                    (l, l + 1, dl, dr)
-                } else {
-                    (l + 1, l, dr, dl)
-                };
-                if df < best.dist2 && stack.len() < STACK {
-                    stack.push((far as u32, df));
+        let mut cur = Lane { key: 0, bound: 0.0 };
+        let mut cut = cut_of(best.dist2);
+        loop {
+            if cur.count() > 0 {
+                if self.test_leaf(p, cur.child(), cur.count(), &mut best) {
+                    cut = cut_of(best.dist2);
                 }
-                if dn < best.dist2 {
-                    node = near;
-                    continue;
-                }
+            } else if let Some(next) = self.visit_wide(cur.child() as usize, &q, cut, stack) {
+                cur = next;
+                continue;
             }
-            match pop_next(stack, best.dist2) {
-                Some(c) => node = c,
+            match pop_next(stack, cut) {
+                Some(c) => cur = c,
                 None => break,
             }
         }
@@ -105,9 +92,11 @@ impl Bvh {
         best
     }
 
-    /// Test the `count` triangles from slot `first` in slot order (plane bound first).
+    /// Test the `count` triangles from slot `first` in slot order (plane bound first); true if
+    /// one was nearer than the best.
     #[inline(always)]
-    fn test_leaf(&self, p: &V3, first: u32, count: u32, best: &mut Best) {
+    fn test_leaf(&self, p: &V3, first: u32, count: u32, best: &mut Best) -> bool {
+        let mut better = false;
         let first = first as usize;
         let end = (first + count as usize).min(self.tris.len());
         for slot in first..end {
@@ -121,6 +110,7 @@ impl Bvh {
             let (q, f) = closest_on_triangle(p, &self.tris[slot]);
             let d2 = (q - p).norm_squared();
             if d2 < best.dist2 {
+                better = true;
                 best.dist2 = d2;
                 best.hit = Some(Hit {
                     dist2: d2,
@@ -130,19 +120,20 @@ impl Bvh {
                 });
             }
         }
+        better
     }
 }
 
 /// The traversal stack of [`Bvh::closest_with`], kept by the caller across queries.
 #[derive(Debug, Default)]
-pub struct Scratch(Vec<(u32, f64)>);
+pub struct Scratch(Vec<Lane>);
 
-/// The next pending node still nearer than `dist2` (farther ones are dropped on the way).
+/// The next pending lane still below `cut` (farther ones are dropped on the way).
 #[inline(always)]
-fn pop_next(stack: &mut Vec<(u32, f64)>, dist2: f64) -> Option<usize> {
-    while let Some((cand, d2)) = stack.pop() {
-        if d2 < dist2 {
-            return Some(cand as usize);
+fn pop_next(stack: &mut Vec<Lane>, cut: f32) -> Option<Lane> {
+    while let Some(lane) = stack.pop() {
+        if lane.bound < cut {
+            return Some(lane);
         }
     }
     None
