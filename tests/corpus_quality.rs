@@ -29,7 +29,7 @@ use geppetto::geom::{NodeId, P3};
 use geppetto::measure::bench::manifest::{self, Entry};
 use geppetto::measure::pose::random_poses;
 use geppetto::measure::score::score_rigs;
-use geppetto::measure::{joints, truth};
+use geppetto::measure::truth;
 use geppetto::pipeline::AttachRequest;
 use geppetto::rig::read::RigFile;
 use geppetto::rig::{Rig, RigJoint};
@@ -216,18 +216,6 @@ fn check_valid(name: &str, rig: &Rig) {
     );
 }
 
-/// CD-J2J (%) of `rig` against the artist joints in `truth_path`.
-fn cd_j2j(rig: &Rig, truth_path: &Path) -> f64 {
-    let t = truth::load(truth_path).unwrap_or_else(|e| panic!("{e}"));
-    let pred: truth::ScoredRig = RigFile::from_rig(Path::new("pred"), rig).into();
-    joints::measure(
-        (&pred.positions, &pred.parents),
-        (&t.positions, &t.parents),
-        rig.max_extent(),
-    )
-    .cd_j2j
-}
-
 /// `attach` on the artist skeleton of `truth_path`: the deformation mean (%) against the artist
 /// weights, and the GLB written. `None` when the truth has no skin (joints only).
 fn attach_deform(mesh: &Path, truth_path: &Path, out: &Path) -> Option<(f64, PathBuf)> {
@@ -270,7 +258,7 @@ fn measure(dir: &Path, e: &Entry, out: &Path, glbs: &mut Vec<PathBuf>) -> Measur
                 geppetto::rig::Status::LowConfidence => Status::LowConfidence,
             };
             m.reasons = r.rig.confidence_reasons.clone();
-            m.cd_j2j = truth_path.as_deref().map(|t| cd_j2j(&r.rig, t));
+            m.cd_j2j = truth_path.as_deref().map(|t| common::cd_j2j(&r.rig, t));
             glbs.push(r.glb);
         }
         Err(msg) => {

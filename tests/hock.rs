@@ -1,6 +1,6 @@
 //! Under `--skeleton auto`, a quadruped win is re-tried with the horse template (the hind leg's
 //! hock) in the quadruped's orientation, and the lower per-chain penalty keeps the leg
-//! (`pipeline::choosing`). The corpus fox's artist rig has four joints per hind leg (hip, knee,
+//! (`pipeline::fitting`). The corpus fox's artist rig has four joints per hind leg (hip, knee,
 //! hock, paw), as the horse template does: main rigged it with the quadruped (CD-J2J 4.89 %), the
 //! horse fits it with a lower penalty and lands nearer the artist's joints (4.59 %).
 
@@ -8,20 +8,7 @@ mod common;
 
 use std::path::Path;
 
-use geppetto::measure::{joints, truth};
-use geppetto::rig::read::RigFile;
-use geppetto::rig::{Rig, Status};
-
-fn cd_j2j(rig: &Rig, truth_path: &Path) -> f64 {
-    let t = truth::load(truth_path).unwrap_or_else(|e| panic!("{e}"));
-    let pred: truth::ScoredRig = RigFile::from_rig(Path::new("pred"), rig).into();
-    joints::measure(
-        (&pred.positions, &pred.parents),
-        (&t.positions, &t.parents),
-        rig.max_extent(),
-    )
-    .cd_j2j
-}
+use geppetto::rig::Status;
 
 #[test]
 fn the_fox_gets_the_hock_and_lands_nearer_the_artist() {
@@ -35,7 +22,7 @@ fn the_fox_gets_the_hock_and_lands_nearer_the_artist() {
         .join("truth/fox.json");
     let dir = tempfile::tempdir().unwrap();
     let r = common::rig_cli(&mesh, dir.path(), &["--format", "json", "--no-skin"]);
-    let cd = cd_j2j(&r, &truth);
+    let cd = common::cd_j2j(&r, &truth);
     println!(
         "{} {:?} {} CD-J2J {cd:.3}",
         r.skeleton, r.status, r.orientation

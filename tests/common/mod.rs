@@ -200,3 +200,18 @@ pub fn rig_cli(mesh: &std::path::Path, out: &std::path::Path, args: &[&str]) -> 
     let stem = mesh.file_stem().unwrap().to_string_lossy();
     geppetto::rig::Rig::load(&out.join(format!("{stem}.rig.json"))).expect("rig.json")
 }
+
+/// CD-J2J (% of the model's largest extent) of `rig` against the artist joints in `truth_path`:
+/// the corpus README's correspondence-free joint measure.
+pub fn cd_j2j(rig: &geppetto::rig::Rig, truth_path: &std::path::Path) -> f64 {
+    use geppetto::measure::{joints, truth};
+    let t = truth::load(truth_path).unwrap_or_else(|e| panic!("{e}"));
+    let pred: truth::ScoredRig =
+        geppetto::rig::read::RigFile::from_rig(std::path::Path::new("pred"), rig).into();
+    joints::measure(
+        (&pred.positions, &pred.parents),
+        (&t.positions, &t.parents),
+        rig.max_extent(),
+    )
+    .cd_j2j
+}

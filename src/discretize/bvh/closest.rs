@@ -21,7 +21,7 @@ impl Bvh {
     /// only when strictly nearer; the first triangle found among equally near ones wins. The
     /// distance is the minimum over all triangles, bit for bit (tests: brute force, and the
     /// binary traversal as written before the wide tree); which of exactly tied triangles wins
-    /// may differ from the binary traversal's (see [`super::wide`]).
+    /// may differ from the binary traversal's (see `bvh/wide.rs`).
     pub fn closest(&self, p: &V3, hint: Option<u32>) -> Option<Hit> {
         self.closest_with(p, hint, &mut Scratch::default())
     }
