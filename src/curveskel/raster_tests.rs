@@ -52,13 +52,7 @@ fn banded_fill_equals_a_whole_image_fill() {
     // Large triangles, slivers thinner than a pixel (some crossing band edges, some covering a
     // centre in one band only) and tiny triangles: a deterministic pseudo-random set.
     let (w, h) = (24, 3 * BAND_ROWS + 5);
-    let mut seed = 12345u64;
-    let mut next = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut next = crate::test_rng::lcg(12345);
     let mut tris = Vec::new();
     for k in 0..300 {
         let scale = [20.0, 3.0, 0.4][k % 3];

@@ -4,16 +4,7 @@
 
 use super::*;
 
-/// A deterministic uniform [0, 1) generator (64-bit LCG, top 53 bits).
-fn lcg(seed: u64) -> impl FnMut() -> f64 {
-    let mut s = seed;
-    move || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use crate::test_rng::lcg;
 
 /// `n` small random triangles scattered over the unit cube (a triangle soup).
 fn soup(rnd: &mut impl FnMut() -> f64, n: u32) -> (Vec<P3>, Vec<[u32; 3]>) {
@@ -345,13 +336,7 @@ fn closest_equals_brute_force_exactly_on_random_meshes() {
 
 #[test]
 fn parallel_build_equals_the_serial_one() {
-    let mut s = 99u64;
-    let mut rnd = || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    };
+    let mut rnd = lcg(99);
     let mut pos = Vec::new();
     let mut tris = Vec::new();
     for i in 0..3 * PAR_BUILD as u32 {

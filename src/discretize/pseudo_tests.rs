@@ -64,13 +64,8 @@ fn reference(bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Option<Vec<
 /// high valence), positions jittered by a fixed generator; one equator vertex is moved onto its
 /// neighbour, so two corners have a zero-length edge (they must add nothing).
 fn sphere(rings: usize, seg: usize, offset: f64) -> (Vec<P3>, Vec<[u32; 3]>) {
-    let mut state = 0x9e37_79b9_7f4a_7c15u64;
-    let mut jitter = || {
-        state = state
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        ((state >> 11) as f64 / (1u64 << 53) as f64 - 0.5) * 1e-3
-    };
+    let mut u = crate::test_rng::lcg(0x9e37_79b9_7f4a_7c15);
+    let mut jitter = || (u() - 0.5) * 1e-3;
     let mut p = vec![P3::new(offset, 0.0, -1.0)];
     for r in 1..rings {
         let th = std::f64::consts::PI * r as f64 / rings as f64;

@@ -91,13 +91,7 @@ mod tests {
 
     #[test]
     fn grid_packing_equals_brute_force() {
-        let mut st = 99u64;
-        let mut rnd = || {
-            st = st
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (st >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rnd = crate::test_rng::lcg(99);
         let mut samples: Vec<Sphere> = (0..3000)
             .map(|_| Sphere {
                 center: P3::new(rnd(), rnd(), rnd()),

@@ -202,13 +202,8 @@ fn stick_figure_clustering_keeps_limbs_and_partitions_pieces() {
 
 #[test]
 fn dynamic_program_equals_brute_force() {
-    let mut seed = 12345u64;
-    let mut rnd = || {
-        seed = seed
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (seed >> 11) as f64 / (1u64 << 53) as f64 - 0.3
-    };
+    let mut u = crate::test_rng::lcg(12345);
+    let mut rnd = || u() - 0.3;
     for s_len in 1..=5 {
         for t_len in s_len..=8 {
             let costs: Vec<Vec<f64>> = (0..s_len)

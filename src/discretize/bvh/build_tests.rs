@@ -123,15 +123,7 @@ fn assert_same(positions: &[P3], triangles: &[[u32; 3]], what: &str) {
     }
 }
 
-fn lcg(seed: u64) -> impl FnMut() -> f64 {
-    let mut s = seed;
-    move || {
-        s = s
-            .wrapping_mul(6364136223846793005)
-            .wrapping_add(1442695040888963407);
-        (s >> 11) as f64 / (1u64 << 53) as f64
-    }
-}
+use crate::test_rng::lcg;
 
 #[test]
 fn boxed_items_build_the_previous_tree_bit_for_bit() {

@@ -215,13 +215,7 @@ mod tests {
 
     #[test]
     fn bounds_and_the_centre_first_shortcut_equal_the_naive_bounds_bit_for_bit() {
-        let mut state = 12345u64;
-        let mut rnd = move || {
-            state = state
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (state >> 11) as f64 / (1u64 << 53) as f64
-        };
+        let mut rnd = crate::test_rng::lcg(12345);
         let (mut all, mut not_all) = (0, 0);
         for _ in 0..4000 {
             let half = 0.01 * (1.0 + rnd());
