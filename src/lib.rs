@@ -41,8 +41,6 @@ pub mod rechoose;
 pub mod rig;
 pub mod skeleton;
 pub mod skin;
-#[cfg(test)]
-mod test_rng;
 pub mod tui;
 pub mod util;
 pub mod watch;

@@ -93,6 +93,9 @@ pub fn yaml_message(e: &serde_saphyr::Error) -> String {
 }
 
 #[cfg(test)]
+pub(crate) mod test_rng;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -52,7 +52,7 @@ fn banded_fill_equals_a_whole_image_fill() {
     // Large triangles, slivers thinner than a pixel (some crossing band edges, some covering a
     // centre in one band only) and tiny triangles: a deterministic pseudo-random set.
     let (w, h) = (24, 3 * BAND_ROWS + 5);
-    let mut next = crate::test_rng::lcg(12345);
+    let mut next = crate::util::test_rng::lcg(12345);
     let mut tris = Vec::new();
     for k in 0..300 {
         let scale = [20.0, 3.0, 0.4][k % 3];

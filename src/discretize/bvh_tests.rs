@@ -4,7 +4,7 @@
 
 use super::*;
 
-use crate::test_rng::lcg;
+use crate::util::test_rng::lcg;
 
 /// `n` small random triangles scattered over the unit cube (a triangle soup).
 fn soup(rnd: &mut impl FnMut() -> f64, n: u32) -> (Vec<P3>, Vec<[u32; 3]>) {

@@ -64,7 +64,7 @@ fn reference(bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Option<Vec<
 /// high valence), positions jittered by a fixed generator; one equator vertex is moved onto its
 /// neighbour, so two corners have a zero-length edge (they must add nothing).
 fn sphere(rings: usize, seg: usize, offset: f64) -> (Vec<P3>, Vec<[u32; 3]>) {
-    let mut u = crate::test_rng::lcg(0x9e37_79b9_7f4a_7c15);
+    let mut u = crate::util::test_rng::lcg(0x9e37_79b9_7f4a_7c15);
     let mut jitter = || (u() - 0.5) * 1e-3;
     let mut p = vec![P3::new(offset, 0.0, -1.0)];
     for r in 1..rings {

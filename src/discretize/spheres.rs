@@ -91,7 +91,7 @@ mod tests {
 
     #[test]
     fn grid_packing_equals_brute_force() {
-        let mut rnd = crate::test_rng::lcg(99);
+        let mut rnd = crate::util::test_rng::lcg(99);
         let mut samples: Vec<Sphere> = (0..3000)
             .map(|_| Sphere {
                 center: P3::new(rnd(), rnd(), rnd()),

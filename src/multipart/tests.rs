@@ -202,7 +202,7 @@ fn stick_figure_clustering_keeps_limbs_and_partitions_pieces() {
 
 #[test]
 fn dynamic_program_equals_brute_force() {
-    let mut u = crate::test_rng::lcg(12345);
+    let mut u = crate::util::test_rng::lcg(12345);
     let mut rnd = || u() - 0.3;
     for s_len in 1..=5 {
         for t_len in s_len..=8 {

@@ -123,7 +123,7 @@ fn assert_same(positions: &[P3], triangles: &[[u32; 3]], what: &str) {
     }
 }
 
-use crate::test_rng::lcg;
+use crate::util::test_rng::lcg;
 
 #[test]
 fn boxed_items_build_the_previous_tree_bit_for_bit() {

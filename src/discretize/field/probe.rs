@@ -262,7 +262,7 @@ mod tests {
     fn probes_inside_a_leaf_are_those_its_box_holds() {
         // A 64-bit LCG over a lattice of leaves of sides 2^-1 … 2^-8, probes around points on
         // and near their faces, edges and corners (where a probe box straddles leaves).
-        let mut next = crate::test_rng::lcg(7);
+        let mut next = crate::util::test_rng::lcg(7);
         let c = [0.0f32; 8];
         let (mut split, mut whole) = (0, 0);
         for _ in 0..20_000 {

@@ -215,7 +215,7 @@ mod tests {
 
     #[test]
     fn bounds_and_the_centre_first_shortcut_equal_the_naive_bounds_bit_for_bit() {
-        let mut rnd = crate::test_rng::lcg(12345);
+        let mut rnd = crate::util::test_rng::lcg(12345);
         let (mut all, mut not_all) = (0, 0);
         for _ in 0..4000 {
             let half = 0.01 * (1.0 + rnd());
