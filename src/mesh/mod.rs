@@ -15,6 +15,7 @@ pub mod write;
 pub use load::{load, LoadError, MeshFormat};
 pub use normalize::Normalization;
 pub use prepare::{prepare, PrepareError, PreparedMesh, RepairReport, Shell};
+pub(crate) use shell::volume_and_area;
 pub use write::write_obj;
 
 use crate::geom::{Aabb, P3};

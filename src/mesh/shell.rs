@@ -90,7 +90,11 @@ fn make_shell(
 /// The shell's signed volume about its own centroid (the exact volume when it is closed, where
 /// the centre does not matter; for an open one, the centre keeps a hole from biasing the sign)
 /// and its area.
-fn volume_and_area(tris: &[u32], triangles: &[[u32; 3]], positions: &[P3]) -> (f64, f64) {
+pub(crate) fn volume_and_area(
+    tris: &[u32],
+    triangles: &[[u32; 3]],
+    positions: &[P3],
+) -> (f64, f64) {
     let corners = || {
         tris.iter().filter_map(|&t| {
             triangles

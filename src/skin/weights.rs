@@ -106,27 +106,17 @@ pub fn surface_normals(mesh: &PreparedMesh, opts: &SkinOptions) -> Option<Vec<V3
             shell_of[v as usize] = s;
         }
     }
-    let corners = |t: &[u32; 3]| -> Option<[P3; 3]> {
-        let [a, b, c] = t.map(|i| mesh.positions.get(i as usize).copied());
-        Some([a?, b?, c?])
-    };
-    let mut centroid = vec![(V3::zeros(), 0.0); shells.len()];
-    for t in &mesh.triangles {
-        if let (Some([a, b, c]), Some(acc)) =
-            (corners(t), centroid.get_mut(shell_of[t[0] as usize]))
-        {
-            acc.0 += (a.coords + b.coords + c.coords) / 3.0;
-            acc.1 += 1.0;
+    // A triangle counts for its first corner's shell (`shell_of`).
+    let mut tris_of = vec![Vec::new(); shells.len()];
+    for (t, tri) in mesh.triangles.iter().enumerate() {
+        if let Some(list) = tris_of.get_mut(shell_of[tri[0] as usize]) {
+            list.push(t as u32);
         }
     }
-    let mut volume = vec![0.0; shells.len()];
-    for t in &mesh.triangles {
-        let s = shell_of[t[0] as usize];
-        if let (Some([a, b, c]), Some(&(sum, k))) = (corners(t), centroid.get(s)) {
-            let o = sum / k;
-            volume[s] += (a.coords - o).dot(&(b.coords - o).cross(&(c.coords - o)));
-        }
-    }
+    let volume: Vec<f64> = tris_of
+        .iter()
+        .map(|tris| crate::mesh::volume_and_area(tris, &mesh.triangles, &mesh.positions).0)
+        .collect();
     for (s, verts) in shells.iter().enumerate() {
         if volume[s] < 0.0 {
             verts.iter().for_each(|&v| normals[v as usize] *= -1.0);
