@@ -200,10 +200,10 @@ impl<'a> Corners<'a> {
     }
 }
 
-/// `p`'s packed lattice key, if every coordinate is a multiple of 2^−20 in \[0,1\] (else the
-/// point is not memoised).
+/// `p`'s lattice key, packed as the octree's cache packs them ([`super::octree::pack`]), if every
+/// coordinate is a multiple of 2^−20 in \[0,1\] (else the point is not memoised).
 fn corner_key(p: &P3) -> Option<u64> {
-    let mut key = 0u64;
+    let mut k = [0u32; 3];
     for a in 0..3 {
         let s = p[a] * CORNER_SCALE;
         // `as` saturates and truncates: the round trip is exact only for integers in range.
@@ -211,9 +211,9 @@ fn corner_key(p: &P3) -> Option<u64> {
         if i > 1 << 20 || i as f64 != s {
             return None;
         }
-        key = key << 21 | i;
+        k[a] = i as u32;
     }
-    Some(key)
+    Some(super::octree::pack(k))
 }
 
 /// True when every point of a leaf whose corner values span `min ..= max` is deeper than 2τ, as
