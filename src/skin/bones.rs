@@ -18,6 +18,12 @@
 //! a farther bone of another part. Only the child end is trimmed, so there is still one bone per
 //! link (the edit regions rely on that order).
 //!
+//! A chain's last joint (a leaf that is its parent's only deforming child: a foot, a hand, a head)
+//! whose incoming bone's direction leaves the skin within half that bone's length (a foot joint
+//! at the heel, the shin pointing into the ground) turns its segment to the direction, within 90°
+//! of the bone, along which its part runs farthest ([`leaf_direction`]): the artist's last bone
+//! points along the part the joint list only gives the start of.
+//!
 //! A joint whose every child is a leaf, two or more of them, ends its chain as a leaf does: an
 //! artist's head carrying eye, brow and mouth bones, a snout carrying mouth bones
 //! ([`leaf_hubs`]). Its only bones run to those leaves, which sit inside the part (the face),
@@ -26,6 +32,7 @@
 //! the leaf's virtual segment too, continuing its incoming bone to the surface, after the leaves'.
 
 use super::heat::VISIBILITY_TOLERANCE;
+use super::leaf_direction;
 use crate::discretize::ray::plane_hit;
 use crate::geom::{P3, V3};
 
@@ -98,7 +105,7 @@ fn ray_triangle(o: &P3, u: &V3, a: &P3, b: &P3, c: &P3) -> Option<f64> {
 /// Step of the surface march for virtual leaf segments, normalized units.
 pub(super) const MARCH_STEP: f64 = 0.0025;
 /// Longest virtual segment, normalized units (the whole unit cube).
-const MARCH_MAX: f64 = 1.5;
+pub(super) const MARCH_MAX: f64 = 1.5;
 
 /// The bones of a skeleton. `joints[j] = (position, parent, end)` with positions in the
 /// **normalized frame**; `sdf` is the signed distance (negative inside) used to extend leaves.
@@ -112,6 +119,16 @@ pub fn bones(
     let n = joints.len();
     let parent = |j: usize| joints[j].1.filter(|&p| p < n && p != j);
     let mut has_child = vec![false; n];
+    // A leaf that is its parent's only deforming child ends a chain (a foot, a hand, a head, a
+    // tail tip), not a fan of face bones.
+    let chain_end = |j: usize| {
+        parent(j).is_some_and(|p| {
+            (0..n)
+                .filter(|&c| parent(c) == Some(p) && !joints[c].2)
+                .count()
+                == 1
+        })
+    };
     let mut out = Vec::new();
     for (c, joint) in joints.iter().enumerate() {
         if let Some(p) = parent(c) {
@@ -133,6 +150,11 @@ pub fn bones(
             .map(|p| joint.0 - joints[p].0)
             .unwrap_or_else(V3::zeros);
         let a = leaf_start(&joint.0, dir.norm(), sdf);
+        let dir = if chain_end(j) {
+            leaf_direction::turn(&a, &dir, sdf)
+        } else {
+            dir
+        };
         out.push(Bone {
             a,
             b: extend_leaf(&a, &dir, sdf, surface),
@@ -392,6 +414,24 @@ mod tests {
         let mut deeper = joints.clone();
         deeper.push(j(-0.3, 0.3, Some(2), false));
         assert!(leaf_hubs(6, |k| deeper[k].1, |k| deeper[k].2).is_empty());
+    }
+
+    #[test]
+    fn a_foot_joint_at_the_heel_owns_its_foot() {
+        let sdf = super::super::leaf_direction::tests::leg_and_foot;
+        let j = |z: f64, parent: Option<usize>| (P3::new(0.0, 0.0, z), parent, false);
+        // hip → knee → heel: the heel is the shin's only child, a chain's end.
+        let joints = vec![j(0.9, None), j(0.5, Some(0)), j(0.03, Some(1))];
+        let foot = bones(&joints, &sdf, None)[2];
+        assert_eq!(foot.joint, 2);
+        assert!(foot.b.y < -0.3 && foot.b.z > 0.0, "{foot:?}");
+        // Two leaves of one joint are a fan (face bones): they keep their bones' direction.
+        let mut fan = joints.clone();
+        fan.push((P3::new(0.02, 0.0, 0.03), Some(1), false));
+        let b = bones(&fan, &sdf, None);
+        let heel = b.iter().rev().find(|b| b.joint == 2).copied();
+        let heel = heel.unwrap_or_else(|| panic!("{b:?}"));
+        assert!(heel.b.y.abs() < 1e-9 && heel.b.z < 0.03 + 1e-9, "{heel:?}");
     }
 
     #[test]

@@ -14,6 +14,7 @@ pub mod controls;
 mod diffuse;
 pub mod heat;
 pub mod laplacian;
+mod leaf_direction;
 pub mod parts;
 pub mod pose;
 pub mod props;
