@@ -150,7 +150,9 @@ pub fn bones(
             .map(|p| joint.0 - joints[p].0)
             .unwrap_or_else(V3::zeros);
         let a = leaf_start(&joint.0, dir.norm(), sdf);
-        let dir = if chain_end(j) {
+        // A leaf off the skin marks a spot on it (a mouth corner on the cheek), not the start of
+        // a part: it keeps its bone's direction.
+        let dir = if chain_end(j) && a == joint.0 {
             leaf_direction::turn(&a, &dir, sdf)
         } else {
             dir
