@@ -11,6 +11,9 @@
 //! error after faces). Such a leaf turns to the direction, within 90° of its incoming bone (ahead
 //! of the joint, never back along the limb), in which the inside runs farthest.
 //!
+//! Only a leaf inside the surface turns: one `leaf_start` moved in from off the skin marks a spot
+//! on it (a mouth corner on the cheek), and ahead of it lies the body, not its part.
+//!
 //! "At once" is less than half the incoming bone's length: the measure `leaf_start` and
 //! `attach`'s control rule already use for "this joint is not on its part's skin". A leaf whose
 //! continuation runs at least that far keeps it, so hands, heads and tails that point along their
