@@ -380,9 +380,14 @@ pub(super) fn split_buried(sign: &Sign, positions: &[P3], triangles: &[[u32; 3]]
             .map(|(t, _)| *t)
             .collect()
     };
+    // The two trees are independent: built side by side.
+    let (outer, inner) = rayon::join(
+        || Bvh::build(positions, &pick(false)),
+        || Bvh::build(positions, &pick(true)),
+    );
     Buried {
-        outer: Some(Bvh::build(positions, &pick(false))),
-        inner: Some(Bvh::build(positions, &pick(true))),
+        outer: Some(outer),
+        inner: Some(inner),
         culled,
     }
 }
