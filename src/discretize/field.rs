@@ -14,7 +14,7 @@ use std::collections::VecDeque;
 
 use super::bvh::Bvh;
 use super::octree::{self, BuildNode, Exact, Params};
-use super::winding::{self, Sign};
+use super::winding::{self, Sign, SignSetup};
 use super::DiscretizeOptions;
 
 mod probe;
@@ -314,8 +314,12 @@ fn build_with(
     opts: &DiscretizeOptions,
     lipschitz_skip: bool,
 ) -> DistanceField {
-    let all = Bvh::build(positions, triangles);
-    let sign = Sign::new(&all, positions, triangles);
+    // The sign's tree-free set-up beside the tree: both were serial before the octree.
+    let (all, setup) = rayon::join(
+        || Bvh::build(positions, triangles),
+        || SignSetup::new(positions, triangles),
+    );
+    let sign = setup.finish(&all, positions, triangles);
     let buried = split_buried(&sign, positions, triangles);
     let (bvh, inner) = match (&buried.outer, &buried.inner) {
         (Some(o), Some(i)) => (o, Some(i)),
@@ -376,9 +380,14 @@ pub(super) fn split_buried(sign: &Sign, positions: &[P3], triangles: &[[u32; 3]]
             .map(|(t, _)| *t)
             .collect()
     };
+    // The two trees are independent: built side by side.
+    let (outer, inner) = rayon::join(
+        || Bvh::build(positions, &pick(false)),
+        || Bvh::build(positions, &pick(true)),
+    );
     Buried {
-        outer: Some(Bvh::build(positions, &pick(false))),
-        inner: Some(Bvh::build(positions, &pick(true))),
+        outer: Some(outer),
+        inner: Some(inner),
         culled,
     }
 }

@@ -20,36 +20,75 @@ const MIN_LEN: usize = 4096;
 /// Angle-weighted pseudo-normals per slot of `bvh` (built from `triangles` over `positions`), or
 /// `None` unless the mesh is one watertight shell (every undirected edge used exactly once in
 /// each direction) with positive signed volume.
+#[cfg(test)]
 pub(super) fn pseudo_normals(
     bvh: &Bvh,
     positions: &[P3],
     triangles: &[[u32; 3]],
 ) -> Option<Vec<SlotNormals>> {
-    if bvh.tris.len() != triangles.len() || triangles.is_empty() {
-        return None;
+    Shell::new(positions, triangles)?.slot_normals(bvh, triangles)
+}
+
+/// The part of the pseudo-normals that does not need the tree (corner table, twins, face and
+/// vertex normals, signed volume): the field computes it beside [`Bvh::build`] (`rayon::join`),
+/// so only the per-slot gather ([`Shell::slot_normals`]) waits for the tree.
+pub(super) struct Shell {
+    face: Vec<V3>,
+    twins: Vec<[u32; 3]>,
+    vertex: Vec<V3>,
+}
+
+impl Shell {
+    /// The normals of `triangles` over `positions`, or `None` unless they form one watertight
+    /// shell (every undirected edge used exactly once in each direction) with positive signed
+    /// volume, every index in range.
+    pub(super) fn new(positions: &[P3], triangles: &[[u32; 3]]) -> Option<Self> {
+        let n = positions.len();
+        // An index out of range: the tree skips the triangle, so no slot table covers the mesh.
+        if triangles.is_empty() || triangles.iter().flatten().any(|&v| v as usize >= n) {
+            return None;
+        }
+        let corners = Corners::new(n, triangles)?;
+        let face = unit_face_normals(positions, triangles);
+        let twins = corners.twins(triangles)?;
+        if signed_volume(positions, triangles) <= 0.0 || !connected(&twins) {
+            return None;
+        }
+        let vertex = corners.vertex_normals(positions, triangles, &face);
+        Some(Self {
+            face,
+            twins,
+            vertex,
+        })
     }
-    let corners = Corners::new(positions.len(), triangles)?;
-    let face = unit_face_normals(positions, triangles);
-    let twins = corners.twins(triangles)?;
-    if signed_volume(positions, triangles) <= 0.0 || !connected(&twins) {
-        return None;
+
+    /// The pseudo-normals per slot of `bvh`, built from the same `triangles`; `None` when the
+    /// tree does not hold every triangle.
+    pub(super) fn slot_normals(
+        &self,
+        bvh: &Bvh,
+        triangles: &[[u32; 3]],
+    ) -> Option<Vec<SlotNormals>> {
+        if bvh.tris.len() != triangles.len() || self.face.len() != triangles.len() {
+            return None;
+        }
+        let (face, twins, vertex) = (&self.face, &self.twins, &self.vertex);
+        Some(
+            bvh.tri_ids
+                .par_iter()
+                .with_min_len(MIN_LEN)
+                .map(|&ti| {
+                    let (t, f) = (triangles[ti as usize], face[ti as usize]);
+                    let tw = twins[ti as usize];
+                    SlotNormals::new(
+                        f,
+                        [0, 1, 2].map(|k| f + face[tw[k] as usize]),
+                        [0, 1, 2].map(|k| vertex[t[k] as usize]),
+                    )
+                })
+                .collect(),
+        )
     }
-    let vertex = corners.vertex_normals(positions, triangles, &face);
-    Some(
-        bvh.tri_ids
-            .par_iter()
-            .with_min_len(MIN_LEN)
-            .map(|&ti| {
-                let (t, f) = (triangles[ti as usize], face[ti as usize]);
-                let tw = twins[ti as usize];
-                SlotNormals::new(
-                    f,
-                    [0, 1, 2].map(|k| f + face[tw[k] as usize]),
-                    [0, 1, 2].map(|k| vertex[t[k] as usize]),
-                )
-            })
-            .collect(),
-    )
 }
 
 /// Each vertex's corners: `corner[start[v]..start[v + 1]]`, as corner ids `3·triangle + k`

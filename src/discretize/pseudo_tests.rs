@@ -141,7 +141,11 @@ fn the_same_meshes_are_refused() {
     let base = p.len() as u32;
     let mut tt = t.clone();
     tt.extend(u.iter().map(|x| x.map(|i| i + base)));
+    // An index out of range (the tree skips that triangle): refused before any table is built.
+    let mut bad = t.clone();
+    bad[7][1] = p.len() as u32;
     for (name, pos, tris) in [
+        ("bad index", &p, bad),
         ("open", &p, open.to_vec()),
         ("twice", &p, twice),
         ("flipped", &p, flipped),

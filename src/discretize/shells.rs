@@ -12,6 +12,8 @@
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
 
+use rayon::prelude::*;
+
 use super::bvh::Bvh;
 use super::octree::KeyHasher;
 use super::ray;
@@ -43,11 +45,20 @@ pub struct Shells {
 impl Shells {
     /// Split `triangles` (indices into `positions`, normalized frame) by edge-connected shell.
     pub fn new(positions: &[P3], triangles: &[[u32; 3]]) -> Self {
+        // Each shell's test and tree on its own task (an armoured character has dozens); the
+        // indexed collect keeps the shells in order, so the result is the serial loop's.
+        let parts: Vec<(Vec<[u32; 3]>, Option<Closed>)> = components(triangles)
+            .into_par_iter()
+            .map(|shell| {
+                let tris: Vec<[u32; 3]> = shell.iter().map(|&t| triangles[t as usize]).collect();
+                let c = Closed::new(positions, &tris);
+                (tris, c)
+            })
+            .collect();
         let mut closed = Vec::new();
         let mut open_tris = Vec::new();
-        for shell in components(triangles) {
-            let tris: Vec<[u32; 3]> = shell.iter().map(|&t| triangles[t as usize]).collect();
-            match Closed::new(positions, &tris) {
+        for (tris, c) in parts {
+            match c {
                 Some(c) => closed.push(c),
                 None => open_tris.extend(tris),
             }

@@ -17,6 +17,7 @@ use std::hash::BuildHasherDefault;
 
 use super::bvh::{Bvh, Feature, Hit, Tri};
 use super::octree::KeyHasher;
+use super::pseudo::Shell as PseudoShell;
 use super::shells::Shells;
 use crate::geom::{P3, V3};
 
@@ -86,10 +87,7 @@ pub enum Sign {
 impl Sign {
     /// Choose the method for `bvh` built from `triangles` over `positions` (normalized frame).
     pub fn new(bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Self {
-        match super::pseudo::pseudo_normals(bvh, positions, triangles) {
-            Some(n) => Sign::PseudoNormal(n),
-            None => Sign::Winding(Box::new(Shells::new(positions, triangles))),
-        }
+        SignSetup::new(positions, triangles).finish(bvh, positions, triangles)
     }
 
     /// True for the winding-number method (the expensive one).
@@ -119,6 +117,37 @@ impl Sign {
             Sign::PseudoNormal(n) => behind(n, p, hit),
             // |w| > ½: orientation-independent for open shells (see `internal_triangles`).
             Sign::Winding(s) => s.winding(p).abs() > 0.5,
+        }
+    }
+}
+
+/// The part of [`Sign::new`] that does not need the tree: the field builds it beside
+/// [`Bvh::build`] (`rayon::join`; it was serial after it, the largest serial step before the
+/// parallel octree), then [`SignSetup::finish`] gathers the per-slot normals.
+pub(super) enum SignSetup {
+    /// One watertight outward shell: its normals per triangle.
+    PseudoNormal(PseudoShell),
+    /// Anything else: the winding number, shell by shell.
+    Winding(Box<Shells>),
+}
+
+impl SignSetup {
+    /// Choose the method for `triangles` over `positions` (normalized frame).
+    pub(super) fn new(positions: &[P3], triangles: &[[u32; 3]]) -> Self {
+        match PseudoShell::new(positions, triangles) {
+            Some(s) => SignSetup::PseudoNormal(s),
+            None => SignSetup::Winding(Box::new(Shells::new(positions, triangles))),
+        }
+    }
+
+    /// The sign for `bvh`, built from the same `triangles` over `positions`.
+    pub(super) fn finish(self, bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Sign {
+        match self {
+            SignSetup::PseudoNormal(s) => match s.slot_normals(bvh, triangles) {
+                Some(n) => Sign::PseudoNormal(n),
+                None => Sign::Winding(Box::new(Shells::new(positions, triangles))),
+            },
+            SignSetup::Winding(s) => Sign::Winding(s),
         }
     }
 }
