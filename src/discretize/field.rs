@@ -308,18 +308,24 @@ pub fn build_reference(
     build_with(positions, triangles, opts, false)
 }
 
+/// The whole mesh's BVH and its sign. The sign's tree-free set-up (corner table, normals, volume,
+/// or the winding shells) runs beside the tree's build: both used to be serial before the octree.
+pub(super) fn tree_and_sign(positions: &[P3], triangles: &[[u32; 3]]) -> (Bvh, Sign) {
+    let (all, setup) = rayon::join(
+        || Bvh::build(positions, triangles),
+        || SignSetup::new(positions, triangles),
+    );
+    let sign = setup.finish(&all, positions, triangles);
+    (all, sign)
+}
+
 fn build_with(
     positions: &[P3],
     triangles: &[[u32; 3]],
     opts: &DiscretizeOptions,
     lipschitz_skip: bool,
 ) -> DistanceField {
-    // The sign's tree-free set-up beside the tree: both were serial before the octree.
-    let (all, setup) = rayon::join(
-        || Bvh::build(positions, triangles),
-        || SignSetup::new(positions, triangles),
-    );
-    let sign = setup.finish(&all, positions, triangles);
+    let (all, sign) = tree_and_sign(positions, triangles);
     let buried = split_buried(&sign, positions, triangles);
     let (bvh, inner) = match (&buried.outer, &buried.inner) {
         (Some(o), Some(i)) => (o, Some(i)),

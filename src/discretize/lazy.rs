@@ -21,7 +21,7 @@ use std::hash::BuildHasherDefault;
 use std::sync::{Mutex, MutexGuard};
 
 use super::bvh::{Bvh, Scratch};
-use super::field::{clamp_unit, split_buried, trilinear, FAR};
+use super::field::{clamp_unit, split_buried, tree_and_sign, trilinear, FAR};
 use super::octree::{self, KeyHasher, Params, Tested};
 use super::winding::Sign;
 use super::DiscretizeOptions;
@@ -95,8 +95,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
 impl LazyField {
     /// The field of `mesh` with `opts`' τ and depth cap; nothing below the root is built yet.
     pub fn new(mesh: &PreparedMesh, opts: &DiscretizeOptions) -> Self {
-        let all = Bvh::build(&mesh.positions, &mesh.triangles);
-        let sign = Sign::new(&all, &mesh.positions, &mesh.triangles);
+        let (all, sign) = tree_and_sign(&mesh.positions, &mesh.triangles);
         // Buried faces (winding::internal_triangles): nearly every one is the nearest face of
         // some point the skin reads (measured: 97 % on the armoured character), so all are
         // tested up front, as the full build does.
