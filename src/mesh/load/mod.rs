@@ -15,6 +15,7 @@ mod gltf_source;
 mod number;
 mod obj;
 mod obj_source;
+mod obj_split;
 mod off;
 pub mod ours;
 mod ply;
