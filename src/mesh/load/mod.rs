@@ -15,7 +15,6 @@ mod gltf_source;
 mod number;
 mod obj;
 mod obj_source;
-mod obj_split;
 mod off;
 pub mod ours;
 mod ply;

@@ -19,11 +19,11 @@ use crate::geom::P3;
 use crate::mesh::Mesh;
 
 /// One `f` statement before index resolution: corner indices (0-based, unchecked) and its line.
-pub(super) struct Face {
-    pub(super) line: usize,
-    pub(super) start: usize,
-    pub(super) end: usize,
-    pub(super) material: Option<usize>,
+struct Face {
+    line: usize,
+    start: usize,
+    end: usize,
+    material: Option<usize>,
 }
 
 /// What an OBJ carries besides positions and faces, per triangle of the [`Mesh`].
@@ -55,7 +55,7 @@ impl ObjExtras {
 }
 
 /// Per corner of every face: (`v`, `vt`, `vn`) indices, 0-based and unchecked.
-pub(super) type Corner = (i64, Option<i64>, Option<i64>);
+type Corner = (i64, Option<i64>, Option<i64>);
 
 /// Parse OBJ bytes. Face indices may refer to vertices defined later in the file (some exporters
 /// do this), so faces are resolved against the final vertex count.
@@ -65,19 +65,41 @@ pub(crate) fn parse(bytes: &[u8]) -> Result<Mesh, LoadError> {
 
 /// Parse OBJ bytes with texture coordinates, normals and materials ([`ObjExtras`]). Bad `vt`/`vn`
 /// data never fails the mesh: an unreadable `vt`/`vn` line reads as zeros, an out-of-range
-/// `vt`/`vn` index as absent. A big file's lines are read in runs on every core and joined
-/// ([`super::obj_split`]): the same mesh, extras and first error as one pass over the file.
+/// `vt`/`vn` index as absent.
 pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, ObjExtras), LoadError> {
     if let Some(e) = not_text(bytes, "OBJ") {
         return Err(e);
     }
-    let Run {
-        positions,
-        corners,
-        faces,
-        mut ex,
-        ..
-    } = super::obj_split::read_runs(bytes)?;
+    let mut positions: Vec<P3> = Vec::new();
+    let mut corners: Vec<Corner> = Vec::new();
+    let mut faces: Vec<Face> = Vec::new();
+    let mut ex = ObjExtras::default();
+    let mut material = None;
+    for (line_no, line) in logical_lines(bytes, true) {
+        // `#` starts a comment anywhere on a line (some exporters annotate `v`/`f` lines).
+        let body = line.split(|&b| b == b'#').next().unwrap_or(&[]);
+        let mut toks = tokens(body);
+        let Some(keyword) = toks.next() else {
+            continue;
+        };
+        match keyword {
+            b"v" => positions.push(vertex(toks, line_no)?),
+            b"vt" => ex.uvs.push(floats::<2>(toks)),
+            b"vn" => ex.normals.push(floats::<3>(toks)),
+            b"f" | b"fo" => {
+                let start = corners.len();
+                for t in toks {
+                    corners.push(corner(t, line_no, &positions, &ex)?);
+                }
+                faces.push(face(line_no, start, corners.len(), material)?);
+            }
+            b"usemtl" => material = Some(material_index(&mut ex, rest_of(body))),
+            // Kept whole: `mtllib hero skin.mtl` is one file with a space (what Blender writes for
+            // `hero skin.obj`) or two libraries; only the folder can tell (`obj_source`).
+            b"mtllib" => ex.mtllibs.push(rest_of(body)),
+            _ => {}
+        }
+    }
     if positions.is_empty() && faces.is_empty() {
         return Err(LoadError::Invalid(format!(
             "not an OBJ mesh: no vertex (`v`) or face (`f`) lines in {} of text",
@@ -92,70 +114,6 @@ pub(crate) fn parse_full(bytes: &[u8]) -> Result<(Mesh, ObjExtras), LoadError> {
         },
         ex,
     ))
-}
-
-/// What the statements of a run of whole lines say, as [`parse_full`] reads them: indices
-/// relative to the run (its own `v`, `vt`, `vn` counts, [`Corner`]; `relative` marks the
-/// negative ones for [`super::obj_split`] to shift), materials indexing the run's own
-/// `material_names`, a face before the run's first `usemtl` in `inherited`.
-#[derive(Default)]
-pub(super) struct Run {
-    pub(super) positions: Vec<P3>,
-    pub(super) corners: Vec<Corner>,
-    /// Per corner: bit 0, 1, 2 set when its `v`, `vt`, `vn` index was negative (relative).
-    pub(super) relative: Vec<u8>,
-    pub(super) faces: Vec<Face>,
-    /// Faces (indices into `faces`) read before the run's first `usemtl`: they take the material
-    /// in force where the run starts.
-    pub(super) inherited: usize,
-    /// `uvs`, `normals`, `material_names` and `mtllibs` of the run (`corners` and `materials`
-    /// stay empty until the faces are resolved).
-    pub(super) ex: ObjExtras,
-    /// The material in force at the run's end (`None` if the run has no `usemtl`).
-    pub(super) last_material: Option<usize>,
-}
-
-/// Read the statements of `bytes` (whole lines), numbering lines from `first_line` + 1.
-pub(super) fn read_run(bytes: &[u8], first_line: usize) -> Result<Run, LoadError> {
-    let mut run = Run::default();
-    let mut material = None;
-    for (line_no, line) in logical_lines(bytes, true) {
-        let line_no = line_no + first_line;
-        // `#` starts a comment anywhere on a line (some exporters annotate `v`/`f` lines).
-        let body = line.split(|&b| b == b'#').next().unwrap_or(&[]);
-        let mut toks = tokens(body);
-        let Some(keyword) = toks.next() else {
-            continue;
-        };
-        let ex = &mut run.ex;
-        match keyword {
-            b"v" => run.positions.push(vertex(toks, line_no)?),
-            b"vt" => ex.uvs.push(floats::<2>(toks)),
-            b"vn" => ex.normals.push(floats::<3>(toks)),
-            b"f" | b"fo" => {
-                let start = run.corners.len();
-                for t in toks {
-                    let (c, rel) = corner(t, line_no, &run.positions, ex)?;
-                    run.corners.push(c);
-                    run.relative.push(rel);
-                }
-                run.faces
-                    .push(face(line_no, start, run.corners.len(), material)?);
-                if material.is_none() {
-                    run.inherited = run.faces.len();
-                }
-            }
-            b"usemtl" => {
-                material = Some(material_index(ex, rest_of(body)));
-                run.last_material = material;
-            }
-            // Kept whole: `mtllib hero skin.mtl` is one file with a space (what Blender writes for
-            // `hero skin.obj`) or two libraries; only the folder can tell (`obj_source`).
-            b"mtllib" => ex.mtllibs.push(rest_of(body)),
-            _ => {}
-        }
-    }
-    Ok(run)
 }
 
 /// The face of corners `start..end` read on line `line_no`; fewer than 3 corners is an error.
@@ -260,7 +218,7 @@ fn rest_of(body: &[u8]) -> String {
 }
 
 /// The index of material `name`, added on first use.
-pub(super) fn material_index(ex: &mut ObjExtras, name: String) -> usize {
+fn material_index(ex: &mut ObjExtras, name: String) -> usize {
     match ex.material_names.iter().position(|m| *m == name) {
         Some(i) => i,
         None => {
@@ -271,18 +229,16 @@ pub(super) fn material_index(ex: &mut ObjExtras, name: String) -> usize {
 }
 
 /// One face corner `v[/vt[/vn]]`, each index 0-based (relative indices resolved against what was
-/// defined so far), and which of them were relative (bits 0, 1, 2: `v`, `vt`, `vn`). Only `v` is
-/// checked here; `vt`/`vn` are checked after the file is read.
+/// defined so far). Only `v` is checked here; `vt`/`vn` are checked after the file is read.
 fn corner(
     token: &[u8],
     line: usize,
     positions: &[P3],
     ex: &ObjExtras,
-) -> Result<(Corner, u8), LoadError> {
-    let (v, v_rel) = corner_index(token, line, positions.len())?;
+) -> Result<Corner, LoadError> {
+    let v = corner_index(token, line, positions.len())?;
     let mut parts = token.split(|&b| b == b'/').skip(1);
-    let mut rel = u8::from(v_rel);
-    let mut attr = |defined: usize, bit: u8| {
+    let mut attr = |defined: usize| {
         parts
             .next()
             .filter(|p| !p.is_empty())
@@ -290,20 +246,17 @@ fn corner(
             .and_then(|i| match i {
                 0 => None,
                 i if i > 0 => Some(i - 1),
-                i => {
-                    rel |= bit;
-                    Some(defined as i64 + i)
-                }
+                i => Some(defined as i64 + i),
             })
     };
-    let vt = attr(ex.uvs.len(), 2);
-    let vn = attr(ex.normals.len(), 4);
-    Ok(((v, vt, vn), rel))
+    let vt = attr(ex.uvs.len());
+    let vn = attr(ex.normals.len());
+    Ok((v, vt, vn))
 }
 
 /// The 0-based vertex index of one face corner `v[/vt[/vn]]`. Negative indices count back from
-/// the `defined` vertices read so far (OBJ relative indexing; then `true`); 0 is invalid.
-fn corner_index(token: &[u8], line: usize, defined: usize) -> Result<(i64, bool), LoadError> {
+/// the `defined` vertices read so far (OBJ relative indexing); 0 is invalid.
+fn corner_index(token: &[u8], line: usize, defined: usize) -> Result<i64, LoadError> {
     let v = token.split(|&b| b == b'/').next().unwrap_or(token);
     let i = parse_i64(v, line, "face vertex index")?;
     match i {
@@ -314,8 +267,8 @@ fn corner_index(token: &[u8], line: usize, defined: usize) -> Result<(i64, bool)
                 show(token)
             ),
         )),
-        i if i > 0 => Ok((i - 1, false)),
-        i => Ok((defined as i64 + i, true)),
+        i if i > 0 => Ok(i - 1),
+        i => Ok(defined as i64 + i),
     }
 }
 
