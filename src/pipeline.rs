@@ -107,6 +107,8 @@ pub struct Pipeline {
     /// Engine settings.
     pub config: RigConfig,
     cache: Mutex<Vec<Cached>>,
+    /// Rig each mesh once and keep nothing ([`Pipeline::one_shot`]).
+    one_shot: bool,
 }
 
 impl Pipeline {
@@ -115,6 +117,19 @@ impl Pipeline {
         Self {
             config,
             cache: Mutex::new(Vec::new()),
+            one_shot: false,
+        }
+    }
+
+    /// A pipeline that rigs each mesh once (`geppetto rig`: distinct files, then the process
+    /// ends): it keeps no discretization for a re-run, so no mesh's content is hashed for the
+    /// cache key, and each discretization is freed with its rig instead of staying in the
+    /// cache until the batch ends. Same rigs as [`Pipeline::new`]: a cache hit only skips work
+    /// whose result is the same.
+    pub fn one_shot(config: RigConfig) -> Self {
+        Self {
+            one_shot: true,
+            ..Self::new(config)
         }
     }
 

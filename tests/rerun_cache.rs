@@ -51,3 +51,34 @@ fn re_runs_give_the_cold_rigs_weights_bit_for_bit() {
         .expect("fresh rig");
     assert_eq!(weight_bits(&fresh), want);
 }
+
+/// `geppetto rig`'s pipeline ([`Pipeline::one_shot`]) keeps nothing between rigs: rigging the
+/// same mesh twice discretizes it twice (no discretization outlives its rig in a batch), and the
+/// rig is the caching pipeline's, joints and weights bit for bit.
+#[test]
+fn a_one_shot_pipeline_keeps_nothing_and_rigs_the_same() {
+    let c = humanoid_variant(3, &Variant::default());
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("hero.obj");
+    std::fs::write(&path, geppetto::mesh::write::obj_string(&c.mesh)).expect("write obj");
+    let skel = Arc::new(load_template("human").expect("built-in"));
+    let req = RigRequest::with_sidecar(&path, skel).expect("request");
+    let once = Pipeline::one_shot(RigConfig::default());
+    let a = once.rig(&req, &NoProgress).expect("first rig");
+    let b = once.rig(&req, &NoProgress).expect("second rig");
+    assert!(!a.reused_discretization && !b.reused_discretization);
+    let kept = Pipeline::new(RigConfig::default())
+        .rig(&req, &NoProgress)
+        .expect("caching rig");
+    let joints = |o: &RigOutcome| {
+        o.rig
+            .joints
+            .iter()
+            .map(|j| j.position.map(f64::to_bits))
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(joints(&a), joints(&kept));
+    assert_eq!(joints(&b), joints(&kept));
+    assert_eq!(weight_bits(&a), weight_bits(&kept));
+    assert_eq!(weight_bits(&b), weight_bits(&kept));
+}

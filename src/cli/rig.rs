@@ -47,7 +47,7 @@ pub fn run(args: &RigArgs) -> anyhow::Result<ExitCode> {
     };
     let batch = Batch {
         args,
-        pipeline: Pipeline::new(config),
+        pipeline: Pipeline::one_shot(config),
         hints,
         choices,
         formats,

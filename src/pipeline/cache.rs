@@ -34,6 +34,9 @@ pub(super) fn finer_key(key: u64) -> u64 {
 
 impl Pipeline {
     pub(super) fn cache_get(&self, key: u64) -> Option<(Arc<PreparedMesh>, Arc<Discretization>)> {
+        if self.one_shot {
+            return None;
+        }
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         let pos = cache.iter().position(|c| c.0 == key)?;
         let entry = cache.remove(pos);
@@ -48,6 +51,9 @@ impl Pipeline {
         prepared: Arc<PreparedMesh>,
         disc: Arc<Discretization>,
     ) {
+        if self.one_shot {
+            return;
+        }
         let mut cache = self.cache.lock().unwrap_or_else(|e| e.into_inner());
         cache.retain(|c| c.0 != key);
         if cache.len() >= CACHE_CAPACITY {
@@ -140,7 +146,12 @@ impl Pipeline {
             })
         })?;
         let (mesh, source) = (loaded.mesh, loaded.source.map(Arc::new));
-        let key = mesh.content_hash() ^ options_hash(&self.config);
+        // A one-shot pipeline looks nothing up: its key is never used.
+        let key = if self.one_shot {
+            0
+        } else {
+            mesh.content_hash() ^ options_hash(&self.config)
+        };
         Ok((mesh, source, key))
     }
 

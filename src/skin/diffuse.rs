@@ -3,6 +3,8 @@
 
 use std::time::Instant;
 
+use rayon::prelude::*;
+
 use super::heat::{Source, MIN_HEAT_DISTANCE};
 use super::laplacian::SymCsc;
 use super::solve::{solve_spd_with, SpdPattern};
@@ -90,24 +92,38 @@ fn fill_rows(
     rows: &mut Rows,
 ) -> usize {
     let n = verts.len();
-    let mut fallback = 0usize;
-    for (r, &v) in verts.iter().enumerate() {
-        let raw = joint_of_column
-            .iter()
-            .enumerate()
-            .map(|(c, &j)| (j, x[c * n + r]));
-        let w = finish_row(raw, opts);
-        rows[v as usize] = if w.is_empty() {
-            fallback += 1;
+    // Each row reads its own entries of `x` and its own source: the rows are finished on every
+    // core (each the same arithmetic as one after another, so the same weights on any number of
+    // threads), then put in place.
+    let finished: Vec<(Vec<(u32, f64)>, bool)> = verts
+        .par_iter()
+        .enumerate()
+        .with_min_len(ROWS_PER_TASK)
+        .map(|(r, &v)| {
+            let raw = joint_of_column
+                .iter()
+                .enumerate()
+                .map(|(c, &j)| (j, x[c * n + r]));
+            let w = finish_row(raw, opts);
+            if !w.is_empty() {
+                return (w, false);
+            }
             let mut r = source_row(sources[v as usize].as_ref());
             super::prune::prune_row(&mut r, opts);
-            r
-        } else {
-            w
-        };
+            (r, true)
+        })
+        .collect();
+    let mut fallback = 0usize;
+    for (&v, (row, fell_back)) in verts.iter().zip(finished) {
+        rows[v as usize] = row;
+        fallback += usize::from(fell_back);
     }
     fallback
 }
+
+/// Rows finished per parallel task in [`fill_rows`]: a row costs well under a microsecond, so a
+/// task must hold hundreds to outweigh rayon's split.
+const ROWS_PER_TASK: usize = 512;
 
 /// A joint that received heat but lost every vertex to pruning (a short spine bone that only
 /// adopted a few vertices, [`super::heat::adopt_orphans`]) would move nothing: it keeps its weight on

@@ -127,23 +127,41 @@ pub fn sources(
     bones: &[Bone],
     sdf: &(dyn Fn(&P3) -> f64 + Sync),
 ) -> Vec<Option<Source>> {
+    // One bone ranking buffer per rayon task, reused from vertex to vertex (it was a fresh
+    // allocation per vertex): the same list, filled and sorted the same way.
     points
         .par_iter()
         .enumerate()
         .with_min_len(256)
-        .map(|(i, p)| source(p, normals.and_then(|n| n.get(i)), bones, sdf))
+        .map_init(Vec::new, |order, (i, p)| {
+            source_ranked(p, normals.and_then(|n| n.get(i)), bones, sdf, order)
+        })
         .collect()
 }
 
+#[cfg(test)]
 fn source(p: &P3, normal: Option<&V3>, bones: &[Bone], sdf: &dyn Fn(&P3) -> f64) -> Option<Source> {
-    let mut order: Vec<(f64, usize)> = bones
-        .iter()
-        .enumerate()
-        .map(|(b, bone)| (oriented_distance(p, bone, normal), b))
-        .collect();
+    source_ranked(p, normal, bones, sdf, &mut Vec::new())
+}
+
+/// The heat source of `p`, ranking the bones in `order` (cleared first; its allocation is kept).
+fn source_ranked(
+    p: &P3,
+    normal: Option<&V3>,
+    bones: &[Bone],
+    sdf: &dyn Fn(&P3) -> f64,
+    order: &mut Vec<(f64, usize)>,
+) -> Option<Source> {
+    order.clear();
+    order.extend(
+        bones
+            .iter()
+            .enumerate()
+            .map(|(b, bone)| (oriented_distance(p, bone, normal), b)),
+    );
     order.sort_unstable_by(|x, y| x.0.total_cmp(&y.0));
     let mut found: Option<Source> = None;
-    for &(d, b) in &order {
+    for &(d, b) in order.iter() {
         if let Some(s) = &found {
             if d > s.distance * (1.0 + TIE) + 1e-12 {
                 break;
