@@ -19,10 +19,11 @@
 //! link (the edit regions rely on that order).
 //!
 //! A chain's last joint inside the surface (a leaf that is its parent's only deforming child: a
-//! foot, a hand, a head) whose incoming bone's direction leaves the skin within half that bone's length (a foot joint
-//! at the heel, the shin pointing into the ground) turns its segment to the direction, within 90°
-//! of the bone, along which its part runs farthest (`skin::leaf_direction`): the artist's last bone
-//! points along the part the joint list only gives the start of.
+//! foot, a hand, a head) whose incoming bone's direction leaves the skin within half that bone's
+//! length (a foot joint at the heel, the shin pointing into the ground) turns its segment to the
+//! direction, within 90° of the bone, along which its part runs farthest
+//! (`skin::leaf_direction`): the artist's last bone points along the part the joint list only
+//! gives the start of.
 //!
 //! A joint whose every child is a leaf, two or more of them, ends its chain as a leaf does: an
 //! artist's head carrying eye, brow and mouth bones, a snout carrying mouth bones
