@@ -19,14 +19,21 @@ fn weight_bits(out: &RigOutcome) -> Vec<Vec<(u32, u64)>> {
         .collect()
 }
 
-#[test]
-fn re_runs_give_the_cold_rigs_weights_bit_for_bit() {
+/// A built-in humanoid written to a temporary `hero.obj`, and its request with the human
+/// template (the folder lives as long as the returned guard).
+fn hero_request() -> (tempfile::TempDir, RigRequest) {
     let c = humanoid_variant(3, &Variant::default());
     let dir = tempfile::tempdir().expect("tempdir");
     let path = dir.path().join("hero.obj");
     std::fs::write(&path, geppetto::mesh::write::obj_string(&c.mesh)).expect("write obj");
     let skel = Arc::new(load_template("human").expect("built-in"));
     let req = RigRequest::with_sidecar(&path, skel).expect("request");
+    (dir, req)
+}
+
+#[test]
+fn re_runs_give_the_cold_rigs_weights_bit_for_bit() {
+    let (_dir, req) = hero_request();
     let pipeline = Pipeline::new(RigConfig::default());
     let cold = pipeline.rig(&req, &NoProgress).expect("cold rig");
     assert!(!cold.reused_discretization);
@@ -57,12 +64,7 @@ fn re_runs_give_the_cold_rigs_weights_bit_for_bit() {
 /// rig is the caching pipeline's, joints and weights bit for bit.
 #[test]
 fn a_one_shot_pipeline_keeps_nothing_and_rigs_the_same() {
-    let c = humanoid_variant(3, &Variant::default());
-    let dir = tempfile::tempdir().expect("tempdir");
-    let path = dir.path().join("hero.obj");
-    std::fs::write(&path, geppetto::mesh::write::obj_string(&c.mesh)).expect("write obj");
-    let skel = Arc::new(load_template("human").expect("built-in"));
-    let req = RigRequest::with_sidecar(&path, skel).expect("request");
+    let (_dir, req) = hero_request();
     let once = Pipeline::one_shot(RigConfig::default());
     let a = once.rig(&req, &NoProgress).expect("first rig");
     let b = once.rig(&req, &NoProgress).expect("second rig");
