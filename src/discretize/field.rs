@@ -310,7 +310,7 @@ pub fn build_reference(
 
 /// The whole mesh's BVH and its sign. The sign's tree-free set-up (corner table, normals, volume,
 /// or the winding shells) runs beside the tree's build: both used to be serial before the octree.
-pub(super) fn tree_and_sign(positions: &[P3], triangles: &[[u32; 3]]) -> (Bvh, Sign) {
+pub fn tree_and_sign(positions: &[P3], triangles: &[[u32; 3]]) -> (Bvh, Sign) {
     let (all, setup) = rayon::join(
         || Bvh::build(positions, triangles),
         || SignSetup::new(positions, triangles),

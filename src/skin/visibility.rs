@@ -13,6 +13,7 @@
 #[cfg(doc)]
 use super::heat::VISIBILITY_TOLERANCE;
 use crate::discretize::bvh::Bvh;
+use crate::discretize::field::tree_and_sign;
 use crate::discretize::winding::Sign;
 use crate::discretize::DistanceField;
 use crate::geom::P3;
@@ -36,11 +37,7 @@ impl<'a> VisibilityField<'a> {
     /// Over `mesh`'s welded triangles (normalized frame), refining `field` (built from them);
     /// with `exact` false, `field` alone (the former behaviour, [`super::SkinOptions`]).
     pub fn new(mesh: &PreparedMesh, field: &'a DistanceField, exact: bool) -> Self {
-        let exact = exact.then(|| {
-            let bvh = Bvh::build(&mesh.positions, &mesh.triangles);
-            let sign = Sign::new(&bvh, &mesh.positions, &mesh.triangles);
-            (bvh, sign)
-        });
+        let exact = exact.then(|| tree_and_sign(&mesh.positions, &mesh.triangles));
         Self { field, exact }
     }
 
