@@ -11,7 +11,7 @@ use serde_json::{json, Value};
 use super::companion::{self, Companion};
 use super::gltf::{split_glb, Opened, PrimRange};
 use super::gltf_bind::{local_at, one_placement, Rebound};
-use super::gltf_data::{base64_decode, has_dims, percent_decode, read};
+use super::gltf_data::{base64_decode, has_dims, percent_decode, read, Elements};
 use super::source::{image_mime, placeholder_png, sniff_mime, SourceDocument, SourcePrimitive};
 use super::LoadError;
 use crate::mesh::Mesh;
@@ -288,21 +288,9 @@ fn bake_positions(
     r: &PrimRange,
     extent: f64,
 ) -> Result<Option<Baked>, LoadError> {
-    let Some(prim) = o
-        .doc
-        .meshes()
-        .nth(r.mesh)
-        .and_then(|m| m.primitives().nth(r.primitive))
-    else {
+    let Some(stored) = stored_positions(o, r)? else {
         return Ok(None);
     };
-    let Some(acc) = prim
-        .get(&gltf::Semantic::Positions)
-        .filter(|a| has_dims(a, Dimensions::Vec3))
-    else {
-        return Ok(None);
-    };
-    let stored = read(&acc, &o.buffers)?;
     let a = o
         .world
         .get(r.node)
@@ -338,18 +326,31 @@ fn bake_positions(
     let new_acc = doc.f32_attribute(&baked, 3, "VEC3", true);
     doc.json["meshes"][r.mesh]["primitives"][r.primitive]["attributes"]["POSITION"] =
         json!(new_acc);
-    let placed = || -> Result<bool, LoadError> {
-        let skin = o.doc.nodes().nth(r.node).and_then(|n| n.skin());
-        match skin {
-            Some(skin) => one_placement(&skin, &o.buffers, &o.world),
-            None => Ok(false),
-        }
-    };
     Ok(Some(if at_bind {
         Baked::NodeTransform
-    } else if placed()? {
+    } else if placed(o, r)? {
         Baked::Placement
     } else {
         Baked::Pose
     }))
+}
+
+/// The primitive's stored POSITION values (a 3-vector accessor), if it has them.
+fn stored_positions(o: &Opened, r: &PrimRange) -> Result<Option<Elements>, LoadError> {
+    let acc = o
+        .doc
+        .meshes()
+        .nth(r.mesh)
+        .and_then(|m| m.primitives().nth(r.primitive))
+        .and_then(|prim| prim.get(&gltf::Semantic::Positions))
+        .filter(|a| has_dims(a, Dimensions::Vec3));
+    acc.map(|acc| read(&acc, &o.buffers)).transpose()
+}
+
+/// Whether the primitive's node has a skin placed whole by one transform ([`one_placement`]).
+fn placed(o: &Opened, r: &PrimRange) -> Result<bool, LoadError> {
+    match o.doc.nodes().nth(r.node).and_then(|n| n.skin()) {
+        Some(skin) => one_placement(&skin, &o.buffers, &o.world),
+        None => Ok(false),
+    }
 }
