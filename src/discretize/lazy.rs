@@ -23,7 +23,7 @@ use std::sync::{Mutex, MutexGuard};
 use super::bvh::{Bvh, Scratch};
 use super::field::{clamp_unit, split_buried, tree_and_sign, trilinear, FAR};
 use super::octree::{self, KeyHasher, Params, Tested};
-use super::winding::Sign;
+use super::winding::{Sign, WindingClass};
 use super::DiscretizeOptions;
 use crate::geom::{P3, V3};
 use crate::mesh::PreparedMesh;
@@ -67,7 +67,7 @@ struct Point {
     /// NaN until asked (keeps the table's entries small).
     r: f64,
     inside: bool,
-    w: Option<f64>,
+    w: Option<WindingClass>,
     /// The closest outer triangle's slot: seeds the next nearby query's bound.
     slot: Option<u32>,
 }
@@ -302,14 +302,15 @@ impl LazyField {
         *lock(&self.points).entry(key).or_insert(p)
     }
 
-    /// The winding number at lattice point `k` (already in the point table), computed once.
-    fn winding(&self, k: [u32; 3]) -> f64 {
+    /// The class of the winding number at lattice point `k` (already in the point table),
+    /// computed once.
+    fn winding(&self, k: [u32; 3]) -> WindingClass {
         let key = octree::pack(k);
         if let Some(w) = lock(&self.points).get(&key).and_then(|p| p.w) {
             return w;
         }
         let at = octree::lattice_point(k, self.prm.unit);
-        let w = self.sign.winding(&at).unwrap_or(0.0);
+        let w = self.sign.class(&at).unwrap_or(WindingClass::of(0.0));
         if let Some(p) = lock(&self.points).get_mut(&key) {
             p.w = Some(w);
         }

@@ -17,7 +17,10 @@ use rayon::prelude::*;
 use super::bvh::Bvh;
 use super::octree::KeyHasher;
 use super::ray;
-use super::winding::{dipoles, directed_edges, edge, solid_angle, winding_number, Dipole};
+use super::winding::{
+    dipoles, directed_edges, edge, solid_angle, winding_number, winding_number_bounded, Dipole,
+    WindingClass,
+};
 use crate::geom::{P3, V3};
 
 /// A closed shell: its tree and bounding box.
@@ -86,6 +89,22 @@ impl Shells {
             .as_ref()
             .map_or(0.0, |o| winding_number(&o.bvh, &o.dipoles, p));
         closed as f64 + open
+    }
+
+    /// `WindingClass::of(self.winding(p))`: from the fast dipole sum when its error bound
+    /// settles the class, else from the exact sum ([`WindingClass::certain`]).
+    pub fn class(&self, p: &V3) -> WindingClass {
+        let closed: i64 = self.closed.iter().map(|c| c.winding(p)).sum();
+        let Some(o) = &self.open else {
+            return WindingClass::of(closed as f64);
+        };
+        let (open, err) = winding_number_bounded(&o.bvh, &o.dipoles, p);
+        let w = closed as f64 + open;
+        // The sum with the closed integer rounds once more (relative ε of each side, doubled).
+        let err = err + 2.0 * f64::EPSILON * (w.abs() + open.abs() + err);
+        WindingClass::certain(w, err).unwrap_or_else(|| {
+            WindingClass::of(closed as f64 + winding_number(&o.bvh, &o.dipoles, p))
+        })
     }
 }
 
