@@ -14,6 +14,9 @@ use std::hash::BuildHasherDefault;
 
 use rayon::prelude::*;
 
+mod boxes;
+use boxes::BoxTree;
+
 use super::bvh::Bvh;
 use super::octree::KeyHasher;
 use super::ray;
@@ -42,6 +45,8 @@ struct Open {
 #[derive(Clone, Debug)]
 pub struct Shells {
     closed: Vec<Closed>,
+    /// The closed shells' boxes, for the queries to visit only those holding the point.
+    boxes: BoxTree,
     open: Option<Open>,
 }
 
@@ -71,7 +76,20 @@ impl Shells {
             let dipoles = dipoles(&bvh);
             Open { bvh, dipoles }
         });
-        Self { closed, open }
+        let boxes = BoxTree::new(&closed.iter().map(|c| (c.lo, c.hi)).collect::<Vec<_>>());
+        Self {
+            closed,
+            boxes,
+            open,
+        }
+    }
+
+    /// The closed shells' part of the winding number at `p`: the sum of their exact integers
+    /// over the shells whose box holds `p` (the others add 0).
+    fn closed_winding(&self, p: &V3) -> i64 {
+        let mut sum = 0i64;
+        self.boxes.visit(p, |s| sum += self.closed[s].winding(p));
+        sum
     }
 
     /// Closed outward shells and triangles left to the dipole sum (for tests and logs).
@@ -83,7 +101,7 @@ impl Shells {
     /// Generalized winding number at `p`: the closed shells' exact integers plus the dipole sum
     /// over the other triangles.
     pub fn winding(&self, p: &V3) -> f64 {
-        let closed: i64 = self.closed.iter().map(|c| c.winding(p)).sum();
+        let closed = self.closed_winding(p);
         let open = self
             .open
             .as_ref()
@@ -94,7 +112,7 @@ impl Shells {
     /// `WindingClass::of(self.winding(p))`: from the fast dipole sum when its error bound
     /// settles the class, else from the exact sum ([`WindingClass::certain`]).
     pub fn class(&self, p: &V3) -> WindingClass {
-        let closed: i64 = self.closed.iter().map(|c| c.winding(p)).sum();
+        let closed = self.closed_winding(p);
         let Some(o) = &self.open else {
             return WindingClass::of(closed as f64);
         };
