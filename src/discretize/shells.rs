@@ -112,17 +112,21 @@ impl Shells {
     /// `WindingClass::of(self.winding(p))`: from the fast dipole sum when its error bound
     /// settles the class, else from the exact sum ([`WindingClass::certain`]).
     pub fn class(&self, p: &V3) -> WindingClass {
+        let (w, err) = self.winding_bounded(p);
+        WindingClass::certain(w, err).unwrap_or_else(|| WindingClass::of(self.winding(p)))
+    }
+
+    /// [`Self::winding`] computed with the fast `atan2` ([`winding_number_bounded`]), and a
+    /// bound on its distance to [`Self::winding`]'s value.
+    pub fn winding_bounded(&self, p: &V3) -> (f64, f64) {
         let closed = self.closed_winding(p);
         let Some(o) = &self.open else {
-            return WindingClass::of(closed as f64);
+            return (closed as f64, 0.0);
         };
         let (open, err) = winding_number_bounded(&o.bvh, &o.dipoles, p);
         let w = closed as f64 + open;
         // The sum with the closed integer rounds once more (relative ε of each side, doubled).
-        let err = err + 2.0 * f64::EPSILON * (w.abs() + open.abs() + err);
-        WindingClass::certain(w, err).unwrap_or_else(|| {
-            WindingClass::of(closed as f64 + winding_number(&o.bvh, &o.dipoles, p))
-        })
+        (w, err + 2.0 * f64::EPSILON * (w.abs() + open.abs() + err))
     }
 }
 
