@@ -13,6 +13,7 @@ mod discretize_support;
 
 use discretize_support::{boxed, icosphere, Rng};
 use geppetto::discretize::shells::Shells;
+use geppetto::discretize::winding::WindingClass;
 use geppetto::geom::{P3, V3};
 use proptest::prelude::*;
 
@@ -203,6 +204,22 @@ proptest! {
         for p in queries(&s, seed, 64) {
             let (fast, exact) = (shells.winding(&p), brute_force(&s, &p));
             prop_assert!((fast - exact).abs() <= OPEN_TOLERANCE, "at {:?}: fast {} brute force {}", p, fast, exact);
+        }
+    }
+
+    /// The certified fast sum (`Shells::winding_bounded`, polynomial `atan2`): within its own
+    /// error bound of `Shells::winding` at every query, the bound small (so the exact sum is
+    /// rarely needed), and the class it settles is the exact value's.
+    #[test]
+    fn fast_winding_stays_within_its_bound(seed in any::<u64>(), closed in 0usize..4, open in 1usize..5) {
+        let s = scene(seed, closed, open);
+        let shells = Shells::new(&s.positions, &s.triangles);
+        for p in queries(&s, seed, 64) {
+            let (fast, err) = shells.winding_bounded(&p);
+            let exact = shells.winding(&p);
+            prop_assert!((fast - exact).abs() <= err, "at {:?}: fast {} exact {} bound {:e}", p, fast, exact, err);
+            prop_assert!(err < 1e-5, "bound {:e} at {:?}", err, p);
+            prop_assert_eq!(shells.class(&p), WindingClass::of(exact));
         }
     }
 }

@@ -23,7 +23,7 @@ use std::sync::{Mutex, MutexGuard};
 use super::bvh::{Bvh, Scratch};
 use super::field::{clamp_unit, split_buried, tree_and_sign, trilinear, FAR};
 use super::octree::{self, KeyHasher, Params, Tested};
-use super::winding::Sign;
+use super::winding::{Sign, WindingClass};
 use super::DiscretizeOptions;
 use crate::geom::{P3, V3};
 use crate::mesh::PreparedMesh;
@@ -67,7 +67,7 @@ struct Point {
     /// NaN until asked (keeps the table's entries small).
     r: f64,
     inside: bool,
-    w: Option<f64>,
+    w: Option<WindingClass>,
     /// The closest outer triangle's slot: seeds the next nearby query's bound.
     slot: Option<u32>,
 }
@@ -175,40 +175,44 @@ impl LazyField {
     }
 
     /// The leaf holding finest-lattice cell `ix` (corners, level), or the first unbuilt cell on
-    /// the way down.
+    /// the way down. The way down only follows child indices; an unbuilt cell's corners, lower
+    /// corner and known flag (what its split test starts from) are read from its parent once it
+    /// is found, not carried through every level.
     fn descend(&self, ix: [u32; 3]) -> Result<([f32; 8], u32), Box<Job>> {
         let tree = lock(&self.tree);
         let d = self.prm.max_depth;
-        let (mut node, mut level, mut lo) = (0usize, 0u32, [0u32; 3]);
-        let (mut corners, mut known) = (self.root, None);
+        let (mut node, mut level) = (0usize, 0u32);
+        // The parent of `node` and `node`'s index among its children (none at the root).
+        let mut from: Option<(usize, usize)> = None;
         loop {
             match tree.get(node) {
                 Some(Node::Leaf(c)) => return Ok((*c, level)),
-                Some(Node::Split {
-                    first,
-                    lat,
-                    known: k,
-                }) => {
+                Some(Node::Split { first, .. }) => {
                     let s = d - level - 1;
                     let child =
                         ((ix[0] >> s) & 1) | (((ix[1] >> s) & 1) << 1) | (((ix[2] >> s) & 1) << 2);
-                    let h = 1u32 << (d - level);
-                    for (a, l) in lo.iter_mut().enumerate() {
-                        *l += ((child >> a) & 1) * h;
-                    }
-                    corners = octree::child_corners(lat, child as usize);
-                    known = *k;
+                    from = Some((node, child as usize));
                     node = *first as usize + child as usize;
                     level += 1;
                 }
                 _ => {
+                    let (corners, known) = match from.and_then(|(p, c)| match tree.get(p) {
+                        Some(Node::Split { lat, known, .. }) => Some((lat, known, c)),
+                        _ => None,
+                    }) {
+                        Some((lat, known, c)) => (octree::child_corners(lat, c), *known),
+                        None => (self.root, None),
+                    };
+                    // The cell's lower corner, lattice units (two per finest cell).
+                    let s = d - level;
+                    let lo = ix.map(|i| ((i >> s) << s) * 2);
                     return Err(Box::new(Job {
                         node,
                         level,
                         lo,
                         corners,
                         known,
-                    }))
+                    }));
                 }
             }
         }
@@ -302,14 +306,15 @@ impl LazyField {
         *lock(&self.points).entry(key).or_insert(p)
     }
 
-    /// The winding number at lattice point `k` (already in the point table), computed once.
-    fn winding(&self, k: [u32; 3]) -> f64 {
+    /// The class of the winding number at lattice point `k` (already in the point table),
+    /// computed once.
+    fn winding(&self, k: [u32; 3]) -> WindingClass {
         let key = octree::pack(k);
         if let Some(w) = lock(&self.points).get(&key).and_then(|p| p.w) {
             return w;
         }
         let at = octree::lattice_point(k, self.prm.unit);
-        let w = self.sign.winding(&at).unwrap_or(0.0);
+        let w = self.sign.class(&at).unwrap_or(WindingClass::of(0.0));
         if let Some(p) = lock(&self.points).get_mut(&key) {
             p.w = Some(w);
         }

@@ -14,10 +14,16 @@ use std::hash::BuildHasherDefault;
 
 use rayon::prelude::*;
 
+mod boxes;
+use boxes::BoxTree;
+
 use super::bvh::Bvh;
 use super::octree::KeyHasher;
 use super::ray;
-use super::winding::{dipoles, directed_edges, edge, solid_angle, winding_number, Dipole};
+use super::winding::{
+    dipoles, directed_edges, edge, solid_angle, winding_number, winding_number_bounded, Dipole,
+    WindingClass,
+};
 use crate::geom::{P3, V3};
 
 /// A closed shell: its tree and bounding box.
@@ -39,6 +45,8 @@ struct Open {
 #[derive(Clone, Debug)]
 pub struct Shells {
     closed: Vec<Closed>,
+    /// The closed shells' boxes, for the queries to visit only those holding the point.
+    boxes: BoxTree,
     open: Option<Open>,
 }
 
@@ -68,7 +76,20 @@ impl Shells {
             let dipoles = dipoles(&bvh);
             Open { bvh, dipoles }
         });
-        Self { closed, open }
+        let boxes = BoxTree::new(&closed.iter().map(|c| (c.lo, c.hi)).collect::<Vec<_>>());
+        Self {
+            closed,
+            boxes,
+            open,
+        }
+    }
+
+    /// The closed shells' part of the winding number at `p`: the sum of their exact integers
+    /// over the shells whose box holds `p` (the others add 0).
+    fn closed_winding(&self, p: &V3) -> i64 {
+        let mut sum = 0i64;
+        self.boxes.visit(p, |s| sum += self.closed[s].winding(p));
+        sum
     }
 
     /// Closed outward shells and triangles left to the dipole sum (for tests and logs).
@@ -80,12 +101,32 @@ impl Shells {
     /// Generalized winding number at `p`: the closed shells' exact integers plus the dipole sum
     /// over the other triangles.
     pub fn winding(&self, p: &V3) -> f64 {
-        let closed: i64 = self.closed.iter().map(|c| c.winding(p)).sum();
+        let closed = self.closed_winding(p);
         let open = self
             .open
             .as_ref()
             .map_or(0.0, |o| winding_number(&o.bvh, &o.dipoles, p));
         closed as f64 + open
+    }
+
+    /// `WindingClass::of(self.winding(p))`: from the fast dipole sum when its error bound
+    /// settles the class, else from the exact sum ([`WindingClass::certain`]).
+    pub fn class(&self, p: &V3) -> WindingClass {
+        let (w, err) = self.winding_bounded(p);
+        WindingClass::certain(w, err).unwrap_or_else(|| WindingClass::of(self.winding(p)))
+    }
+
+    /// [`Self::winding`] computed with the fast `atan2` ([`winding_number_bounded`]), and a
+    /// bound on its distance to [`Self::winding`]'s value.
+    pub fn winding_bounded(&self, p: &V3) -> (f64, f64) {
+        let closed = self.closed_winding(p);
+        let Some(o) = &self.open else {
+            return (closed as f64, 0.0);
+        };
+        let (open, err) = winding_number_bounded(&o.bvh, &o.dipoles, p);
+        let w = closed as f64 + open;
+        // The sum with the closed integer rounds once more (relative ε of each side, doubled).
+        (w, err + 2.0 * f64::EPSILON * (w.abs() + open.abs() + err))
     }
 }
 

@@ -21,6 +21,9 @@ use super::pseudo::Shell as PseudoShell;
 use super::shells::Shells;
 use crate::geom::{P3, V3};
 
+mod fast;
+pub use fast::{atan2_fast, winding_number_bounded, WindingClass, ATAN2_ERROR};
+
 /// Far-field acceptance: a node is approximated by its dipole when the query is farther than
 /// β·radius from its centre (Barill et al. 2018 use β = 2 for first-order expansions).
 const BETA: f64 = 2.0;
@@ -111,12 +114,22 @@ impl Sign {
         }
     }
 
+    /// The class of the winding number at `p` (winding method): what the field reads of it,
+    /// equal to `WindingClass::of(winding(p))` and mostly computed without libm's `atan2`
+    /// ([`WindingClass`]); None for the pseudo-normal method.
+    pub fn class(&self, p: &V3) -> Option<WindingClass> {
+        match self {
+            Sign::Winding(s) => Some(s.class(p)),
+            Sign::PseudoNormal(_) => None,
+        }
+    }
+
     /// True if `p` is inside, given its closest-point `hit` on the tree the sign was built for.
     pub fn inside(&self, p: &V3, hit: &Hit) -> bool {
         match self {
             Sign::PseudoNormal(n) => behind(n, p, hit),
             // |w| > ½: orientation-independent for open shells (see `internal_triangles`).
-            Sign::Winding(s) => s.winding(p).abs() > 0.5,
+            Sign::Winding(s) => s.class(p).inside,
         }
     }
 }
@@ -188,7 +201,7 @@ pub fn internal_triangles(sign: &Sign, positions: &[P3], triangles: &[[u32; 3]])
                 return false;
             };
             let centre = (a + b + c) / 3.0;
-            let solid = |q: V3| shells.winding(&q).abs() > 0.5;
+            let solid = |q: V3| shells.class(&q).inside;
             match (b - a).cross(&(c - a)).try_normalize(1e-300) {
                 Some(n) => solid(centre + n * EPS) && solid(centre - n * EPS),
                 None => false,

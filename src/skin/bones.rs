@@ -32,6 +32,8 @@
 //! head bone has a tail up through the skull that the joint list does not carry. Such a hub gets
 //! the leaf's virtual segment too, continuing its incoming bone to the surface, after the leaves'.
 
+use rayon::prelude::*;
+
 use super::heat::VISIBILITY_TOLERANCE;
 use super::leaf_direction;
 use crate::discretize::ray::plane_hit;
@@ -114,7 +116,7 @@ pub(super) const MARCH_MAX: f64 = 1.5;
 /// not an end marker becomes a point bone, so every non-end joint can own vertices.
 pub fn bones(
     joints: &[(P3, Option<usize>, bool)],
-    sdf: &dyn Fn(&P3) -> f64,
+    sdf: &(dyn Fn(&P3) -> f64 + Sync),
     surface: Option<Surface<'_>>,
 ) -> Vec<Bone> {
     let n = joints.len();
@@ -130,23 +132,30 @@ pub fn bones(
                 == 1
         })
     };
-    let mut out = Vec::new();
-    for (c, joint) in joints.iter().enumerate() {
+    let mut links = Vec::new();
+    for c in 0..n {
         if let Some(p) = parent(c) {
             has_child[p] = true;
             if !joints[p].2 {
-                out.push(Bone {
-                    a: joints[p].0,
-                    b: trim_child_end(&joints[p].0, &joint.0, sdf),
-                    joint: p as u32,
-                });
+                links.push((p, c));
             }
         }
     }
-    for (j, joint) in joints.iter().enumerate() {
-        if has_child[j] || joint.2 {
-            continue;
-        }
+    // Each bone's trim and each leaf's segment read the field along their own marches only:
+    // independent, so they run on every core (a field built where it is read, as `attach`'s,
+    // builds its cells on first reading; its values do not depend on who reads first), and the
+    // indexed collects keep the serial order.
+    let mut out: Vec<Bone> = links
+        .par_iter()
+        .map(|&(p, c)| Bone {
+            a: joints[p].0,
+            b: trim_child_end(&joints[p].0, &joints[c].0, sdf),
+            joint: p as u32,
+        })
+        .collect();
+    let leaves: Vec<usize> = (0..n).filter(|&j| !has_child[j] && !joints[j].2).collect();
+    let leaf = |j: usize| {
+        let joint = &joints[j];
         let dir = parent(j)
             .map(|p| joint.0 - joints[p].0)
             .unwrap_or_else(V3::zeros);
@@ -158,22 +167,23 @@ pub fn bones(
         } else {
             dir
         };
-        out.push(Bone {
+        Bone {
             a,
             b: extend_leaf(&a, &dir, sdf, surface),
             joint: j as u32,
-        });
-    }
-    for j in leaf_hubs(n, parent, |j| joints[j].2) {
-        if let Some(p) = parent(j) {
-            let dir = joints[j].0 - joints[p].0;
-            out.push(Bone {
-                a: joints[j].0,
-                b: extend_leaf(&joints[j].0, &dir, sdf, surface),
-                joint: j as u32,
-            });
         }
-    }
+    };
+    out.par_extend(leaves.par_iter().map(|&j| leaf(j)));
+    let hubs = leaf_hubs(n, parent, |j| joints[j].2);
+    out.par_extend(hubs.par_iter().filter_map(|&j| {
+        let p = parent(j)?;
+        let dir = joints[j].0 - joints[p].0;
+        Some(Bone {
+            a: joints[j].0,
+            b: extend_leaf(&joints[j].0, &dir, sdf, surface),
+            joint: j as u32,
+        })
+    }));
     out
 }
 

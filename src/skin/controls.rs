@@ -28,6 +28,8 @@
 //! catch what a file without a skin cannot say. Only which joints the binding uses is read, never
 //! a weight.
 
+use rayon::prelude::*;
+
 use super::bones::MARCH_STEP;
 use super::heat::VISIBILITY_TOLERANCE;
 use crate::geom::P3;
@@ -37,7 +39,10 @@ use crate::skeleton::rigged::RigJoint;
 /// Which joints of `joints` (`(position, parent, end)`, **normalized frame**) are controls (module
 /// docs). Joints already marked as end markers are not reported. Marks nothing when no unmarked
 /// joint lies inside: a skeleton wholly outside its mesh (a misplaced import) keeps its bones.
-pub fn controls(joints: &[(P3, Option<usize>, bool)], sdf: &dyn Fn(&P3) -> f64) -> Vec<bool> {
+pub fn controls(
+    joints: &[(P3, Option<usize>, bool)],
+    sdf: &(dyn Fn(&P3) -> f64 + Sync),
+) -> Vec<bool> {
     let n = joints.len();
     let mut children = vec![Vec::new(); n];
     for (c, j) in joints.iter().enumerate() {
@@ -46,17 +51,21 @@ pub fn controls(joints: &[(P3, Option<usize>, bool)], sdf: &dyn Fn(&P3) -> f64) 
         }
     }
     let outside = |p: &P3| sdf(p) > VISIBILITY_TOLERANCE;
-    let mut marked = vec![false; n];
-    for (j, joint) in joints.iter().enumerate() {
-        // A leaf with a parent keeps its treatment; a lone joint is its own (point) bone.
-        let lone = children[j].is_empty() && joint.1.is_none_or(|p| p >= n || p == j);
-        if joint.2 || !outside(&joint.0) || (children[j].is_empty() && !lone) {
-            continue;
-        }
-        marked[j] = children[j]
-            .iter()
-            .all(|&c| mostly_outside(&joint.0, &joints[c].0, &outside));
-    }
+    // Each joint's test reads the field at its own points only: on every core, in index order.
+    let marked: Vec<bool> = (0..n)
+        .into_par_iter()
+        .map(|j| {
+            let joint = &joints[j];
+            // A leaf with a parent keeps its treatment; a lone joint is its own (point) bone.
+            let lone = children[j].is_empty() && joint.1.is_none_or(|p| p >= n || p == j);
+            if joint.2 || !outside(&joint.0) || (children[j].is_empty() && !lone) {
+                return false;
+            }
+            children[j]
+                .iter()
+                .all(|&c| mostly_outside(&joint.0, &joints[c].0, &outside))
+        })
+        .collect();
     let inside_owner = (0..n).any(|j| !joints[j].2 && !marked[j] && !outside(&joints[j].0));
     if !inside_owner {
         return vec![false; n];
@@ -81,7 +90,7 @@ fn mostly_outside(a: &P3, b: &P3, outside: &dyn Fn(&P3) -> bool) -> bool {
 pub fn mark_controls(
     joints: &[RigJoint],
     mesh: &PreparedMesh,
-    sdf: &dyn Fn(&P3) -> f64,
+    sdf: &(dyn Fn(&P3) -> f64 + Sync),
 ) -> (Vec<RigJoint>, Option<String>) {
     let norm = &mesh.normalization;
     let tuples: Vec<(P3, Option<usize>, bool)> = joints

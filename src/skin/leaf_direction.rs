@@ -19,6 +19,8 @@
 //! continuation runs at least that far keeps it, so hands, heads and tails that point along their
 //! part do not move.
 
+use rayon::prelude::*;
+
 use super::bones::{MARCH_MAX, MARCH_STEP};
 use crate::geom::{P3, V3};
 
@@ -29,7 +31,7 @@ const DIRECTIONS: usize = 512;
 /// the inside runs at least half of `|dir|` along it, else the direction within 90° of `dir`
 /// along which the inside runs farthest (ties: the one nearest `dir`), scaled to `|dir|`.
 /// Deterministic: a fixed set of directions, scanned in order.
-pub(super) fn turn(start: &P3, dir: &V3, sdf: &dyn Fn(&P3) -> f64) -> V3 {
+pub(super) fn turn(start: &P3, dir: &V3, sdf: &(dyn Fn(&P3) -> f64 + Sync)) -> V3 {
     let len = dir.norm();
     if len <= 1e-12 || !len.is_finite() || sdf(start) >= 0.0 {
         return *dir;
@@ -39,13 +41,17 @@ pub(super) fn turn(start: &P3, dir: &V3, sdf: &dyn Fn(&P3) -> f64) -> V3 {
     if ahead >= 0.5 * len {
         return *dir;
     }
+    // The marches are independent (on every core); the best is then picked in the serial order.
+    let ahead_dirs: Vec<(V3, f64)> = fibonacci_sphere(DIRECTIONS)
+        .map(|u| (u, u.dot(&u0)))
+        .filter(|&(_, c)| c > 0.0)
+        .collect();
+    let runs: Vec<f64> = ahead_dirs
+        .par_iter()
+        .map(|(u, _)| run(start, u, sdf))
+        .collect();
     let mut best = (ahead, 1.0, u0);
-    for u in fibonacci_sphere(DIRECTIONS) {
-        let c = u.dot(&u0);
-        if c <= 0.0 {
-            continue;
-        }
-        let l = run(start, &u, sdf);
+    for (&(u, c), &l) in ahead_dirs.iter().zip(&runs) {
         if l > best.0 || (l == best.0 && c > best.1) {
             best = (l, c, u);
         }

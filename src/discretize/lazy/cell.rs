@@ -52,12 +52,8 @@ impl Evaluate for CellEval<'_> {
                         None => {
                             let w = self.f.winding(k);
                             // Near the soft w = ½ cap over a hole: no anchor (as the full build).
-                            let r = if (w.abs() - 0.5).abs() < octree::CONFIDENT {
-                                -1.0
-                            } else {
-                                pr
-                            };
-                            (w.abs() > 0.5, r)
+                            let r = if w.near_cap { -1.0 } else { pr };
+                            (w.inside, r)
                         }
                     }
                 }

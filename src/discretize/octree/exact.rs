@@ -8,8 +8,8 @@ use std::hash::{BuildHasherDefault, Hasher};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
 use super::super::bvh::{Bvh, Scratch};
-use super::super::winding::Sign;
-use super::{Evaluate, CONFIDENT};
+use super::super::winding::{Sign, WindingClass};
+use super::Evaluate;
 use crate::geom::V3;
 
 /// Initial entries of a task's distance cache (a level-2 subtree of a character evaluates a few
@@ -108,15 +108,15 @@ impl<'a> Exact<'a> {
                             Some(s) => s,
                             None => {
                                 self.windings.fetch_add(1, Ordering::Relaxed);
-                                let w = self.sign.winding(&p).unwrap_or(0.0);
+                                let w = self.sign.class(&p).unwrap_or(WindingClass::of(0.0));
                                 // Near the soft w = ½ cap over a hole the sign is no anchor:
                                 // mark the point unusable for inheritance (r = −1).
-                                if (w.abs() - 0.5).abs() < CONFIDENT {
+                                if w.near_cap {
                                     r = -1.0;
                                 }
                                 // |w|, not w: an open shell's winding changes sign with its
                                 // face orientation, and flipping faces must not change the rig.
-                                w.abs() > 0.5
+                                w.inside
                             }
                         }
                     }
