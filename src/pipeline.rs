@@ -174,11 +174,13 @@ impl Pipeline {
 
         let src = source.as_deref();
         check(progress, Stage::Embed)?;
-        let chosen = self.choose(req, &prepared, &disc, progress)?;
+        let chosen = self.choose(req, &prepared, &disc, progress, &mut timings)?;
         let (disc, chosen) =
             self.finer_if_low(req, key, &prepared, (disc, chosen), progress, &mut timings)?;
         let (mut rig, fit) = rig_from_choice(req, &prepared, &disc, chosen, src, &mut timings);
+        let t = Instant::now();
         judge_pieces(&prepared, &mut rig, &fit);
+        timings.insert("judge_pieces".into(), ms_since(t));
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
             let heat = heat.as_deref();
