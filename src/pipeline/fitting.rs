@@ -204,3 +204,70 @@ impl Gather<'_> {
         Ok(())
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::judge_fixture::Judge;
+    use super::*;
+    use crate::config::RigConfig;
+    use crate::progress::NoProgress;
+    use crate::skeleton::load_template;
+
+    /// The quadruped's orientation screening run ahead, with the options before any
+    /// branch-and-bound cutoff (as `auto` runs it beside the human's fit), gives the embedding
+    /// the serial search gives under each cutoff: the screening must not read the cutoff.
+    #[test]
+    fn screening_ahead_gives_the_serial_embedding() {
+        let judge = Judge::new(crate::demo::quadruped(1).mesh, "animal.obj");
+        let quad = load_template("quadruped").unwrap();
+        assert_eq!(judge.opts.orientation, embed::OrientationMode::Auto);
+        for cutoff in [1.0, 0.02, 0.002] {
+            let mut opts = judge.opts.clone();
+            opts.cutoff = cutoff;
+            let serial = embed::embed(&judge.disc, &quad, &[], &opts, &NoProgress).unwrap();
+            let ahead = embed::screen_ahead(&judge.disc, &quad, &[], &judge.opts, &NoProgress);
+            assert!(ahead.is_some());
+            let split =
+                embed::embed_screened(&judge.disc, &quad, &[], &opts, ahead, &NoProgress).unwrap();
+            let key = |e: &Embedding| {
+                (
+                    e.orientation.label(),
+                    e.penalty.total.to_bits(),
+                    e.discrete.clone(),
+                    e.joints.clone(),
+                    e.warnings.clone(),
+                    (e.forced, e.budget_hit),
+                )
+            };
+            assert_eq!(key(&serial), key(&split), "cutoff {cutoff}");
+        }
+    }
+
+    /// Under `auto` every template's fit and the screening run ahead are timed (rig.json
+    /// `timings_ms`), so the choice's cost is not hidden outside the named stages.
+    #[test]
+    fn auto_times_each_template_fit() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("figure.obj");
+        crate::mesh::write::write_obj(&crate::demo::humanoid(1).mesh, &path).unwrap();
+        let mut req = RigRequest::with_sidecar(&path, Template::Auto).unwrap();
+        req.skin = false;
+        let out = Pipeline::new(RigConfig::default())
+            .rig(&req, &NoProgress)
+            .unwrap();
+        let t = &out.rig.timings_ms;
+        for name in [
+            "choose",
+            "fit_human",
+            "fit_quadruped",
+            "screen_quadruped",
+            "judge_pieces",
+        ] {
+            assert!(t.contains_key(name), "no {name} in {t:?}");
+        }
+        assert!(
+            t["choose"] >= t["fit_human"].max(t["fit_quadruped"]),
+            "{t:?}"
+        );
+    }
+}
