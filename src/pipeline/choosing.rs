@@ -17,7 +17,7 @@ use crate::rig::Status;
 use crate::skeleton::Skeleton;
 use crate::util::ms_since;
 
-use super::{Pipeline, RigRequest};
+use super::{Pipeline, RigRequest, SkinAhead};
 
 /// The chosen fit and the record of every template tried.
 pub(super) struct Chosen {
@@ -45,9 +45,10 @@ impl Pipeline {
         disc: &Discretization,
         progress: &dyn Progress,
         timings: &mut BTreeMap<String, f64>,
+        ahead: Option<&SkinAhead>,
     ) -> Result<Chosen, RigError> {
         let t = Instant::now();
-        let chosen = self.choose_timed(req, prepared, disc, progress, timings);
+        let chosen = self.choose_timed(req, prepared, disc, progress, timings, ahead);
         timings.insert("choose".into(), ms_since(t));
         chosen
     }
@@ -60,6 +61,7 @@ impl Pipeline {
         disc: &Discretization,
         progress: &dyn Progress,
         timings: &mut BTreeMap<String, f64>,
+        ahead: Option<&SkinAhead>,
     ) -> Result<Chosen, RigError> {
         if let Template::Curve(mode) = req.skeleton {
             let c = self.curve(req, prepared, disc, mode)?;
@@ -83,14 +85,14 @@ impl Pipeline {
             Template::Fixed(s) => {
                 disc.graph.paths();
                 let (f, (o, ms)) = rayon::join(
-                    || self.fit_candidates(req, prepared, disc, &opts, progress),
+                    || self.fit_candidates(req, prepared, disc, &opts, progress, None),
                     || screen(&s.name),
                 );
                 timings.insert("screen_others".into(), ms);
                 (f, Some(o))
             }
             _ => (
-                self.fit_candidates(req, prepared, disc, &opts, progress),
+                self.fit_candidates(req, prepared, disc, &opts, progress, ahead),
                 None,
             ),
         };

@@ -85,7 +85,7 @@ impl Pipeline {
             },
         };
         let mut second_ms = BTreeMap::new();
-        let second = self.choose(req, prepared, &fine, &quiet, &mut second_ms)?;
+        let second = self.choose(req, prepared, &fine, &quiet, &mut second_ms, None)?;
         for (name, ms) in second_ms {
             timings.insert(format!("finer_{name}"), ms);
         }

@@ -21,7 +21,7 @@ use crate::progress::Progress;
 use crate::skeleton::Skeleton;
 use crate::util::ms_since;
 
-use super::{Pipeline, RigRequest};
+use super::{Pipeline, RigRequest, SkinAhead};
 
 /// The fitted candidates: the fits in order, the first error met (a template whose hints do not
 /// resolve under `auto`, or whose embedding failed), and the times (rig.json `timings_ms`): per
@@ -51,6 +51,7 @@ impl Pipeline {
         disc: &Discretization,
         opts: &embed::EmbedOptions,
         progress: &dyn Progress,
+        ahead: Option<&SkinAhead>,
     ) -> Result<Fitted, RigError> {
         let mut g = Gather {
             pipeline: self,
@@ -80,11 +81,23 @@ impl Pipeline {
             rayon::join(|| g.fit(opts, Arc::clone(first), None), screen_later)
         };
         done?;
-        for (skel, (screen, ms)) in later.iter().zip(screened) {
-            if let Some(ms) = ms {
-                g.timings.push((format!("screen_{}", skel.name), ms));
+        let fit_later = |g: &mut Gather| -> Result<(), RigError> {
+            for (skel, (screen, ms)) in later.iter().zip(screened) {
+                if let Some(ms) = ms {
+                    g.timings.push((format!("screen_{}", skel.name), ms));
+                }
+                g.fit(opts, Arc::clone(skel), screen)?;
             }
-            g.fit(opts, Arc::clone(skel), screen)?;
+            Ok(())
+        };
+        // The first fit's skin beside the later fits ([`super::ahead`]).
+        let skin_joints = ahead
+            .filter(|_| !later.is_empty())
+            .zip(g.fits.first())
+            .and_then(|(a, f)| Some((a, a.joints_for(f)?)));
+        match skin_joints {
+            Some((a, joints)) => rayon::join(|| fit_later(&mut g), || a.run(joints)).0?,
+            None => fit_later(&mut g)?,
         }
         if matches!(req.skeleton, Template::Auto) {
             g.hock_retry(opts)?;
