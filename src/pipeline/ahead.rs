@@ -86,3 +86,36 @@ impl<'a> SkinAhead<'a> {
         (std::ptr::eq(&*self.disc, disc) && done.joints == joints).then_some((done.skin, done.ms))
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use crate::choose::Template;
+    use crate::config::RigConfig;
+    use crate::pipeline::{attach, Pipeline, RigRequest};
+    use crate::progress::NoProgress;
+
+    /// Under `auto`, a figure the human fits with confidence gets the skin made ahead beside the
+    /// quadruped's fit (`timings_ms.skin_ahead`), and its weights are exactly those the skin stage
+    /// computes from the final rig's joints.
+    #[test]
+    fn the_skin_made_ahead_is_the_skin_of_the_final_joints() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("figure.obj");
+        crate::mesh::write::write_obj(&crate::demo::humanoid(1).mesh, &path).unwrap();
+        let pipe = Pipeline::new(RigConfig::default());
+        let req = RigRequest::with_sidecar(&path, Template::Auto).unwrap();
+        let out = pipe.rig(&req, &NoProgress).unwrap();
+        assert_eq!(out.rig.skeleton, "human");
+        assert!(
+            out.rig.timings_ms.contains_key("skin_ahead"),
+            "{:?}",
+            out.rig.timings_ms
+        );
+        let disc = out.discretization.as_ref().unwrap();
+        let opts = attach::skin_options(&pipe.config.skin, &out.prepared);
+        let fresh =
+            crate::skin::skin_cached(&out.prepared, &disc.field, &out.rig.joints, &opts, None)
+                .unwrap();
+        assert!(fresh.weights == out.skin.unwrap().weights);
+    }
+}
