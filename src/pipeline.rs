@@ -176,9 +176,10 @@ impl Pipeline {
 
         let src = source.as_deref();
         check(progress, Stage::Embed)?;
-        let skin_opts = attach::skin_options(&self.config.skin, &prepared);
-        let ahead = (req.skin && matches!(req.skeleton, Template::Auto))
-            .then(|| SkinAhead::new(&prepared, Arc::clone(&disc), heat.as_deref(), skin_opts));
+        let ahead = (req.skin && matches!(req.skeleton, Template::Auto)).then(|| {
+            let skin_opts = attach::skin_options(&self.config.skin, &prepared);
+            SkinAhead::new(&prepared, Arc::clone(&disc), heat.as_deref(), skin_opts)
+        });
         let chosen = self.choose(
             req,
             &prepared,
