@@ -19,6 +19,7 @@ use crate::skeleton::Skeleton;
 use crate::skin::{self, Skin};
 use crate::util::ms_since;
 
+mod ahead;
 mod attach;
 mod authored;
 mod cache;
@@ -30,6 +31,7 @@ mod fitting;
 mod judge_fixture;
 mod multi;
 mod rechoose;
+use ahead::SkinAhead;
 pub use attach::{AttachRequest, Attached};
 use cache::Cached;
 use choosing::Chosen;
@@ -174,14 +176,27 @@ impl Pipeline {
 
         let src = source.as_deref();
         check(progress, Stage::Embed)?;
-        let chosen = self.choose(req, &prepared, &disc, progress)?;
+        let ahead = (req.skin && matches!(req.skeleton, Template::Auto)).then(|| {
+            let skin_opts = attach::skin_options(&self.config.skin, &prepared);
+            SkinAhead::new(&prepared, Arc::clone(&disc), heat.as_deref(), skin_opts)
+        });
+        let chosen = self.choose(
+            req,
+            &prepared,
+            &disc,
+            progress,
+            &mut timings,
+            ahead.as_ref(),
+        )?;
         let (disc, chosen) =
             self.finer_if_low(req, key, &prepared, (disc, chosen), progress, &mut timings)?;
         let (mut rig, fit) = rig_from_choice(req, &prepared, &disc, chosen, src, &mut timings);
+        let t = Instant::now();
         judge_pieces(&prepared, &mut rig, &fit);
+        timings.insert("judge_pieces".into(), ms_since(t));
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
-            let heat = heat.as_deref();
+            let heat = (heat.as_deref(), ahead.as_ref());
             Some(self.skin_stage(path, &prepared, &disc, heat, &mut rig, &mut timings)?)
         } else {
             None
@@ -201,24 +216,35 @@ impl Pipeline {
     }
 
     /// The skin stage: heat-diffusion weights for `rig`'s joints (reusing `heat`'s system when
-    /// given), then the edit sidecar replayed onto rig and weights.
+    /// given, or the skin made ahead for these joints, [`ahead`]), then the edit sidecar replayed
+    /// onto rig and weights. A skin made ahead records its time as `skin` and `skin_ahead`.
     fn skin_stage(
         &self,
         path: &Path,
         prepared: &PreparedMesh,
         disc: &Discretization,
-        heat: Option<&skin::SystemCache>,
+        (heat, ahead): (Option<&skin::SystemCache>, Option<&SkinAhead>),
         rig: &mut Rig,
         timings: &mut BTreeMap<String, f64>,
     ) -> Result<Skin, RigError> {
         let t = Instant::now();
-        let skin_opts = attach::skin_options(&self.config.skin, prepared);
-        let mut s = skin::skin_cached(prepared, &disc.field, &rig.joints, &skin_opts, heat)
-            .map_err(|source| RigError::Skin {
-                path: path.to_path_buf(),
-                source,
-            })?;
-        timings.insert("skin".into(), ms_since(t));
+        let made = match ahead.and_then(|a| a.take(disc, &rig.joints)) {
+            Some((made, ms)) => {
+                timings.insert("skin_ahead".into(), ms);
+                timings.insert("skin".into(), ms);
+                made
+            }
+            None => {
+                let skin_opts = attach::skin_options(&self.config.skin, prepared);
+                let made = skin::skin_cached(prepared, &disc.field, &rig.joints, &skin_opts, heat);
+                timings.insert("skin".into(), ms_since(t));
+                made
+            }
+        };
+        let mut s = made.map_err(|source| RigError::Skin {
+            path: path.to_path_buf(),
+            source,
+        })?;
         timings.extend(s.stats.timings().map(|(k, ms)| (k.to_string(), ms)));
         let field = &disc.field;
         edit::replay_sidecar(prepared, field, rig, &mut s, &self.config.skin, timings)?;
@@ -358,15 +384,13 @@ fn discretization_stats(disc: &Discretization) -> BTreeMap<String, f64> {
     ])
 }
 
-/// Assemble the rig record (mesh frame) from the stage outputs.
-fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
-    let (emb, conf) = (&fit.embedding, &fit.confidence);
+/// The rig's joints (mesh frame) of `fit`.
+fn rig_joints(prepared: &PreparedMesh, fit: &Fit) -> Vec<RigJoint> {
     let norm = &prepared.normalization;
-    let joints = fit
-        .skeleton
+    fit.skeleton
         .joints
         .iter()
-        .zip(&emb.joints)
+        .zip(&fit.embedding.joints)
         .map(|(j, p)| {
             let q = norm.to_mesh(p);
             RigJoint {
@@ -376,7 +400,13 @@ fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
                 end: j.end,
             }
         })
-        .collect();
+        .collect()
+}
+
+/// Assemble the rig record (mesh frame) from the stage outputs.
+fn build_rig(req: &RigRequest, prepared: &PreparedMesh, fit: &Fit) -> Rig {
+    let (emb, conf) = (&fit.embedding, &fit.confidence);
+    let joints = rig_joints(prepared, fit);
     let terms = PENALTY_TERMS
         .iter()
         .zip(emb.penalty.terms)

@@ -18,6 +18,7 @@ pub mod reduced;
 pub mod refine;
 mod run;
 
+pub use orient::Screened;
 pub use run::embed_with as run_with;
 pub use run::place;
 pub use run::screen_with;
@@ -354,14 +355,38 @@ pub fn embed(
     opts: &EmbedOptions,
     progress: &dyn crate::progress::Progress,
 ) -> Result<Embedding, EmbedError> {
+    embed_screened(disc, skeleton, hints, opts, None, progress)
+}
+
+/// [`embed`], with the orientation screening taken from `screened` ([`screen_ahead`] with the
+/// same inputs, the cutoff aside) when given: the same embedding, whatever ran the screening
+/// and when.
+pub fn embed_screened(
+    disc: &Discretization,
+    skeleton: &Skeleton,
+    hints: &[ResolvedHint],
+    opts: &EmbedOptions,
+    screened: Option<Screened>,
+    progress: &dyn crate::progress::Progress,
+) -> Result<Embedding, EmbedError> {
     let cancelled = || progress.cancelled();
-    run::embed_with(
-        &disc.graph,
-        &disc.field,
-        &disc.medial.samples,
-        skeleton,
-        hints,
-        opts,
-        &cancelled,
-    )
+    let shape = run::Shape {
+        graph: &disc.graph,
+        field: &disc.field,
+        medial: &disc.medial.samples,
+    };
+    run::embed_screened_with(&shape, skeleton, hints, opts, screened, &cancelled)
+}
+
+/// The orientation screening of [`embed`] under [`OrientationMode::Auto`], run ahead (e.g.
+/// beside another template's search; `None` when the options search one orientation).
+pub fn screen_ahead(
+    disc: &Discretization,
+    skeleton: &Skeleton,
+    hints: &[ResolvedHint],
+    opts: &EmbedOptions,
+    progress: &dyn crate::progress::Progress,
+) -> Option<Screened> {
+    let cancelled = || progress.cancelled();
+    run::screen_ahead(&disc.graph, skeleton, hints, opts, &cancelled)
 }

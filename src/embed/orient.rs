@@ -32,6 +32,10 @@ pub struct Tried {
     pub final_pass: bool,
 }
 
+/// The screening pass of an `Auto` search ([`Inputs::screen_auto`]), to hand to the search
+/// ([`Inputs::run_screened`]) when it was run ahead, beside other work.
+pub struct Screened(Vec<Tried>);
+
 /// Shared, orientation-independent search inputs.
 pub struct Inputs<'a> {
     /// The sphere graph (normalized frame).
@@ -69,6 +73,13 @@ impl Inputs<'_> {
 
     /// Run the search for every orientation the options ask for.
     pub fn run(&self) -> Vec<Tried> {
+        self.run_screened(None)
+    }
+
+    /// [`Self::run`], with the screening pass of `Auto` taken from `screened` when given (it must
+    /// come from [`Self::screen_auto`] on the same inputs: the cutoff aside, which screening does
+    /// not read, these are the same results).
+    pub fn run_screened(&self, screened: Option<Screened>) -> Vec<Tried> {
         let (nodes, work) = self.budget();
         let full = |o: Orientation| Tried {
             orientation: o,
@@ -78,7 +89,10 @@ impl Inputs<'_> {
         match self.opts.orientation {
             OrientationMode::Default => vec![full(Orientation::IDENTITY)],
             OrientationMode::Fixed(o) => vec![full(o)],
-            OrientationMode::Auto => self.auto(),
+            OrientationMode::Auto => {
+                let Screened(tried) = screened.unwrap_or_else(|| self.screen_auto());
+                self.finish_auto(tried)
+            }
         }
     }
 
@@ -100,20 +114,29 @@ impl Inputs<'_> {
             .collect()
     }
 
-    /// Screening over all 24, then the full search on the best [`FINALISTS`], all within one budget.
-    /// Every orientation's share is fixed in advance (not first come, first served), and results are
-    /// collected in orientation order, so the outcome does not depend on the thread count.
-    fn auto(&self) -> Vec<Tried> {
-        let all = Orientation::all();
+    /// The screening pass of `Auto`: a greedy dive in each of the 24 orientations, in parallel,
+    /// collected in orientation order. It reads neither the cutoff nor anything a search of
+    /// another template finds, so a caller may run it beside that search ([`Screened`]).
+    pub fn screen_auto(&self) -> Screened {
         let (nodes, work) = self.budget();
-        let mut tried: Vec<Tried> = all
-            .par_iter()
-            .map(|o| Tried {
-                orientation: *o,
-                found: self.search_one(o, nodes, work, 1.0, Mode::Screen),
-                final_pass: false,
-            })
-            .collect();
+        Screened(
+            Orientation::all()
+                .par_iter()
+                .map(|o| Tried {
+                    orientation: *o,
+                    found: self.search_one(o, nodes, work, 1.0, Mode::Screen),
+                    final_pass: false,
+                })
+                .collect(),
+        )
+    }
+
+    /// After the screening of all 24 ([`Self::screen_auto`]), the full search on the best
+    /// [`FINALISTS`], all within one budget. Every orientation's share is fixed in advance (not
+    /// first come, first served), and results are collected in orientation order, so the outcome
+    /// does not depend on the thread count.
+    fn finish_auto(&self, mut tried: Vec<Tried>) -> Vec<Tried> {
+        let (nodes, work) = self.budget();
         // Stable sort: ties keep the fixed order of `Orientation::all`.
         tried.sort_by(|a, b| rank(a).total_cmp(&rank(b)));
         let n = FINALISTS.min(tried.len());

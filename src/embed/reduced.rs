@@ -26,6 +26,9 @@ pub struct RJoint {
     pub chain_len: f64,
     /// Scaled template bone vectors along the chain, parent → child (one per bone).
     pub bones: Vec<V3>,
+    /// Per bone, what DotPF reads of it: its unit direction and 50 × its squared length
+    /// (`crate::embed::penalty`), computed once here rather than for every pair scored.
+    pub bone_dots: Vec<(V3, f64)>,
     /// Cumulative length fraction of each chain joint (`0` … `1`, one per chain entry).
     pub fractions: Vec<f64>,
     /// Scaled template position (only differences are used).
@@ -189,12 +192,14 @@ fn make_joint(
         });
     }
     let j = &skel.joints[full];
+    let bone_dots = bones.iter().map(crate::embed::penalty::bone_dot).collect();
     RJoint {
         full: JointId(full),
         parent,
         chain,
         chain_len,
         bones,
+        bone_dots,
         fractions,
         rest: rest(JointId(full)),
         leaf: false,

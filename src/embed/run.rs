@@ -8,7 +8,7 @@ use std::time::Instant;
 use super::candidates::candidates;
 use super::mirror;
 use super::nearest::PointIndex;
-use super::orient::{rank, Inputs, Tried};
+use super::orient::{rank, Inputs, Screened, Tried};
 use super::paths::Paths;
 use super::pins::chain_hints;
 use super::reduced::Reduced;
@@ -36,6 +36,68 @@ pub fn embed_with(
     opts: &EmbedOptions,
     cancelled: &(dyn Fn() -> bool + Sync),
 ) -> Result<Embedding, EmbedError> {
+    let shape = Shape {
+        graph,
+        field,
+        medial,
+    };
+    embed_screened_with(&shape, skel, hints, opts, None, cancelled)
+}
+
+/// What an embedding reads of the discretized shape (normalized frame).
+pub struct Shape<'a> {
+    /// The sphere graph.
+    pub graph: &'a SphereGraph,
+    /// The distance field.
+    pub field: &'a dyn Field,
+    /// The medial samples.
+    pub medial: &'a [Sphere],
+}
+
+/// The screening pass of `skel`'s search under [`OrientationMode::Auto`] ([`Screened`]), run
+/// ahead of [`embed_screened_with`] with the same inputs (the cutoff aside); `None` when the
+/// options search one orientation or the graph is empty (the search then does it all).
+pub fn screen_ahead(
+    graph: &SphereGraph,
+    skel: &Skeleton,
+    hints: &[ResolvedHint],
+    opts: &EmbedOptions,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Option<Screened> {
+    if graph.is_empty() || opts.orientation != OrientationMode::Auto {
+        return None;
+    }
+    let red = Reduced::new(skel);
+    let (cand, _) = candidates(graph, skel, &red, hints);
+    let pins = chain_hints(skel, &red, hints);
+    let screened = Inputs {
+        graph,
+        red: &red,
+        paths: graph.paths(),
+        cand: &cand,
+        pins: &pins,
+        opts,
+        cancelled,
+    }
+    .screen_auto();
+    Some(screened)
+}
+
+/// [`embed_with`], with the screening pass taken from `screened` ([`screen_ahead`] on the same
+/// inputs) when given.
+pub fn embed_screened_with(
+    shape: &Shape,
+    skel: &Skeleton,
+    hints: &[ResolvedHint],
+    opts: &EmbedOptions,
+    screened: Option<Screened>,
+    cancelled: &(dyn Fn() -> bool + Sync),
+) -> Result<Embedding, EmbedError> {
+    let Shape {
+        graph,
+        field,
+        medial,
+    } = *shape;
     let t0 = Instant::now();
     if graph.is_empty() {
         return Err(no_match(skel, NO_SPHERES));
@@ -53,7 +115,7 @@ pub fn embed_with(
         opts,
         cancelled,
     }
-    .run();
+    .run_screened(screened);
     if cancelled() {
         return Err(EmbedError::Cancelled);
     }

@@ -71,7 +71,7 @@ impl Pipeline {
             let mut framed = opts.clone();
             framed.orientation = OrientationMode::Fixed(o);
             fits.extend(
-                self.fit_candidates(&same, prepared, disc, &framed, progress)?
+                self.fit_candidates(&same, prepared, disc, &framed, progress, None)?
                     .0,
             );
         }

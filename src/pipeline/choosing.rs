@@ -2,6 +2,9 @@
 //! shared discretization, the best kept ([`crate::choose`]), the curve skeleton competing or
 //! standing in when no template fits with confidence.
 
+use std::collections::BTreeMap;
+use std::time::Instant;
+
 use crate::choose::{self, Fit, Template, TemplateTrial};
 use crate::curveskel::CurveMode;
 use crate::discretize::Discretization;
@@ -12,8 +15,9 @@ use crate::mesh::PreparedMesh;
 use crate::progress::Progress;
 use crate::rig::Status;
 use crate::skeleton::Skeleton;
+use crate::util::ms_since;
 
-use super::{Pipeline, RigRequest};
+use super::{Pipeline, RigRequest, SkinAhead};
 
 /// The chosen fit and the record of every template tried.
 pub(super) struct Chosen {
@@ -30,12 +34,34 @@ impl Pipeline {
     /// shared discretization, keep the best (see [`choose::best`]); apply the "another template fits
     /// far better" check. Templates are tried one after another in a fixed order, so the choice does
     /// not depend on threads.
+    ///
+    /// The times go into `timings` (rig.json `timings_ms`): `choose` for the whole stage, and
+    /// per template `fit_NAME` and `screen_NAME` ([`super::fitting::Fitted`]), `screen_others`,
+    /// `curve_compete` and `authored` for the checks that ran.
     pub(super) fn choose(
         &self,
         req: &RigRequest,
         prepared: &PreparedMesh,
         disc: &Discretization,
         progress: &dyn Progress,
+        timings: &mut BTreeMap<String, f64>,
+        ahead: Option<&SkinAhead>,
+    ) -> Result<Chosen, RigError> {
+        let t = Instant::now();
+        let chosen = self.choose_timed(req, prepared, disc, progress, timings, ahead);
+        timings.insert("choose".into(), ms_since(t));
+        chosen
+    }
+
+    /// [`Self::choose`] without the stage's own time.
+    fn choose_timed(
+        &self,
+        req: &RigRequest,
+        prepared: &PreparedMesh,
+        disc: &Discretization,
+        progress: &dyn Progress,
+        timings: &mut BTreeMap<String, f64>,
+        ahead: Option<&SkinAhead>,
     ) -> Result<Chosen, RigError> {
         if let Template::Curve(mode) = req.skeleton {
             let c = self.curve(req, prepared, disc, mode)?;
@@ -50,29 +76,40 @@ impl Pipeline {
         // A forced template's fit (search and refinement: one core for a fixed orientation) and
         // the screening of the other templates read only the shared discretization, so they run
         // side by side. The all-pairs paths both read are built first, on every core.
-        let screen = |name: &str| self.screen_others(name, disc, &opts, progress);
+        let screen = |name: &str| {
+            let t = Instant::now();
+            let screened = self.screen_others(name, disc, &opts, progress);
+            (screened, ms_since(t))
+        };
         let (fitted, screened) = match &req.skeleton {
             Template::Fixed(s) => {
                 disc.graph.paths();
-                let (f, o) = rayon::join(
-                    || self.fit_candidates(req, prepared, disc, &opts, progress),
+                let (f, (o, ms)) = rayon::join(
+                    || self.fit_candidates(req, prepared, disc, &opts, progress, None),
                     || screen(&s.name),
                 );
+                timings.insert("screen_others".into(), ms);
                 (f, Some(o))
             }
             _ => (
-                self.fit_candidates(req, prepared, disc, &opts, progress),
+                self.fit_candidates(req, prepared, disc, &opts, progress, ahead),
                 None,
             ),
         };
-        let (fits, first_err) = fitted?;
+        let (fits, first_err, fit_ms) = fitted?;
+        timings.extend(fit_ms);
         let Some(best) = choose::best(&fits) else {
             return self.no_template_fits(req, prepared, disc, first_err);
         };
         let (fit, trials) = self.check_best(req, prepared, fits, best, &opts, screened);
         if matches!(req.skeleton, Template::Auto) && fit.confidence.status != Status::Ok {
+            let t = Instant::now();
             let chosen = self.curve_competes(req, prepared, disc, fit, trials)?;
-            return self.authored_if_turned(req, prepared, disc, &opts, progress, chosen);
+            timings.insert("curve_compete".into(), ms_since(t));
+            let t = Instant::now();
+            let chosen = self.authored_if_turned(req, prepared, disc, &opts, progress, chosen);
+            timings.insert("authored".into(), ms_since(t));
+            return chosen;
         }
         Ok(Chosen {
             fit,

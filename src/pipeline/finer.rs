@@ -84,7 +84,11 @@ impl Pipeline {
                 Err(_) => return Ok((disc, chosen)),
             },
         };
-        let second = self.choose(req, prepared, &fine, &quiet)?;
+        let mut second_ms = BTreeMap::new();
+        let second = self.choose(req, prepared, &fine, &quiet, &mut second_ms, None)?;
+        for (name, ms) in second_ms {
+            timings.insert(format!("finer_{name}"), ms);
+        }
         timings.insert("finer".into(), ms_since(t));
         if second.fit.confidence.status != Status::Ok {
             return Ok((disc, chosen));

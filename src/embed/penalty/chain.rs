@@ -35,21 +35,28 @@ impl Ctx<'_> {
         let rj = &self.red.joints[idx];
         if rj.bones.len() == 1 {
             return dot_one(
-                &rj.bones[0],
+                &rj.bone_dots[0],
                 self.pos[next as usize] - self.pos[pv as usize],
             );
         }
-        // From the parent's vertex to this joint's: the path toward `pv`, reversed. Held on the
-        // stack (the search scores tens of thousands of pairs; allocating was a third of this).
-        let mut path = [V3::zeros(); STACK_PATH];
-        let mut pts = [V3::zeros(); STACK_PATH];
-        let hops = self.path_positions(next, pv, &mut path);
+        // From the parent's vertex to this joint's: the path toward `pv`, reversed, as vertex
+        // ids (the positions are read where needed). Held on the stack (the search scores tens
+        // of thousands of pairs; allocating was a third of this, zeroing arrays of positions a
+        // tenth).
+        let mut ids = [0u32; STACK_PATH];
+        let hops = self.path_ids(next, pv, &mut ids);
         // Unreachable (no path) and long paths: the plain form, whose answer this reproduces.
-        if hops == 0 || hops > STACK_PATH || rj.fractions.len() > STACK_PATH {
+        if hops == 0 || hops > STACK_PATH || rj.fractions.len() > STACK_SPLIT {
             return self.dot_term_heap(idx, pv, next);
         }
-        split_polyline_into(&path[..hops], &rj.fractions, &mut pts);
-        rj.bones
+        let at = |k: usize| self.pos[ids[k] as usize];
+        let mut segs = [0.0; STACK_PATH];
+        for (k, s) in segs[..hops - 1].iter_mut().enumerate() {
+            *s = (at(k + 1) - at(k)).norm();
+        }
+        let mut pts = [V3::zeros(); STACK_SPLIT];
+        split_into(at, &segs[..hops - 1], &rj.fractions, &mut pts);
+        rj.bone_dots
             .iter()
             .zip(pts[..rj.fractions.len()].windows(2))
             .map(|(b, w)| dot_one(b, w[1] - w[0]))
@@ -67,30 +74,30 @@ impl Ctx<'_> {
             .map(|v| self.pos[*v as usize])
             .collect();
         let pts = split_polyline(&path, &rj.fractions);
-        rj.bones
+        rj.bone_dots
             .iter()
             .zip(pts.windows(2))
             .map(|(b, w)| dot_one(b, w[1] - w[0]))
             .sum()
     }
 
-    /// Positions of the shortest path from `pv` to `next` (both included) in `out`, as
+    /// Vertex ids of the shortest path from `pv` to `next` (both included) in `out`, as
     /// `Paths::path(next, pv)` reversed; returns its length (0 if unreachable), which may exceed
     /// `out`'s (then `out` holds only part of it).
-    fn path_positions(&self, next: u32, pv: u32, out: &mut [V3]) -> usize {
+    fn path_ids(&self, next: u32, pv: u32, out: &mut [u32]) -> usize {
         let path = &self.paths;
         if !path.dist(next, pv).is_finite() {
             return 0;
         }
         let (mut len, mut cur) = (1, next);
-        out[0] = self.pos[next as usize];
+        out[0] = next;
         while cur != pv && len <= path.len() {
             cur = path.hop(cur, pv);
             if cur == NONE {
                 return 0;
             }
             if let Some(slot) = out.get_mut(len) {
-                *slot = self.pos[cur as usize];
+                *slot = cur;
             }
             len += 1;
         }
@@ -122,15 +129,26 @@ impl Ctx<'_> {
     }
 }
 
-/// DotPF of one template bone `s` against the path piece `d`.
-fn dot_one(s: &V3, d: V3) -> f64 {
-    let dot = unit(*s).dot(&unit(d));
-    50.0 * s.norm_squared() * ((1.0 - dot) * ramp(dot, -0.5, 6.0, 0.0, 1.0)).powi(2)
+/// What DotPF reads of a template bone `s` ([`crate::embed::reduced::RJoint::bone_dots`]): its
+/// unit direction and `50 |s|²`, the term's scale.
+pub fn bone_dot(s: &V3) -> (V3, f64) {
+    (unit(*s), 50.0 * s.norm_squared())
 }
 
-/// Paths up to this many vertices (and templates up to this many joints per chain) are split on
-/// the stack in [`Ctx::dot_term`]; longer ones take the heap.
+/// DotPF of one template bone (`(unit direction, 50 |s|²)`, [`bone_dot`]) against the path
+/// piece `d`.
+fn dot_one(&(dir, scale): &(V3, f64), d: V3) -> f64 {
+    let dot = dir.dot(&unit(d));
+    scale * ((1.0 - dot) * ramp(dot, -0.5, 6.0, 0.0, 1.0)).powi(2)
+}
+
+/// Paths up to this many vertices are split on the stack in [`Ctx::dot_term`]; longer ones take
+/// the heap.
 pub(super) const STACK_PATH: usize = 48;
+
+/// Chains of up to this many joints are split on the stack in [`Ctx::dot_term`] (a shipped
+/// template's longest has 6); longer ones take the heap.
+const STACK_SPLIT: usize = 16;
 
 /// Points at the cumulative length `fractions` (0 … 1) along a polyline (the `splitPaths` rule, docs/algorithms.md#split);
 /// a zero-length polyline puts all of them on its first point.
@@ -138,36 +156,35 @@ pub fn split_polyline(path: &[V3], fractions: &[f64]) -> Vec<V3> {
     if path.is_empty() {
         return Vec::new();
     }
+    let segs: Vec<f64> = path.windows(2).map(|w| (w[1] - w[0]).norm()).collect();
     let mut out = vec![V3::zeros(); fractions.len()];
-    split_polyline_into(path, fractions, &mut out);
+    split_into(|k| path[k], &segs, fractions, &mut out);
     out
 }
 
-/// [`split_polyline`] into `out[..fractions.len()]` (left alone when `path` is empty): the
-/// segment lengths are computed where they are needed, the same way each time.
-fn split_polyline_into(path: &[V3], fractions: &[f64], out: &mut [V3]) {
-    let Some(first) = path.first() else {
-        return;
-    };
-    let seg = |k: usize| (path[k + 1] - path[k]).norm();
-    let total: f64 = (0..path.len() - 1).map(seg).sum();
+/// [`split_polyline`] of the polyline of `segs.len() + 1` points `at(0)`, `at(1)`, … whose
+/// segment lengths are `segs` (`segs[k]` = |at(k+1) − at(k)|), into `out[..fractions.len()]`.
+/// Each length is computed once by the caller; the arithmetic on them is the rule's own.
+fn split_into(at: impl Fn(usize) -> V3, segs: &[f64], fractions: &[f64], out: &mut [V3]) {
+    let first = at(0);
+    let n = segs.len();
+    let total: f64 = segs.iter().sum();
     if total <= 0.0 {
-        out[..fractions.len()].fill(*first);
+        out[..fractions.len()].fill(first);
         return;
     }
-    let n = path.len() - 1;
     let (mut k, mut acc) = (0usize, 0.0);
     for (f, o) in fractions.iter().zip(out.iter_mut()) {
         let target = f.clamp(0.0, 1.0) * total;
-        while k < n && acc + seg(k) < target {
-            acc += seg(k);
+        while k < n && acc + segs[k] < target {
+            acc += segs[k];
             k += 1;
         }
-        *o = if k >= n || seg(k) <= 0.0 {
-            *path.last().unwrap_or(first)
+        *o = if k >= n || segs[k] <= 0.0 {
+            at(n)
         } else {
-            let t = ((target - acc) / seg(k)).clamp(0.0, 1.0);
-            path[k] + (path[k + 1] - path[k]) * t
+            let t = ((target - acc) / segs[k]).clamp(0.0, 1.0);
+            at(k) + (at(k + 1) - at(k)) * t
         };
     }
 }

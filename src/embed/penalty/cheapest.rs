@@ -96,18 +96,8 @@ impl Ctx<'_> {
         if !self.pins_met(idx, pv, next) {
             return None;
         }
-        // The parent part reads only the parent's entry of the match. Held on the stack: the
-        // pair terms are computed for hundreds of thousands of pairs per search.
-        let mut stack = [0u32; 64];
-        let mut heap = Vec::new();
-        let m = if prev < stack.len() {
-            &mut stack[..=prev]
-        } else {
-            heap.resize(prev + 1, 0);
-            &mut heap[..]
-        };
-        m[prev] = pv;
-        let gd = self.global_dot_part(m, idx, prev, next, true)?;
+        // The parent part reads only the parent's entry of the match.
+        let gd = self.global_dot_parent(idx, prev, pv, next)?;
         if self.weights[1] * gd > 1.0 {
             return None;
         }

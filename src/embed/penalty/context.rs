@@ -2,7 +2,7 @@
 //! template frame, radii, neighbours, Γ, candidate sets, the reduced joints' common ancestors, and the
 //! user's hints on chains (pins, see [`crate::embed::pins`]).
 
-use super::Ctx;
+use super::{unit, Ctx};
 use crate::discretize::SphereGraph;
 use crate::embed::paths::Paths;
 use crate::embed::pins::{path_meets, ChainHint, PathPin};
@@ -64,6 +64,9 @@ impl<'a> Ctx<'a> {
                 lca[i * k + j] = a;
             }
         }
+        let rest_dirs = (0..k * k)
+            .map(|ij| unit(red.joints[ij / k].rest - red.joints[ij % k].rest))
+            .collect();
         Self {
             red,
             paths,
@@ -74,6 +77,7 @@ impl<'a> Ctx<'a> {
             weights,
             cand,
             lca,
+            rest_dirs,
             rows: Default::default(),
             pins: Vec::new(),
             pinned: vec![false; k],
@@ -99,6 +103,12 @@ impl<'a> Ctx<'a> {
             }
         }
         self
+    }
+
+    /// The unit template direction from reduced joint `j` to `i`.
+    #[inline]
+    pub(super) fn rest_dir(&self, i: usize, j: usize) -> V3 {
+        self.rest_dirs[i * self.red.len() + j]
     }
 
     /// True unless the chain of `idx` placed from `pv` to `next` misses one of its pins.

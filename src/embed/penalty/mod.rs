@@ -22,7 +22,7 @@ mod relations;
 #[cfg(test)]
 mod tests;
 
-pub use chain::split_polyline;
+pub use chain::{bone_dot, split_polyline};
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -90,6 +90,9 @@ pub struct Ctx<'a> {
     pub cand: Vec<Vec<u32>>,
     /// Lowest common ancestor of reduced joints `i`, `j` at `lca[i * k + j]`.
     lca: Vec<usize>,
+    /// Unit template direction from reduced joint `j` to `i` at `rest_dirs[i * k + j]`
+    /// (GlobalDotPF's reference, the same for every pair scored).
+    rest_dirs: Vec<V3>,
     /// Cache of [`Ctx::pair_terms`], one row per (joint, parent vertex) in candidate order; NaN
     /// marks a veto. The lower bound scans a joint's candidates in order for every child of
     /// every expanded node, so one row lookup serves the whole scan (a lookup per candidate,

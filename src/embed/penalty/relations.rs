@@ -30,26 +30,46 @@ impl Ctx<'_> {
         next: u32,
         parent: bool,
     ) -> Option<f64> {
+        if parent {
+            // Only the parent's entry of the match counts.
+            return match m.get(prev) {
+                Some(&pv) => self.global_dot_parent(idx, prev, pv, next),
+                None => Some(0.0),
+            };
+        }
         let mut out = 0.0;
-        let rj = &self.red.joints[idx];
         for (i, &mi) in m.iter().enumerate() {
             let sibling = i != prev && self.red.joints[i].parent == Some(prev);
-            if (parent && i != prev) || (!parent && !sibling) || mi == next {
+            if !sibling || mi == next {
                 continue;
             }
-            let s = unit(rj.rest - self.red.joints[i].rest);
-            let dot = unit(self.pos[next as usize] - self.pos[mi as usize]).dot(&s);
-            if i == prev {
-                if dot < 0.0 {
-                    return None;
-                }
-                out += 0.5 * ((4.0 * (1.0 - dot)).powi(2) - 0.1).max(0.0);
-            } else {
-                if dot < -0.5 {
-                    return None;
-                }
-                out += 0.5 * ((2.0 * (1.0 - dot)).powi(2) - 0.5).max(0.0);
+            let dot =
+                unit(self.pos[next as usize] - self.pos[mi as usize]).dot(&self.rest_dir(idx, i));
+            if dot < -0.5 {
+                return None;
             }
+            out += 0.5 * ((2.0 * (1.0 - dot)).powi(2) - 0.5).max(0.0);
+        }
+        Some(out)
+    }
+
+    /// The parent's part of GlobalDotPF, with the parent `prev` placed at `pv`: what
+    /// [`Self::global_dot_part`] adds (from 0) for the parent's entry of a match.
+    pub(super) fn global_dot_parent(
+        &self,
+        idx: usize,
+        prev: usize,
+        pv: u32,
+        next: u32,
+    ) -> Option<f64> {
+        let mut out = 0.0;
+        if pv != next {
+            let dot = unit(self.pos[next as usize] - self.pos[pv as usize])
+                .dot(&self.rest_dir(idx, prev));
+            if dot < 0.0 {
+                return None;
+            }
+            out += 0.5 * ((4.0 * (1.0 - dot)).powi(2) - 0.1).max(0.0);
         }
         Some(out)
     }
