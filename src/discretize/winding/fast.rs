@@ -2,7 +2,7 @@
 //! (docs/algorithms.md#winding-class).
 //!
 //! The field never uses a winding number's value, only its class: |w| > ½ (inside) and whether
-//! |w| lies within [`CONFIDENT`] of ½ (near the soft cap over a hole: no sign anchor). Most of the
+//! |w| lies within `CONFIDENT` of ½ (near the soft cap over a hole: no sign anchor). Most of the
 //! dipole sum's cost is `atan2` in the exact solid angles of the near triangles (~130
 //! instructions of libm's each, about a quarter of `attach` on open and multi-part meshes). Here
 //! the same sum, in the same order, uses a polynomial `atan2` whose error is bounded
@@ -22,7 +22,7 @@ use crate::geom::V3;
 pub struct WindingClass {
     /// |w| > ½.
     pub inside: bool,
-    /// ||w| − ½| < [`CONFIDENT`]: near the soft w = ½ cap over a hole, not a sign anchor.
+    /// ||w| − ½| < `CONFIDENT`: near the soft w = ½ cap over a hole, not a sign anchor.
     pub near_cap: bool,
 }
 
@@ -37,7 +37,7 @@ impl WindingClass {
 
     /// The class of every value within `err` of `w` if they all share one, else `None`. The
     /// class is a function of |w| alone, constant between its boundaries ½ − C, ½ and ½ + C (C =
-    /// [`CONFIDENT`]; `(a − ½).abs() < C` is exactly ½ − C < a < ½ + C in floating point, the
+    /// `CONFIDENT`; `(a − ½).abs() < C` is exactly ½ − C < a < ½ + C in floating point, the
     /// subtraction being exact near those values), and |·| moves no value farther than `err`.
     pub fn certain(w: f64, err: f64) -> Option<Self> {
         let a = w.abs();
@@ -106,7 +106,7 @@ fn solid_angle_fast(p: &V3, v: &[V3; 3]) -> (f64, bool) {
     }
 }
 
-/// [`super::winding_number`]'s sum at `p`, in the same order with [`solid_angle_fast`], and a
+/// [`super::winding_number`]'s sum at `p`, in the same order with `solid_angle_fast`, and a
 /// bound on its distance to [`super::winding_number`]'s result. Per fast term the error is at
 /// most 2·[`ATAN2_ERROR`] (plus libm's own ulp); each of the two floating-point sums is within
 /// nu·Σ|terms| of its real sum (u = 2⁻⁵³, doubled here for slack); the far terms are the same
