@@ -40,6 +40,9 @@ struct Open {
 pub struct Shells {
     closed: Vec<Closed>,
     open: Option<Open>,
+    /// Set by [`super::winding::SignSetup`] when these triangles are one watertight outward
+    /// shell that intersects itself ([`super::selfx`]): why the winding sign was chosen.
+    pub(super) self_intersecting: bool,
 }
 
 impl Shells {
@@ -68,7 +71,11 @@ impl Shells {
             let dipoles = dipoles(&bvh);
             Open { bvh, dipoles }
         });
-        Self { closed, open }
+        Self {
+            closed,
+            open,
+            self_intersecting: false,
+        }
     }
 
     /// Closed outward shells and triangles left to the dipole sum (for tests and logs).

@@ -1,0 +1,252 @@
+//! Does a watertight shell intersect itself? The pseudo-normal sign ([`super::winding`]) is the
+//! inside/outside sign only on a closed surface that does not (Bærentzen & Aanæs 2005 assume it):
+//! where an arm passes into the torso, the closest feature's pseudo-normal says "outside" at
+//! points inside the torso, and the signed distance flips sign in free space (fake surface inside
+//! the body, and a field that is not 1-Lipschitz, which the octree's skip assumes). Such a shell
+//! gets the winding sign instead (docs/algorithms.md#distance-field).
+//!
+//! Test: every triangle's box against the tree (pairs once, by slot), then an exact
+//! triangle–triangle test built only from Shewchuk's adaptive orientation predicates (`robust`),
+//! so the answer does not depend on rounding. Triangles are closed sets: touching counts.
+//! Adjacent pairs (sharing mesh vertices) always meet there, so:
+//! * sharing an edge: they intersect only if coplanar and folded onto each other (apexes on the
+//!   same side of the edge); otherwise they meet exactly along the edge;
+//! * sharing one vertex `v`: they intersect if their intersection holds a point other than `v`:
+//!   an edge opposite `v` meets the other triangle, or an edge at `v` lies in the other's plane
+//!   inside its angle at `v` (the farthest point of the convex intersection lies on one of them);
+//! * sharing three vertices (the same face twice): they intersect.
+//!
+//! Triangles of zero area (exactly collinear corners) are skipped: they bound no solid.
+
+use rayon::prelude::*;
+use robust::{orient2d, orient3d, Coord, Coord3D};
+
+use super::bvh::Bvh;
+use crate::geom::V3;
+
+/// Fewest triangles per rayon task.
+const MIN_LEN: usize = 1024;
+/// Traversal stack (the tree is far shallower).
+const STACK: usize = 128;
+
+/// True if two triangles of `bvh` (built from `triangles`, whose vertex indices say which pairs
+/// are adjacent) intersect other than along the edges and vertices they share (module docs).
+pub fn self_intersects(bvh: &Bvh, triangles: &[[u32; 3]]) -> bool {
+    let ids = |slot: usize| {
+        bvh.tri_ids
+            .get(slot)
+            .and_then(|&t| triangles.get(t as usize))
+    };
+    (0..bvh.tris.len())
+        .into_par_iter()
+        .with_min_len(MIN_LEN)
+        .any(|i| {
+            let (Some(ti), Some(a)) = (ids(i), bvh.tris.get(i)) else {
+                return false;
+            };
+            if degenerate(&a.v) {
+                return false;
+            }
+            overlapping_slots(bvh, &a.v, i, |j| {
+                let (Some(tj), Some(b)) = (ids(j), bvh.tris.get(j)) else {
+                    return false;
+                };
+                !degenerate(&b.v) && pair_intersects(ti, &a.v, tj, &b.v)
+            })
+        })
+}
+
+/// Visit the slots `j > i` whose leaf box overlaps the box of `v`; true as soon as `hit(j)` is.
+fn overlapping_slots(bvh: &Bvh, v: &[V3; 3], i: usize, mut hit: impl FnMut(usize) -> bool) -> bool {
+    let lo = v[0].inf(&v[1]).inf(&v[2]);
+    let hi = v[0].sup(&v[1]).sup(&v[2]);
+    let mut stack = [0u32; STACK];
+    let mut top = usize::from(!bvh.nodes.is_empty());
+    while top > 0 {
+        top -= 1;
+        let Some(n) = bvh.nodes.get(stack[top] as usize) else {
+            continue;
+        };
+        let (nlo, nhi) = n.bounds();
+        if (0..3).any(|k| nlo[k] > hi[k] || nhi[k] < lo[k]) {
+            continue;
+        }
+        if n.count > 0 {
+            let first = n.first as usize;
+            // Slots in a leaf are contiguous: skip those at or before `i` (each pair once).
+            let start = first.max(i + 1);
+            if (start..first + n.count as usize).any(&mut hit) {
+                return true;
+            }
+        } else if top + 2 <= stack.len() {
+            stack[top] = n.first;
+            stack[top + 1] = n.first + 1;
+            top += 2;
+        }
+    }
+    false
+}
+
+/// Exact test of two triangles with vertex indices `ia`, `ib` and corners `a`, `b`, with the
+/// adjacency rules of the module docs.
+pub fn pair_intersects(ia: &[u32; 3], a: &[V3; 3], ib: &[u32; 3], b: &[V3; 3]) -> bool {
+    // shared[k] = the corner of `b` equal (by index) to corner k of `a`.
+    let shared: [Option<usize>; 3] = std::array::from_fn(|k| ib.iter().position(|&x| x == ia[k]));
+    match shared.iter().flatten().count() {
+        0 => triangles_intersect(a, b),
+        1 => {
+            let k = shared.iter().position(Option::is_some).unwrap_or(0);
+            let m = shared[k].unwrap_or(0);
+            share_vertex(&rotate(a, k), &rotate(b, m))
+        }
+        2 => {
+            let k = shared.iter().position(Option::is_none).unwrap_or(0);
+            let m = (0..3).find(|&m| !shared.contains(&Some(m))).unwrap_or(0);
+            share_edge(&a[(k + 1) % 3], &a[(k + 2) % 3], &a[k], &b[m])
+        }
+        _ => true,
+    }
+}
+
+/// `v` rotated so that corner `k` comes first (orientation kept).
+fn rotate(v: &[V3; 3], k: usize) -> [V3; 3] {
+    [v[k], v[(k + 1) % 3], v[(k + 2) % 3]]
+}
+
+/// Two triangles sharing the edge `u`–`w`, apexes `a` and `b`: they meet beyond the edge only
+/// when coplanar with both apexes on the same side of it.
+fn share_edge(u: &V3, w: &V3, a: &V3, b: &V3) -> bool {
+    if o3(u, w, a, b) != 0 {
+        return false;
+    }
+    let Some(axis) = projection_axis(&[*u, *w, *a]) else {
+        return false;
+    };
+    let (sa, sb) = (o2(axis, u, w, a), o2(axis, u, w, b));
+    sa == sb
+}
+
+/// Two triangles sharing their first corner `a[0] == b[0]` (and no other): see the module docs.
+fn share_vertex(a: &[V3; 3], b: &[V3; 3]) -> bool {
+    segment_meets_triangle(&a[1], &a[2], b)
+        || segment_meets_triangle(&b[1], &b[2], a)
+        || [a[1], a[2]].iter().any(|p| ray_in_angle(p, b))
+        || [b[1], b[2]].iter().any(|p| ray_in_angle(p, a))
+}
+
+/// True if the ray from `t[0]` through `p` starts inside `t`: `p` lies in `t`'s plane, inside
+/// the (closed) angle of `t` at `t[0]`.
+fn ray_in_angle(p: &V3, t: &[V3; 3]) -> bool {
+    if o3(&t[0], &t[1], &t[2], p) != 0 {
+        return false;
+    }
+    let Some(axis) = projection_axis(t) else {
+        return false;
+    };
+    let s = o2(axis, &t[0], &t[1], &t[2]);
+    o2(axis, &t[0], &t[1], p) * s >= 0 && o2(axis, &t[0], p, &t[2]) * s >= 0
+}
+
+/// Exact intersection test of two closed, non-degenerate triangles: they meet iff an edge of
+/// one meets the other (an endpoint of their convex intersection lies on an edge of one).
+pub fn triangles_intersect(a: &[V3; 3], b: &[V3; 3]) -> bool {
+    if strictly_one_side(a, b) || strictly_one_side(b, a) {
+        return false;
+    }
+    (0..3).any(|k| segment_meets_triangle(&a[k], &a[(k + 1) % 3], b))
+        || (0..3).any(|k| segment_meets_triangle(&b[k], &b[(k + 1) % 3], a))
+}
+
+/// True if every corner of `b` lies strictly on one side of `a`'s plane (the cheap rejection).
+fn strictly_one_side(a: &[V3; 3], b: &[V3; 3]) -> bool {
+    let s = b.map(|p| o3(&a[0], &a[1], &a[2], &p));
+    (s[0] > 0 && s[1] > 0 && s[2] > 0) || (s[0] < 0 && s[1] < 0 && s[2] < 0)
+}
+
+/// Exact test of the closed segment `p`–`q` against the closed, non-degenerate triangle `t`.
+fn segment_meets_triangle(p: &V3, q: &V3, t: &[V3; 3]) -> bool {
+    let (op, oq) = (o3(&t[0], &t[1], &t[2], p), o3(&t[0], &t[1], &t[2], q));
+    if (op > 0 && oq > 0) || (op < 0 && oq < 0) {
+        return false;
+    }
+    if op == 0 && oq == 0 {
+        return coplanar_segment_meets_triangle(p, q, t);
+    }
+    // The segment crosses the plane: its line must pass inside the triangle (Plücker signs).
+    let s = [0, 1, 2].map(|k| o3(p, q, &t[k], &t[(k + 1) % 3]));
+    s.iter().all(|&x| x >= 0) || s.iter().all(|&x| x <= 0)
+}
+
+/// The segment lies in the triangle's plane: test in the projection that keeps its area.
+fn coplanar_segment_meets_triangle(p: &V3, q: &V3, t: &[V3; 3]) -> bool {
+    let Some(axis) = projection_axis(t) else {
+        return false;
+    };
+    let inside = |x: &V3| {
+        let s = [0, 1, 2].map(|k| o2(axis, &t[k], &t[(k + 1) % 3], x));
+        s.iter().all(|&v| v >= 0) || s.iter().all(|&v| v <= 0)
+    };
+    inside(p)
+        || inside(q)
+        || (0..3).any(|k| segments_meet_2d(axis, p, q, &t[k], &t[(k + 1) % 3]))
+}
+
+/// Closed segments `p`–`q` and `r`–`s` meet, in the projection dropping `axis`.
+fn segments_meet_2d(axis: usize, p: &V3, q: &V3, r: &V3, s: &V3) -> bool {
+    let (d1, d2) = (o2(axis, p, q, r), o2(axis, p, q, s));
+    let (d3, d4) = (o2(axis, r, s, p), o2(axis, r, s, q));
+    if d1 * d2 < 0 && d3 * d4 < 0 {
+        return true;
+    }
+    // Collinear touching: an endpoint on the other segment.
+    let within = |a: &V3, b: &V3, x: &V3| {
+        (0..3).all(|k| x[k] >= a[k].min(b[k]) && x[k] <= a[k].max(b[k]))
+    };
+    (d1 == 0 && within(p, q, r))
+        || (d2 == 0 && within(p, q, s))
+        || (d3 == 0 && within(r, s, p))
+        || (d4 == 0 && within(r, s, q))
+}
+
+/// The coordinate to drop so that `t`'s projection keeps a non-zero area, exactly (the largest
+/// normal component first), or `None` for a degenerate triangle.
+fn projection_axis(t: &[V3; 3]) -> Option<usize> {
+    let n = (t[1] - t[0]).cross(&(t[2] - t[0])).abs();
+    let mut order = [0, 1, 2];
+    order.sort_by(|&i, &j| n[j].total_cmp(&n[i]));
+    order
+        .into_iter()
+        .find(|&axis| o2(axis, &t[0], &t[1], &t[2]) != 0)
+}
+
+/// True if the corners are exactly collinear (no projection has area).
+fn degenerate(t: &[V3; 3]) -> bool {
+    (0..3).all(|axis| o2(axis, &t[0], &t[1], &t[2]) == 0)
+}
+
+/// −1, 0 or 1: the sign of `x` (products of signs cannot underflow, as products of the
+/// predicates' tiny values could).
+fn sign(x: f64) -> i32 {
+    i32::from(x > 0.0) - i32::from(x < 0.0)
+}
+
+/// Exact orientation of `d` against the plane `a b c`: −1, 0 or 1.
+fn o3(a: &V3, b: &V3, c: &V3, d: &V3) -> i32 {
+    let c3 = |p: &V3| Coord3D {
+        x: p.x,
+        y: p.y,
+        z: p.z,
+    };
+    sign(orient3d(c3(a), c3(b), c3(c), c3(d)))
+}
+
+/// Exact 2-D orientation of `a b c` projected by dropping coordinate `axis`: −1, 0 or 1.
+fn o2(axis: usize, a: &V3, b: &V3, c: &V3) -> i32 {
+    let (i, j) = ((axis + 1) % 3, (axis + 2) % 3);
+    let c2 = |p: &V3| Coord { x: p[i], y: p[j] };
+    sign(orient2d(c2(a), c2(b), c2(c)))
+}
+
+#[cfg(test)]
+#[path = "selfx_tests.rs"]
+mod tests;
