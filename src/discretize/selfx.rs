@@ -21,45 +21,64 @@
 use rayon::prelude::*;
 use robust::{orient2d, orient3d, Coord, Coord3D};
 
-use super::bvh::Bvh;
+use super::bvh::{Bvh, Node};
 use crate::geom::V3;
 
-/// Fewest triangles per rayon task.
-const MIN_LEN: usize = 1024;
+/// Fewest leaves per rayon task.
+const MIN_LEN: usize = 256;
 /// Traversal stack (the tree is far shallower).
 const STACK: usize = 128;
 
 /// True if two triangles of `bvh` (built from `triangles`, whose vertex indices say which pairs
 /// are adjacent) intersect other than along the edges and vertices they share (module docs).
+/// One traversal per leaf (its box against the tree), then its triangles against the slots
+/// found, each pair once (`j > i`), own boxes before the exact test.
 pub fn self_intersects(bvh: &Bvh, triangles: &[[u32; 3]]) -> bool {
     let ids = |slot: usize| {
         bvh.tri_ids
             .get(slot)
             .and_then(|&t| triangles.get(t as usize))
     };
-    (0..bvh.tris.len())
-        .into_par_iter()
+    let leaves: Vec<&Node> = bvh.nodes.iter().filter(|n| n.count > 0).collect();
+    let boxes: Vec<(V3, V3)> = bvh.tris.iter().map(|t| corners_box(&t.v)).collect();
+    leaves
+        .par_iter()
         .with_min_len(MIN_LEN)
-        .any(|i| {
-            let (Some(ti), Some(a)) = (ids(i), bvh.tris.get(i)) else {
-                return false;
-            };
-            if degenerate(&a.v) {
-                return false;
-            }
-            overlapping_slots(bvh, &a.v, i, |j| {
-                let (Some(tj), Some(b)) = (ids(j), bvh.tris.get(j)) else {
+        .map_init(Vec::new, |found, leaf| {
+            let (lo, hi) = leaf.bounds();
+            let first = leaf.first as usize;
+            let end = (first + leaf.count as usize).min(bvh.tris.len());
+            found.clear();
+            overlapping_slots(bvh, &lo, &hi, first, found);
+            (first..end).any(|i| {
+                let (Some(ti), Some(a), Some((alo, ahi))) = (ids(i), bvh.tris.get(i), boxes.get(i))
+                else {
                     return false;
                 };
-                !degenerate(&b.v) && pair_intersects(ti, &a.v, tj, &b.v)
+                found.iter().filter(|&&j| j > i).any(|&j| {
+                    let (Some(tj), Some(b), Some((blo, bhi))) =
+                        (ids(j), bvh.tris.get(j), boxes.get(j))
+                    else {
+                        return false;
+                    };
+                    // Degeneracy only for the rare hits.
+                    (0..3).all(|k| blo[k] <= ahi[k] && bhi[k] >= alo[k])
+                        && pair_intersects(ti, &a.v, tj, &b.v)
+                        && !degenerate(&a.v)
+                        && !degenerate(&b.v)
+                })
             })
         })
+        .any(|hit| hit)
 }
 
-/// Visit the slots `j > i` whose leaf box overlaps the box of `v`; true as soon as `hit(j)` is.
-fn overlapping_slots(bvh: &Bvh, v: &[V3; 3], i: usize, mut hit: impl FnMut(usize) -> bool) -> bool {
-    let lo = v[0].inf(&v[1]).inf(&v[2]);
-    let hi = v[0].sup(&v[1]).sup(&v[2]);
+/// The box of a triangle's corners.
+fn corners_box(v: &[V3; 3]) -> (V3, V3) {
+    (v[0].inf(&v[1]).inf(&v[2]), v[0].sup(&v[1]).sup(&v[2]))
+}
+
+/// Push every slot `j >= from` of the leaves whose box overlaps `lo..hi` onto `found`.
+fn overlapping_slots(bvh: &Bvh, lo: &V3, hi: &V3, from: usize, found: &mut Vec<usize>) {
     let mut stack = [0u32; STACK];
     let mut top = usize::from(!bvh.nodes.is_empty());
     while top > 0 {
@@ -73,18 +92,13 @@ fn overlapping_slots(bvh: &Bvh, v: &[V3; 3], i: usize, mut hit: impl FnMut(usize
         }
         if n.count > 0 {
             let first = n.first as usize;
-            // Slots in a leaf are contiguous: skip those at or before `i` (each pair once).
-            let start = first.max(i + 1);
-            if (start..first + n.count as usize).any(&mut hit) {
-                return true;
-            }
+            found.extend(first.max(from)..first + n.count as usize);
         } else if top + 2 <= stack.len() {
             stack[top] = n.first;
             stack[top + 1] = n.first + 1;
             top += 2;
         }
     }
-    false
 }
 
 /// Exact test of two triangles with vertex indices `ia`, `ib` and corners `a`, `b`, with the
@@ -128,6 +142,15 @@ fn share_edge(u: &V3, w: &V3, a: &V3, b: &V3) -> bool {
 
 /// Two triangles sharing their first corner `a[0] == b[0]` (and no other): see the module docs.
 fn share_vertex(a: &[V3; 3], b: &[V3; 3]) -> bool {
+    // The usual case, decided by two orientations: one triangle's other corners strictly on one
+    // side of the other's plane, so that plane meets it only at the shared vertex.
+    let beside = |t: &[V3; 3], p: &V3, q: &V3| {
+        let (sp, sq) = (o3(&t[0], &t[1], &t[2], p), o3(&t[0], &t[1], &t[2], q));
+        sp != 0 && sp == sq
+    };
+    if beside(a, &b[1], &b[2]) || beside(b, &a[1], &a[2]) {
+        return false;
+    }
     segment_meets_triangle(&a[1], &a[2], b)
         || segment_meets_triangle(&b[1], &b[2], a)
         || [a[1], a[2]].iter().any(|p| ray_in_angle(p, b))
