@@ -91,7 +91,10 @@ fn main() {
             })
             .collect();
         selfx_ms.sort_by(f64::total_cmp);
-        summary = format!("{summary} | selfx test {:.2} ms", selfx_ms[selfx_ms.len() / 2]);
+        summary = format!(
+            "{summary} | selfx test {:.2} ms",
+            selfx_ms[selfx_ms.len() / 2]
+        );
         let name = Path::new(path)
             .file_stem()
             .map(|s| s.to_string_lossy().to_string());

@@ -144,11 +144,26 @@ fn share_edge(u: &V3, w: &V3, a: &V3, b: &V3) -> bool {
 fn share_vertex(a: &[V3; 3], b: &[V3; 3]) -> bool {
     // The usual case, decided by two orientations: one triangle's other corners strictly on one
     // side of the other's plane, so that plane meets it only at the shared vertex.
-    let beside = |t: &[V3; 3], p: &V3, q: &V3| {
-        let (sp, sq) = (o3(&t[0], &t[1], &t[2], p), o3(&t[0], &t[1], &t[2], q));
-        sp != 0 && sp == sq
-    };
-    if beside(a, &b[1], &b[2]) || beside(b, &a[1], &a[2]) {
+    let side = |t: &[V3; 3], p: &V3| o3(&t[0], &t[1], &t[2], p);
+    let (b1, b2) = (side(a, &b[1]), side(a, &b[2]));
+    if b1 != 0 && b1 == b2 {
+        return false;
+    }
+    // Coplanar (flat regions, subdivided faces): they overlap beyond `v` iff their angles at `v`
+    // share a ray, i.e. a side of one lies in the other's angle.
+    if b1 == 0 && b2 == 0 {
+        let Some(axis) = projection_axis(a) else {
+            return false;
+        };
+        let in_angle = |p: &V3, t: &[V3; 3]| {
+            let s = o2(axis, &t[0], &t[1], &t[2]);
+            o2(axis, &t[0], &t[1], p) * s >= 0 && o2(axis, &t[0], p, &t[2]) * s >= 0
+        };
+        return [a[1], a[2]].iter().any(|p| in_angle(p, b))
+            || [b[1], b[2]].iter().any(|p| in_angle(p, a));
+    }
+    let (a1, a2) = (side(b, &a[1]), side(b, &a[2]));
+    if a1 != 0 && a1 == a2 {
         return false;
     }
     segment_meets_triangle(&a[1], &a[2], b)
@@ -173,17 +188,37 @@ fn ray_in_angle(p: &V3, t: &[V3; 3]) -> bool {
 /// Exact intersection test of two closed, non-degenerate triangles: they meet iff an edge of
 /// one meets the other (an endpoint of their convex intersection lies on an edge of one).
 pub fn triangles_intersect(a: &[V3; 3], b: &[V3; 3]) -> bool {
-    if strictly_one_side(a, b) || strictly_one_side(b, a) {
+    let sb = b.map(|p| o3(&a[0], &a[1], &a[2], &p));
+    if one_side(sb) {
+        return false;
+    }
+    if sb == [0; 3] {
+        // Coplanar: a 2-D separating side or an overlap.
+        let Some(axis) = projection_axis(a) else {
+            return false;
+        };
+        return !separated_2d(axis, a, b) && !separated_2d(axis, b, a);
+    }
+    if one_side(a.map(|p| o3(&b[0], &b[1], &b[2], &p))) {
         return false;
     }
     (0..3).any(|k| segment_meets_triangle(&a[k], &a[(k + 1) % 3], b))
         || (0..3).any(|k| segment_meets_triangle(&b[k], &b[(k + 1) % 3], a))
 }
 
-/// True if every corner of `b` lies strictly on one side of `a`'s plane (the cheap rejection).
-fn strictly_one_side(a: &[V3; 3], b: &[V3; 3]) -> bool {
-    let s = b.map(|p| o3(&a[0], &a[1], &a[2], &p));
+/// True if three orientations are all strictly positive or all strictly negative.
+fn one_side(s: [i32; 3]) -> bool {
     (s[0] > 0 && s[1] > 0 && s[2] > 0) || (s[0] < 0 && s[1] < 0 && s[2] < 0)
+}
+
+/// Coplanar triangles, projected by dropping `axis`: true if a side line of `a` has all of `b`
+/// strictly outside (two closed convex polygons are disjoint iff a side of one separates them).
+fn separated_2d(axis: usize, a: &[V3; 3], b: &[V3; 3]) -> bool {
+    let s = o2(axis, &a[0], &a[1], &a[2]);
+    (0..3).any(|k| {
+        b.iter()
+            .all(|p| o2(axis, &a[k], &a[(k + 1) % 3], p) * s < 0)
+    })
 }
 
 /// Exact test of the closed segment `p`–`q` against the closed, non-degenerate triangle `t`.
@@ -209,9 +244,7 @@ fn coplanar_segment_meets_triangle(p: &V3, q: &V3, t: &[V3; 3]) -> bool {
         let s = [0, 1, 2].map(|k| o2(axis, &t[k], &t[(k + 1) % 3], x));
         s.iter().all(|&v| v >= 0) || s.iter().all(|&v| v <= 0)
     };
-    inside(p)
-        || inside(q)
-        || (0..3).any(|k| segments_meet_2d(axis, p, q, &t[k], &t[(k + 1) % 3]))
+    inside(p) || inside(q) || (0..3).any(|k| segments_meet_2d(axis, p, q, &t[k], &t[(k + 1) % 3]))
 }
 
 /// Closed segments `p`–`q` and `r`–`s` meet, in the projection dropping `axis`.
@@ -222,9 +255,8 @@ fn segments_meet_2d(axis: usize, p: &V3, q: &V3, r: &V3, s: &V3) -> bool {
         return true;
     }
     // Collinear touching: an endpoint on the other segment.
-    let within = |a: &V3, b: &V3, x: &V3| {
-        (0..3).all(|k| x[k] >= a[k].min(b[k]) && x[k] <= a[k].max(b[k]))
-    };
+    let within =
+        |a: &V3, b: &V3, x: &V3| (0..3).all(|k| x[k] >= a[k].min(b[k]) && x[k] <= a[k].max(b[k]));
     (d1 == 0 && within(p, q, r))
         || (d2 == 0 && within(p, q, s))
         || (d3 == 0 && within(r, s, p))

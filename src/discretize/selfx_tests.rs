@@ -75,11 +75,8 @@ fn triangle_pairs_match_the_separating_axis_reference() {
         // Small ranges make touching and coplanar pairs common; the flat rounds put both in z = 0.
         let r = if round % 2 == 0 { 2 } else { 4 };
         let flat = round % 5 == 0;
-        let mut tri = || {
-            [0; 3].map(|_| {
-                [rng.int(r), rng.int(r), if flat { 0 } else { rng.int(r) }]
-            })
-        };
+        let mut tri =
+            || [0; 3].map(|_| [rng.int(r), rng.int(r), if flat { 0 } else { rng.int(r) }]);
         let (a, b) = (tri(), tri());
         if degenerate_i(a) || degenerate_i(b) {
             continue;
@@ -142,16 +139,46 @@ fn adjacent_pairs_meet_only_where_they_share() {
     let k = [0, 4, 5];
     let fan = |p: V3, q: V3| [a[0], p, q];
     // Leaves upward: meets only at the vertex.
-    assert!(!pair_intersects(&i, &a, &k, &fan(v(1., 1., 1.), v(0., 1., 1.))));
+    assert!(!pair_intersects(
+        &i,
+        &a,
+        &k,
+        &fan(v(1., 1., 1.), v(0., 1., 1.))
+    ));
     // Pierces through the face: its far edge crosses `a`.
-    assert!(pair_intersects(&i, &a, &k, &fan(v(0.6, 0.6, -1.), v(0.1, 0.1, 1.))));
+    assert!(pair_intersects(
+        &i,
+        &a,
+        &k,
+        &fan(v(0.6, 0.6, -1.), v(0.1, 0.1, 1.))
+    ));
     // Coplanar, wedges overlapping / apart.
-    assert!(pair_intersects(&i, &a, &k, &fan(v(1., 1., 0.), v(-1., 1., 0.))));
-    assert!(!pair_intersects(&i, &a, &k, &fan(v(-1., 0.5, 0.), v(-1., -1., 0.))));
+    assert!(pair_intersects(
+        &i,
+        &a,
+        &k,
+        &fan(v(1., 1., 0.), v(-1., 1., 0.))
+    ));
+    assert!(!pair_intersects(
+        &i,
+        &a,
+        &k,
+        &fan(v(-1., 0.5, 0.), v(-1., -1., 0.))
+    ));
     // One edge at the vertex lies in the face (the rest above): meets along that edge.
-    assert!(pair_intersects(&i, &a, &k, &fan(v(0.3, 0.3, 0.), v(0.3, 0.3, 1.))));
+    assert!(pair_intersects(
+        &i,
+        &a,
+        &k,
+        &fan(v(0.3, 0.3, 0.), v(0.3, 0.3, 1.))
+    ));
     // Coplanar along a shared ray but on the far side: meets only at the vertex.
-    assert!(!pair_intersects(&i, &a, &k, &fan(v(-1., 0., 0.), v(-1., -1., 0.))));
+    assert!(!pair_intersects(
+        &i,
+        &a,
+        &k,
+        &fan(v(-1., 0., 0.), v(-1., -1., 0.))
+    ));
     // The same face twice.
     assert!(pair_intersects(&i, &a, &i, &a));
 }
