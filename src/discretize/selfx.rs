@@ -130,18 +130,29 @@ fn rotate(v: &[V3; 3], k: usize) -> [V3; 3] {
 /// Two triangles sharing the edge `u`–`w`, apexes `a` and `b`: they meet beyond the edge only
 /// when coplanar with both apexes on the same side of it.
 fn share_edge(u: &V3, w: &V3, a: &V3, b: &V3) -> bool {
+    // Apexes strictly on opposite sides of the plane through the edge parallel to an axis: that
+    // plane separates the two triangles but for the edge, coplanar or not. Decided without an
+    // exact zero from `o3`, which costs the predicate's slowest path on flat (subdivided) regions.
+    let quick = dominant_axis(&[*u, *w, *a]);
+    if o2(quick, u, w, a) * o2(quick, u, w, b) < 0 {
+        return false;
+    }
     if o3(u, w, a, b) != 0 {
         return false;
     }
     let Some(axis) = projection_axis(&[*u, *w, *a]) else {
         return false;
     };
-    let (sa, sb) = (o2(axis, u, w, a), o2(axis, u, w, b));
-    sa == sb
+    o2(axis, u, w, a) == o2(axis, u, w, b)
 }
 
 /// Two triangles sharing their first corner `a[0] == b[0]` (and no other): see the module docs.
 fn share_vertex(a: &[V3; 3], b: &[V3; 3]) -> bool {
+    !split_at_vertex(a, b) && meet_beyond_vertex(a, b)
+}
+
+/// [`share_vertex`] without the 2-D split first: the exact rules of the module docs.
+fn meet_beyond_vertex(a: &[V3; 3], b: &[V3; 3]) -> bool {
     // The usual case, decided by two orientations: one triangle's other corners strictly on one
     // side of the other's plane, so that plane meets it only at the shared vertex.
     let side = |t: &[V3; 3], p: &V3| o3(&t[0], &t[1], &t[2], p);
@@ -172,6 +183,23 @@ fn share_vertex(a: &[V3; 3], b: &[V3; 3]) -> bool {
         || [b[1], b[2]].iter().any(|p| ray_in_angle(p, a))
 }
 
+/// Triangles sharing their first corner `v`, seen along the axis that keeps `a`'s area: true if
+/// the plane through `v` and one of the four sides at `v`, parallel to that axis, has one
+/// triangle's third corner strictly on one side and both free corners of the other strictly on
+/// the other. The triangles then meet only at `v` (coplanar or not), with 2-D orientations only:
+/// no exact zero from `o3` on flat regions, where angles at a shared vertex are side by side.
+fn split_at_vertex(a: &[V3; 3], b: &[V3; 3]) -> bool {
+    let axis = dominant_axis(a);
+    let v = &a[0];
+    let splits = |own: &[V3; 3], other: &[V3; 3]| {
+        [(1, 2), (2, 1)].iter().any(|&(k, m)| {
+            let s = o2(axis, v, &own[k], &own[m]);
+            s != 0 && o2(axis, v, &own[k], &other[1]) == -s && o2(axis, v, &own[k], &other[2]) == -s
+        })
+    };
+    splits(a, b) || splits(b, a)
+}
+
 /// True if the ray from `t[0]` through `p` starts inside `t`: `p` lies in `t`'s plane, inside
 /// the (closed) angle of `t` at `t[0]`.
 fn ray_in_angle(p: &V3, t: &[V3; 3]) -> bool {
@@ -188,6 +216,13 @@ fn ray_in_angle(p: &V3, t: &[V3; 3]) -> bool {
 /// Exact intersection test of two closed, non-degenerate triangles: they meet iff an edge of
 /// one meets the other (an endpoint of their convex intersection lies on an edge of one).
 pub fn triangles_intersect(a: &[V3; 3], b: &[V3; 3]) -> bool {
+    // A side of either triangle whose vertical plane (along the axis that keeps `a`'s area)
+    // leaves the other strictly outside separates them in 3-D: decided by 2-D orientations,
+    // before `o3`'s exact zeros on coplanar (flat, subdivided) neighbourhoods.
+    let axis = dominant_axis(a);
+    if separated_2d(axis, a, b) || separated_2d(axis, b, a) {
+        return false;
+    }
     let sb = b.map(|p| o3(&a[0], &a[1], &a[2], &p));
     if one_side(sb) {
         return false;
@@ -272,6 +307,20 @@ fn projection_axis(t: &[V3; 3]) -> Option<usize> {
     order
         .into_iter()
         .find(|&axis| o2(axis, &t[0], &t[1], &t[2]) != 0)
+}
+
+/// The coordinate along which `t`'s normal is largest in floating point: a cheap axis for the
+/// 2-D separation filters, which stay exact along any axis (a degenerate projection only makes
+/// them undecided).
+fn dominant_axis(t: &[V3; 3]) -> usize {
+    let n = (t[1] - t[0]).cross(&(t[2] - t[0])).abs();
+    if n.x >= n.y && n.x >= n.z {
+        0
+    } else if n.y >= n.z {
+        1
+    } else {
+        2
+    }
 }
 
 /// True if the corners are exactly collinear (no projection has area).

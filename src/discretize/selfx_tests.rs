@@ -223,3 +223,31 @@ fn closed_boxes_self_intersect_only_when_they_interpenetrate() {
         assert_eq!(self_intersects(&Bvh::build(&p, &t), &t), want, "{shift}");
     }
 }
+
+/// The 2-D split at a shared vertex (the fast path) never says "apart" where the exact rules
+/// find a meeting beyond the vertex, and decides most pairs on its own.
+#[test]
+fn the_split_at_a_shared_vertex_agrees_with_the_exact_rules() {
+    let mut rng = Rng(0x2545_f491_4f6c_dd1d);
+    let (mut split, mut meet, mut n) = (0, 0, 0);
+    for round in 0..100_000 {
+        let r = if round % 2 == 0 { 2 } else { 4 };
+        let flat = round % 3 == 0;
+        let mut p = || [rng.int(r), rng.int(r), if flat { 0 } else { rng.int(r) }];
+        let v0 = p();
+        let (a, b) = ([v0, p(), p()], [v0, p(), p()]);
+        if degenerate_i(a) || degenerate_i(b) || a[1..].iter().any(|q| b.contains(q)) {
+            continue;
+        }
+        n += 1;
+        let (a, b) = (to_v3(a), to_v3(b));
+        let (s, m) = (split_at_vertex(&a, &b), meet_beyond_vertex(&a, &b));
+        assert!(!(s && m), "{a:?} {b:?}");
+        split += usize::from(s);
+        meet += usize::from(m);
+    }
+    assert!(
+        split > n / 4 && meet > n / 20,
+        "{split} split, {meet} meet, of {n}"
+    );
+}
