@@ -60,12 +60,13 @@ fn main() {
                     }
                     let s = d.field.stats();
                     summary = format!(
-                        "leaves {} depth {} queries {} windings {} sign {} internal {} | samples {} spheres {} edges {} bridges {}",
+                        "leaves {} depth {} queries {} windings {} sign {} self-intersecting {} internal {} | samples {} spheres {} edges {} bridges {}",
                         s.leaves,
                         s.depth,
                         s.exact_queries,
                         s.winding_queries,
                         s.sign_method,
+                        s.self_intersecting,
                         s.internal_triangles,
                         d.medial.samples.len(),
                         d.graph.len(),
@@ -76,6 +77,24 @@ fn main() {
                 Err(e) => summary = format!("error: {e}"),
             }
         }
+        // The self-intersection test alone (discretize::selfx, on a prebuilt tree): its share of
+        // the field's time.
+        let tree = geppetto::discretize::bvh::Bvh::build(&pm.positions, &pm.triangles);
+        let mut selfx_ms: Vec<f64> = (0..runs)
+            .map(|_| {
+                let t = Instant::now();
+                std::hint::black_box(geppetto::discretize::selfx::self_intersects(
+                    &tree,
+                    &pm.triangles,
+                ));
+                t.elapsed().as_secs_f64() * 1e3
+            })
+            .collect();
+        selfx_ms.sort_by(f64::total_cmp);
+        summary = format!(
+            "{summary} | selfx test {:.2} ms",
+            selfx_ms[selfx_ms.len() / 2]
+        );
         let name = Path::new(path)
             .file_stem()
             .map(|s| s.to_string_lossy().to_string());

@@ -45,6 +45,9 @@ pub struct FieldStats {
     pub sign_method: &'static str,
     /// Triangles inside the volume enclosed by others, left out of the distance (not the sign).
     pub internal_triangles: usize,
+    /// One watertight outward shell that intersects itself: winding sign instead of the
+    /// pseudo-normal one ([`super::selfx`]).
+    pub self_intersecting: bool,
 }
 
 /// Signed distance to the surface in the **normalized frame**: negative inside, positive outside,
@@ -346,6 +349,7 @@ fn build_with(
         exact_queries: q + q0,
         winding_queries: windings.load(std::sync::atomic::Ordering::Relaxed),
         internal_triangles: buried.culled,
+        self_intersecting: sign.self_intersecting(),
         sign_method: if bvh.is_empty() {
             "none"
         } else {

@@ -8,7 +8,8 @@
 //!
 //! Supporting modules: [`bvh`] (exact closest points: SAH BVH, f32 boxes, iterative traversal),
 //! [`winding`] (inside/outside: closest-feature pseudo-normals for one watertight outward shell,
-//! otherwise the fast generalized winding number; faces buried inside the solid are dropped from
+//! otherwise — also when that shell intersects itself, [`selfx`] — the fast generalized winding
+//! number; faces buried inside the solid are dropped from
 //! the distance), `octree` (the octree build on an integer lattice, parallel subtrees, exact-key
 //! distance cache, sign inheritance through surface-free balls).
 
@@ -21,6 +22,7 @@ mod octree;
 pub mod paths;
 mod pseudo;
 pub mod ray;
+pub mod selfx;
 pub mod shells;
 pub mod spheres;
 pub mod winding;

@@ -48,6 +48,9 @@ pub struct Shells {
     /// The closed shells' boxes, for the queries to visit only those holding the point.
     boxes: BoxTree,
     open: Option<Open>,
+    /// Set by [`super::winding::SignSetup`] when these triangles are one watertight outward
+    /// shell that intersects itself ([`super::selfx`]): why the winding sign was chosen.
+    pub(super) self_intersecting: bool,
 }
 
 impl Shells {
@@ -81,6 +84,7 @@ impl Shells {
             closed,
             boxes,
             open,
+            self_intersecting: false,
         }
     }
 

@@ -10,7 +10,8 @@
 //! * [`Sign::PseudoNormal`]: for a single watertight, consistently and outward oriented shell the
 //!   sign of `(p − q)·n`, with `q` the closest point and `n` the angle-weighted pseudo-normal of
 //!   its feature (Bærentzen & Aanæs 2005), is exact and costs nothing beyond the closest-point
-//!   query. Used only when that is guaranteed (checked here, not trusted from the report).
+//!   query. Used only when that is guaranteed (checked here, not trusted from the report),
+//!   including that the shell does not intersect itself ([`super::selfx`]).
 
 use std::collections::HashMap;
 use std::hash::BuildHasherDefault;
@@ -18,6 +19,7 @@ use std::hash::BuildHasherDefault;
 use super::bvh::{Bvh, Feature, Hit, Tri};
 use super::octree::KeyHasher;
 use super::pseudo::Shell as PseudoShell;
+use super::selfx;
 use super::shells::Shells;
 use crate::geom::{P3, V3};
 
@@ -98,6 +100,12 @@ impl Sign {
         matches!(self, Sign::Winding(_))
     }
 
+    /// True if the mesh is one watertight outward shell that intersects itself ([`selfx`]), so
+    /// it got the winding sign instead of the pseudo-normal one.
+    pub fn self_intersecting(&self) -> bool {
+        matches!(self, Sign::Winding(s) if s.self_intersecting)
+    }
+
     /// Short name for logs and tests.
     pub fn method(&self) -> &'static str {
         match self {
@@ -156,10 +164,23 @@ impl SignSetup {
     /// The sign for `bvh`, built from the same `triangles` over `positions`.
     pub(super) fn finish(self, bvh: &Bvh, positions: &[P3], triangles: &[[u32; 3]]) -> Sign {
         match self {
-            SignSetup::PseudoNormal(s) => match s.slot_normals(bvh, triangles) {
-                Some(n) => Sign::PseudoNormal(n),
-                None => Sign::Winding(Box::new(Shells::new(positions, triangles))),
-            },
+            SignSetup::PseudoNormal(s) => {
+                // The pseudo-normal sign needs a surface that does not pass through itself
+                // (Bærentzen & Aanæs 2005); a shell that does gets the winding sign, which also
+                // buries the faces inside the body (`internal_triangles`).
+                let (normals, crossing) = rayon::join(
+                    || s.slot_normals(bvh, triangles),
+                    || selfx::self_intersects(bvh, triangles),
+                );
+                match normals {
+                    Some(n) if !crossing => Sign::PseudoNormal(n),
+                    _ => {
+                        let mut shells = Shells::new(positions, triangles);
+                        shells.self_intersecting = crossing;
+                        Sign::Winding(Box::new(shells))
+                    }
+                }
+            }
             SignSetup::Winding(s) => Sign::Winding(s),
         }
     }
@@ -184,7 +205,7 @@ pub(super) fn behind(normals: &[SlotNormals], p: &V3, hit: &Hit) -> bool {
 /// when faces are flipped (open shells cannot be oriented by volume). Such internal faces — eyes inside a head, overlapping
 /// armour plates, a limb's capped end inside the torso — belong to no outer boundary; keeping them
 /// in the distance would put fake surface (and fake medial sheets) inside the body. All false for
-/// the pseudo-normal method (a single watertight shell has none).
+/// the pseudo-normal method (a watertight shell that does not intersect itself has none).
 pub fn internal_triangles(sign: &Sign, positions: &[P3], triangles: &[[u32; 3]]) -> Vec<bool> {
     use rayon::prelude::*;
     /// Offset in front of the face, normalized units (far above f64 noise at unit scale).
