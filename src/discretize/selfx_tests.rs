@@ -185,29 +185,8 @@ fn adjacent_pairs_meet_only_where_they_share() {
 
 /// A closed box (12 triangles, outward) over `lo..hi`, vertex indices from `base`.
 fn cube(lo: V3, hi: V3, base: u32) -> (Vec<P3>, Vec<[u32; 3]>) {
-    let pts = (0..8)
-        .map(|k| {
-            P3::new(
-                if k & 1 == 0 { lo.x } else { hi.x },
-                if k & 2 == 0 { lo.y } else { hi.y },
-                if k & 4 == 0 { lo.z } else { hi.z },
-            )
-        })
-        .collect();
-    let quads = [
-        [0, 2, 3, 1],
-        [4, 5, 7, 6],
-        [0, 1, 5, 4],
-        [2, 6, 7, 3],
-        [0, 4, 6, 2],
-        [1, 3, 7, 5],
-    ];
-    let tris = quads
-        .iter()
-        .flat_map(|q| [[q[0], q[1], q[2]], [q[0], q[2], q[3]]])
-        .map(|t: [u32; 3]| t.map(|x| x + base))
-        .collect();
-    (pts, tris)
+    let (pts, tris) = crate::geom::box_mesh(P3::from(lo), P3::from(hi));
+    (pts, tris.into_iter().map(|t| t.map(|x| x + base)).collect())
 }
 
 #[test]
