@@ -14,7 +14,7 @@ use crate::embed::{Embedding, OrientationMode, PENALTY_TERMS};
 use crate::error::RigError;
 use crate::mesh::{self, PreparedMesh};
 use crate::progress::{Progress, Stage};
-use crate::rig::{Rig, RigJoint, RigPenalty, Status};
+use crate::rig::{Rig, RigJoint, RigPenalty};
 use crate::skeleton::Skeleton;
 use crate::skin::{self, Skin};
 use crate::util::ms_since;
@@ -27,6 +27,7 @@ mod choosing;
 mod edit;
 mod finer;
 mod fitting;
+mod judge;
 #[cfg(test)]
 mod judge_fixture;
 mod multi;
@@ -192,7 +193,7 @@ impl Pipeline {
             self.finer_if_low(req, key, &prepared, (disc, chosen), progress, &mut timings)?;
         let (mut rig, fit) = rig_from_choice(req, &prepared, &disc, chosen, src, &mut timings);
         let t = Instant::now();
-        judge_pieces(&prepared, &mut rig, &fit);
+        judge::pieces(&prepared, &mut rig, &fit);
         timings.insert("judge_pieces".into(), ms_since(t));
         let skin = if req.skin {
             check(progress, Stage::Skin)?;
@@ -250,47 +251,9 @@ impl Pipeline {
         edit::replay_sidecar(prepared, field, rig, &mut s, &self.config.skin, timings)?;
         rig.warnings.extend(s.warnings.iter().cloned());
         rig.skin = Some(s.weights.clone());
-        judge_articulation(prepared, rig, &s);
+        judge::articulation(prepared, rig, &s);
         Ok(s)
     }
-}
-
-/// A rig that leaves a box of a box-built figure without a bone cannot move it: `low_confidence`
-/// with the reason ([`crate::confidence::pieces`]), whatever the embedding's own status.
-fn judge_pieces(prepared: &PreparedMesh, rig: &mut Rig, fit: &Fit) {
-    let joints = &fit.embedding.joints;
-    let bones: Vec<_> = fit
-        .skeleton
-        .joints
-        .iter()
-        .zip(joints)
-        .filter_map(|(j, p)| j.parent.and_then(|q| joints.get(q.0)).map(|a| (*a, *p)))
-        .collect();
-    let pieces = crate::confidence::pieces::box_figure(prepared);
-    let Some(reason) = crate::confidence::pieces::unposed(&pieces, &bones) else {
-        return;
-    };
-    mark_low(rig, reason);
-}
-
-/// Marks `rig` (and its chosen template trial) `low_confidence` for `reason`.
-fn mark_low(rig: &mut Rig, reason: String) {
-    rig.status = Status::LowConfidence;
-    rig.warnings.push(format!("low confidence: {reason}"));
-    rig.confidence_reasons.push(reason);
-    for t in rig.templates.iter_mut().filter(|t| t.chosen) {
-        t.status = Some(Status::LowConfidence);
-    }
-}
-
-/// A rig whose skin moves the body with one joint does not articulate the shape: `low_confidence`
-/// with the reason ([`crate::confidence::articulation`]), whatever the embedding's own status.
-fn judge_articulation(prepared: &PreparedMesh, rig: &mut Rig, skin: &Skin) {
-    let Some(reason) = crate::confidence::articulation::rigid_body(prepared, &rig.joints, skin)
-    else {
-        return;
-    };
-    mark_low(rig, reason);
 }
 
 /// The rig (without skin) from the chosen fit: trials, notes, the curve report when the curve
