@@ -235,6 +235,26 @@ pub fn internal_triangles(sign: &Sign, positions: &[P3], triangles: &[[u32; 3]])
 /// shell, 0 outside). `dip` must be the output of `dipoles` of the same tree.
 pub fn winding_number(bvh: &Bvh, dip: &[Dipole], p: &V3) -> f64 {
     let mut omega = 0.0;
+    for_each_term(bvh, dip, p, |term| match term {
+        Term::Far(x) => omega += x,
+        Term::Near(v) => omega += solid_angle(p, v),
+    });
+    omega / (4.0 * std::f64::consts::PI)
+}
+
+/// One term of the dipole sum at a point ([`for_each_term`]).
+pub(crate) enum Term<'a> {
+    /// A far cluster's dipole term, already evaluated.
+    Far(f64),
+    /// A near triangle, whose exact solid angle the caller evaluates.
+    Near(&'a [V3; 3]),
+}
+
+/// The terms of the dipole sum of Barill et al. 2018 at `p`, in traversal order: one place for
+/// the order, so [`winding_number`] and the certified fast sum (`fast.rs`, whose error bound
+/// needs the same terms in the same order) add the same floats.
+#[inline]
+pub(crate) fn for_each_term<'a>(bvh: &'a Bvh, dip: &[Dipole], p: &V3, mut f: impl FnMut(Term<'a>)) {
     let mut stack = [0u32; 128];
     let mut top = 1usize;
     while top > 0 {
@@ -245,12 +265,12 @@ pub fn winding_number(bvh: &Bvh, dip: &[Dipole], p: &V3) -> f64 {
         let r = d.center - p;
         let r2 = r.norm_squared();
         if r2 > d.far2 {
-            omega += d.normal.dot(&r) / (r2 * r2.sqrt());
+            f(Term::Far(d.normal.dot(&r) / (r2 * r2.sqrt())));
         } else if d.count > 0 {
             let first = d.first as usize;
             let end = (first + d.count as usize).min(bvh.tris.len());
             for t in &bvh.tris[first.min(end)..end] {
-                omega += solid_angle(p, &t.v);
+                f(Term::Near(&t.v));
             }
         } else if top + 2 <= stack.len() {
             stack[top] = d.first;
@@ -258,7 +278,6 @@ pub fn winding_number(bvh: &Bvh, dip: &[Dipole], p: &V3) -> f64 {
             top += 2;
         }
     }
-    omega / (4.0 * std::f64::consts::PI)
 }
 
 /// Signed solid angle of triangle `v` seen from `p` (Van Oosterom & Strackee 1983); positive

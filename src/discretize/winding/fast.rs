@@ -12,7 +12,7 @@
 //! otherwise the exact sum is evaluated. So the class — and every field value, rig and weight
 //! built from it — is the exact sum's, bit for bit, while nearly every query pays the cheap sum.
 
-use super::{solid_angle, Dipole};
+use super::{for_each_term, solid_angle, Dipole, Term};
 use crate::discretize::bvh::Bvh;
 use crate::discretize::octree::CONFIDENT;
 use crate::geom::V3;
@@ -114,36 +114,19 @@ fn solid_angle_fast(p: &V3, v: &[V3; 3]) -> (f64, bool) {
 pub fn winding_number_bounded(bvh: &Bvh, dip: &[Dipole], p: &V3) -> (f64, f64) {
     let (mut omega, mut abs_sum) = (0.0f64, 0.0f64);
     let (mut terms, mut fast) = (0usize, 0usize);
-    let mut stack = [0u32; 128];
-    let mut top = 1usize;
-    while top > 0 {
-        top -= 1;
-        let Some(d) = dip.get(stack[top] as usize) else {
-            continue;
-        };
-        let r = d.center - p;
-        let r2 = r.norm_squared();
-        if r2 > d.far2 {
-            let x = d.normal.dot(&r) / (r2 * r2.sqrt());
-            omega += x;
-            abs_sum += x.abs();
-            terms += 1;
-        } else if d.count > 0 {
-            let first = d.first as usize;
-            let end = (first + d.count as usize).min(bvh.tris.len());
-            for t in &bvh.tris[first.min(end)..end] {
-                let (x, used) = solid_angle_fast(p, &t.v);
-                omega += x;
-                abs_sum += x.abs();
-                terms += 1;
+    for_each_term(bvh, dip, p, |term| {
+        let x = match term {
+            Term::Far(x) => x,
+            Term::Near(v) => {
+                let (x, used) = solid_angle_fast(p, v);
                 fast += usize::from(used);
+                x
             }
-        } else if top + 2 <= stack.len() {
-            stack[top] = d.first;
-            stack[top + 1] = d.first + 1;
-            top += 2;
-        }
-    }
+        };
+        omega += x;
+        abs_sum += x.abs();
+        terms += 1;
+    });
     let four_pi = 4.0 * std::f64::consts::PI;
     let per_term = 2.0 * (ATAN2_ERROR + 4.0 * f64::EPSILON);
     let term_err = fast as f64 * per_term;
